@@ -1,0 +1,53 @@
+// The multi-dimensional network: dimensions listed innermost first.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libra {
+
+enum class BuildingBlock { Ring, FullyConnected, Switch };
+
+std::string_view toString(BuildingBlock block);
+// Accepts the reference spellings (Ring, FullyConnected, Switch), case-insensitively,
+// and the short form "FC".
+std::optional<BuildingBlock> parseBuildingBlock(std::string_view text);
+
+struct Dimension {
+  std::string name;  // unique; constraints may refer to it as bw[name]
+  BuildingBlock block = BuildingBlock::Ring;
+  int npus = 2;           // n_d >= 2
+  std::string costLevel;  // key into the cost model
+  // Optional bounds on this dimension's bandwidth, GB/s per NPU.
+  std::optional<double> minBandwidth;
+  std::optional<double> maxBandwidth;
+  std::optional<double> fixedBandwidth;
+
+  bool operator==(const Dimension&) const = default;
+};
+
+struct Network {
+  std::vector<Dimension> dims;
+
+  int size() const { return static_cast<int>(dims.size()); }
+  // N = n_0 * n_1 * ... * n_{D-1}.
+  std::int64_t npuCount() const;
+  std::optional<int> indexOf(std::string_view name) const;
+  std::vector<std::string> names() const;
+  // Throws InputError naming the dimension and the problem.
+  void validate() const;
+
+  bool operator==(const Network&) const = default;
+};
+
+// A short dimension name derived from a cost level or network-type label:
+// "InterPod" -> "pod", "Package" -> "package". Used when importing files that
+// carry no names.
+std::string dimensionNameFromLevel(std::string_view level);
+// Makes names unique by appending the index where two collide.
+void makeNamesUnique(Network& network);
+
+}  // namespace libra

@@ -1,0 +1,69 @@
+// The iteration time as a function of the bandwidth vector, compiled from the
+// workloads and the training loop into a form both solvers share:
+//
+//   tau_k(bw) = max over dims d with V_kd > 0 of V_kd / bw_d    (one collective)
+//   T(bw)     = sum over groups g of  w_g * max over pieces j of g of
+//                                     ( a_j + sum_k W_jk * tau_k(bw) )
+//
+// Identical collectives share one k. The no-overlap and recompute loops give one
+// piece per workload; the overlap loop gives one piece per point where the
+// weight-gradient queue can start to wait (see docs/model.md). T is convex in bw.
+#pragma once
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "libra/network.hpp"
+#include "libra/workload.hpp"
+
+namespace libra {
+
+struct Evaluation {
+  double iterationNs = 0;      // T
+  double computeNs = 0;        // compute part of T (weighted)
+  double communicationNs = 0;  // T - compute: communication not hidden by compute
+  std::vector<double> busyNs;  // per dimension: sum of V_kd / bw_d over all collectives
+  double costUsd = 0;          // network cost
+  bool finite = true;          // false when a dimension that carries traffic has bw 0
+};
+
+struct TimeModel {
+  struct Piece {
+    double constantNs = 0;
+    std::vector<std::pair<int, double>> terms;  // (k, W_jk), W_jk > 0
+  };
+  struct Group {
+    std::string name;
+    double weight = 1;
+    double computeNs = 0;  // compute time of one iteration of this workload
+    std::vector<Piece> pieces;
+    // How often each distinct collective runs in one iteration (for busy times).
+    std::vector<std::pair<int, double>> occurrences;
+  };
+
+  int dims = 0;
+  std::vector<std::vector<double>> traffic;  // K distinct traffic vectors, each of size dims
+  std::vector<Group> groups;
+
+  int collectiveCount() const { return static_cast<int>(traffic.size()); }
+  // True when every group has one piece, so T = constant + sum_k c_k tau_k.
+  bool isSeparable() const;
+  // The dimensions that carry traffic of some collective.
+  std::vector<bool> usedDims() const;
+
+  double collectiveTime(int k, std::span<const double> bw) const;
+  // Evaluates T and its breakdown; costUsd is left 0 (see Problem::evaluate).
+  Evaluation evaluate(std::span<const double> bw) const;
+};
+
+// Throws InputError when the communicator does not fit the network: wrong list
+// lengths, or group sizes outside 1..n_d. `where` prefixes the message.
+void validateCommunicator(const Communicator& communicator, const Network& network,
+                          const std::string& where);
+
+TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
+                         TrainingLoop loop);
+
+}  // namespace libra

@@ -1,0 +1,67 @@
+// The training workload: layers, each with forward, input-gradient and
+// weight-gradient phases, and the communicator that maps collectives onto
+// network dimensions.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace libra {
+
+enum class CollectiveType { None, AllReduce, ReduceScatter, AllGather, AllToAll };
+
+std::string_view toString(CollectiveType type);
+// Accepts NONE / ALLREDUCE / ... (the reference spelling) and AllReduce, case-insensitively.
+std::optional<CollectiveType> parseCollectiveType(std::string_view text);
+
+enum class PhaseKind { Forward = 0, InputGrad = 1, WeightGrad = 2 };
+inline constexpr std::array<PhaseKind, 3> kPhaseKinds{PhaseKind::Forward, PhaseKind::InputGrad,
+                                                      PhaseKind::WeightGrad};
+std::string_view toString(PhaseKind kind);
+
+struct Phase {
+  double computeNs = 0;
+  CollectiveType collective = CollectiveType::None;
+  double sizeBytes = 0;
+
+  bool operator==(const Phase&) const = default;
+};
+
+struct Layer {
+  std::string name;
+  std::array<Phase, 3> phases;  // indexed by PhaseKind
+  // The reference format's last field (local weight update time, ns). Kept for
+  // round trips; the reference model does not add it to the iteration time.
+  double updateNs = 0;
+
+  const Phase& phase(PhaseKind kind) const { return phases[static_cast<int>(kind)]; }
+  Phase& phase(PhaseKind kind) { return phases[static_cast<int>(kind)]; }
+  bool operator==(const Layer&) const = default;
+};
+
+// Group size per dimension for each phase kind; 1 means the dimension is unused.
+struct Communicator {
+  std::array<std::vector<int>, 3> groups;
+
+  const std::vector<int>& of(PhaseKind kind) const { return groups[static_cast<int>(kind)]; }
+  std::vector<int>& of(PhaseKind kind) { return groups[static_cast<int>(kind)]; }
+  bool operator==(const Communicator&) const = default;
+};
+
+struct Workload {
+  std::string name;
+  double weight = 1.0;  // weight in the objective when a project holds several workloads
+  std::vector<Layer> layers;
+  Communicator communicator;
+
+  bool operator==(const Workload&) const = default;
+};
+
+enum class TrainingLoop { NoOverlap, Recompute, Overlap };
+std::string_view toString(TrainingLoop loop);  // "no-overlap", "recompute", "overlap"
+std::optional<TrainingLoop> parseTrainingLoop(std::string_view text);
+
+}  // namespace libra

@@ -1,0 +1,97 @@
+#include "libra/problem.hpp"
+
+#include <cmath>
+
+#include "libra/error.hpp"
+#include "libra/project.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+std::string_view toString(Objective objective) {
+  return objective == Objective::Performance ? "performance" : "perf-per-cost";
+}
+
+std::optional<Objective> parseObjective(std::string_view textIn) {
+  const std::string t = text::lower(text::trim(textIn));
+  if (t == "performance" || t == "perf") return Objective::Performance;
+  if (t == "perf-per-cost" || t == "perf_per_cost" || t == "performance-per-cost") {
+    return Objective::PerfPerCost;
+  }
+  return std::nullopt;
+}
+
+double Problem::cost(std::span<const double> bw) const {
+  double c = 0;
+  for (int d = 0; d < dims(); ++d) c += costPerBandwidth[d] * bw[d];
+  return c;
+}
+
+Evaluation Problem::evaluate(std::span<const double> bw) const {
+  Evaluation e = time.evaluate(bw);
+  e.costUsd = cost(bw);
+  return e;
+}
+
+void Problem::checkBandwidth(std::span<const double> bw) const {
+  if (static_cast<int>(bw.size()) != dims()) {
+    throw InputError("bandwidth: " + std::to_string(bw.size()) + " values given, but the network has " +
+                     std::to_string(dims()) + " dimensions");
+  }
+  for (int d = 0; d < dims(); ++d) {
+    if (std::isnan(bw[d]) || !std::isfinite(bw[d]) || bw[d] < 0) {
+      throw InputError("bandwidth: value " + std::to_string(d) + " ('" + dimNames[d] + "') is " +
+                       text::formatNumber(bw[d]) + "; it must be a finite number >= 0 GB/s");
+    }
+  }
+}
+
+void validateProject(const Project& project) {
+  project.network.validate();
+  (void)unitPrices(project.network, project.costModel);
+  if (project.workloads.empty()) throw InputError("project: it has no workload");
+  for (std::size_t w = 0; w < project.workloads.size(); ++w) {
+    const Workload& wl = project.workloads[w];
+    const std::string where =
+        "workload " + (wl.name.empty() ? std::to_string(w) : "'" + wl.name + "'");
+    validateCommunicator(wl.communicator, project.network, where);
+  }
+}
+
+namespace {
+
+void addBound(Problem& p, int d, Relation rel, double value, const char* what) {
+  LinearConstraint c;
+  c.coefficients.assign(p.dims(), 0.0);
+  c.coefficients[d] = 1;
+  c.relation = rel;
+  c.rhs = value;
+  c.text = "bw[" + p.dimNames[d] + "] " + std::string(toString(rel)) + " " +
+           text::formatNumber(value) + " (" + what + " of dimension '" + p.dimNames[d] + "')";
+  p.constraints.push_back(std::move(c));
+}
+
+}  // namespace
+
+Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints) {
+  validateProject(project);
+  Problem p;
+  p.dimNames = project.network.names();
+  p.costPerBandwidth = costPerBandwidth(project.network, project.costModel);
+  p.time = buildTimeModel(project.network, project.workloads, project.trainingLoop);
+  for (int d = 0; d < project.network.size(); ++d) {
+    const Dimension& dim = project.network.dims[d];
+    if (dim.fixedBandwidth) addBound(p, d, Relation::Equal, *dim.fixedBandwidth, "fixed bandwidth");
+    if (dim.minBandwidth) addBound(p, d, Relation::GreaterEqual, *dim.minBandwidth, "minimum");
+    if (dim.maxBandwidth) addBound(p, d, Relation::LessEqual, *dim.maxBandwidth, "maximum");
+  }
+  for (const auto& text : project.constraints) {
+    p.constraints.push_back(parseConstraint(text, p.dimNames, p.costPerBandwidth));
+  }
+  for (const auto& text : extraConstraints) {
+    p.constraints.push_back(parseConstraint(text, p.dimNames, p.costPerBandwidth));
+  }
+  return p;
+}
+
+}  // namespace libra

@@ -1,0 +1,284 @@
+// IPOPT backend for the performance problem: the same epigraph form as the native
+// solver (see native_ipm.cpp), handed to IPOPT with exact derivatives. It is the
+// cross-check of the native solver.
+//
+// IPOPT 3.11 with MUMPS keeps global state and is not thread-safe, so every call
+// holds one process-wide mutex.
+#include <IpIpoptApplication.hpp>
+#include <IpTNLP.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "standard_form.hpp"
+
+namespace libra::detail {
+
+namespace {
+
+using Ipopt::Index;
+using Ipopt::Number;
+
+class EpigraphNlp : public Ipopt::TNLP {
+ public:
+  EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel) : f_(f), cancel_(cancel) {
+    n_ = f.n;
+    K_ = static_cast<int>(f.V.rows());
+    M_ = static_cast<int>(f.pieceGroups.size());
+    me_ = static_cast<int>(f.Aeq.rows());
+    mi_ = static_cast<int>(f.Ain.rows());
+    for (int k = 0; k < K_; ++k) {
+      for (int d = 0; d < n_; ++d) {
+        if (f.V(k, d) > 0) edges_.push_back({k, d, f.V(k, d)});
+      }
+    }
+    for (int g = 0; g < M_; ++g) {
+      const auto& pg = f.pieceGroups[g];
+      for (std::size_t j = 0; j < pg.constants.size(); ++j) {
+        pieces_.push_back({g, pg.constants[j], &pg.terms[j]});
+      }
+    }
+  }
+
+  Eigen::VectorXd solution;
+  Ipopt::SolverReturn status = Ipopt::INTERNAL_ERROR;
+
+  bool get_nlp_info(Index& n, Index& m, Index& nnzJac, Index& nnzHess,
+                    IndexStyleEnum& style) override {
+    n = n_ + K_ + M_;
+    m = me_ + mi_ + static_cast<Index>(edges_.size() + pieces_.size());
+    nnzJac = (me_ + mi_) * n_ + 2 * static_cast<Index>(edges_.size());
+    for (const auto& p : pieces_) nnzJac += 1 + static_cast<Index>(p.terms->size());
+    nnzHess = n_;
+    style = C_STYLE;
+    return true;
+  }
+
+  bool get_bounds_info(Index n, Number* xl, Number* xu, Index m, Number* gl,
+                       Number* gu) override {
+    const double inf = 2e19;  // IPOPT's default "infinity"
+    for (Index i = 0; i < n; ++i) {
+      xl[i] = i < n_ + K_ ? 0.0 : -inf;
+      xu[i] = inf;
+    }
+    Index r = 0;
+    for (int i = 0; i < me_; ++i, ++r) gl[r] = gu[r] = f_.beq(i);
+    for (int i = 0; i < mi_; ++i, ++r) {
+      gl[r] = -inf;
+      gu[r] = f_.bin(i);
+    }
+    for (; r < m; ++r) {
+      gl[r] = 0;
+      gu[r] = inf;
+    }
+    return true;
+  }
+
+  bool get_starting_point(Index, bool initX, Number* z, bool, Number*, Number*, Index, bool,
+                          Number*) override {
+    if (!initX) return true;
+    for (int d = 0; d < n_; ++d) z[d] = f_.start(d);
+    for (int k = 0; k < K_; ++k) {
+      double worst = 0;
+      for (int d = 0; d < n_; ++d) {
+        if (f_.V(k, d) > 0) worst = std::max(worst, f_.V(k, d) / f_.start(d));
+      }
+      z[n_ + k] = 1.5 * worst + 1e-3;
+    }
+    for (int g = 0; g < M_; ++g) z[n_ + K_ + g] = -std::numeric_limits<double>::infinity();
+    for (const auto& p : pieces_) {
+      z[n_ + K_ + p.group] = std::max(z[n_ + K_ + p.group], value(p, z));
+    }
+    for (int g = 0; g < M_; ++g) z[n_ + K_ + g] += 0.1 * (1 + std::abs(z[n_ + K_ + g]));
+    return true;
+  }
+
+  bool eval_f(Index, const Number* z, bool, Number& obj) override {
+    obj = f_.constant;
+    for (int d = 0; d < n_; ++d) obj += f_.regularization(d) * z[d];
+    for (int k = 0; k < K_; ++k) obj += f_.linearT(k) * z[n_ + k];
+    for (int g = 0; g < M_; ++g) obj += f_.pieceGroups[g].weight * z[n_ + K_ + g];
+    return true;
+  }
+
+  bool eval_grad_f(Index, const Number*, bool, Number* grad) override {
+    for (int d = 0; d < n_; ++d) grad[d] = f_.regularization(d);
+    for (int k = 0; k < K_; ++k) grad[n_ + k] = f_.linearT(k);
+    for (int g = 0; g < M_; ++g) grad[n_ + K_ + g] = f_.pieceGroups[g].weight;
+    return true;
+  }
+
+  bool eval_g(Index, const Number* z, bool, Index, Number* g) override {
+    Index r = 0;
+    for (int i = 0; i < me_; ++i) g[r++] = rowDot(f_.Aeq, i, z);
+    for (int i = 0; i < mi_; ++i) g[r++] = rowDot(f_.Ain, i, z);
+    for (const auto& e : edges_) g[r++] = z[n_ + e.k] - e.v / z[e.d];
+    for (const auto& p : pieces_) g[r++] = z[n_ + K_ + p.group] - value(p, z);
+    return true;
+  }
+
+  bool eval_jac_g(Index, const Number* z, bool, Index, Index, Index* iRow, Index* jCol,
+                  Number* values) override {
+    Index nz = 0;
+    Index r = 0;
+    if (values == nullptr) {
+      for (; r < me_ + mi_; ++r) {
+        for (int d = 0; d < n_; ++d, ++nz) {
+          iRow[nz] = r;
+          jCol[nz] = d;
+        }
+      }
+      for (const auto& e : edges_) {
+        iRow[nz] = r;
+        jCol[nz++] = e.d;
+        iRow[nz] = r;
+        jCol[nz++] = n_ + e.k;
+        ++r;
+      }
+      for (const auto& p : pieces_) {
+        iRow[nz] = r;
+        jCol[nz++] = n_ + K_ + p.group;
+        for (const auto& term : *p.terms) {
+          iRow[nz] = r;
+          jCol[nz++] = n_ + term.first;
+        }
+        ++r;
+      }
+      return true;
+    }
+    for (int i = 0; i < me_; ++i) {
+      for (int d = 0; d < n_; ++d) values[nz++] = f_.Aeq(i, d);
+    }
+    for (int i = 0; i < mi_; ++i) {
+      for (int d = 0; d < n_; ++d) values[nz++] = f_.Ain(i, d);
+    }
+    for (const auto& e : edges_) {
+      values[nz++] = e.v / (z[e.d] * z[e.d]);
+      values[nz++] = 1.0;
+    }
+    for (const auto& p : pieces_) {
+      values[nz++] = 1.0;
+      for (const auto& term : *p.terms) values[nz++] = -term.second;
+    }
+    return true;
+  }
+
+  bool eval_h(Index, const Number* z, bool, Number, Index, const Number* lambda, bool, Index,
+              Index* iRow, Index* jCol, Number* values) override {
+    if (values == nullptr) {
+      for (int d = 0; d < n_; ++d) {
+        iRow[d] = d;
+        jCol[d] = d;
+      }
+      return true;
+    }
+    for (int d = 0; d < n_; ++d) values[d] = 0;
+    const Index base = me_ + mi_;
+    for (std::size_t i = 0; i < edges_.size(); ++i) {
+      const auto& e = edges_[i];
+      const double x = z[e.d];
+      values[e.d] += lambda[base + i] * (-2.0 * e.v / (x * x * x));
+    }
+    return true;
+  }
+
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index iteration, Number, Number, Number, Number,
+                             Number, Number, Number, Number, Index, const Ipopt::IpoptData*,
+                             Ipopt::IpoptCalculatedQuantities*) override {
+    iterations = iteration;
+    return !(cancel_ && cancel_->load(std::memory_order_relaxed));
+  }
+
+  void finalize_solution(Ipopt::SolverReturn s, Index, const Number* z, const Number*,
+                         const Number*, Index, const Number*, const Number*, Number,
+                         const Ipopt::IpoptData*, Ipopt::IpoptCalculatedQuantities*) override {
+    status = s;
+    solution = Eigen::Map<const Eigen::VectorXd>(z, n_);
+  }
+
+  int iterations = 0;
+
+ private:
+  struct Edge {
+    int k;
+    int d;
+    double v;
+  };
+  struct PieceRef {
+    int group;
+    double constant;
+    const std::vector<std::pair<int, double>>* terms;
+  };
+
+  double rowDot(const Eigen::MatrixXd& A, int i, const Number* z) const {
+    double s = 0;
+    for (int d = 0; d < n_; ++d) s += A(i, d) * z[d];
+    return s;
+  }
+  double value(const PieceRef& p, const Number* z) const {
+    double v = p.constant;
+    for (const auto& [k, w] : *p.terms) v += w * z[n_ + k];
+    return v;
+  }
+
+  const StandardForm& f_;
+  const std::atomic<bool>* cancel_;
+  int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0;
+  std::vector<Edge> edges_;
+  std::vector<PieceRef> pieces_;
+};
+
+std::mutex& ipoptMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+}  // namespace
+
+BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel) {
+  std::lock_guard<std::mutex> lock(ipoptMutex());
+  BackendResult result;
+  Ipopt::SmartPtr<EpigraphNlp> nlp = new EpigraphNlp(form, cancel);
+  Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
+  app->Options()->SetIntegerValue("print_level", 0);
+  app->Options()->SetStringValue("sb", "yes");
+  app->Options()->SetNumericValue("tol", 1e-11);
+  app->Options()->SetNumericValue("constr_viol_tol", 1e-11);
+  app->Options()->SetNumericValue("bound_relax_factor", 0.0);
+  app->Options()->SetIntegerValue("max_iter", 3000);
+  app->Options()->SetStringValue("mu_strategy", "adaptive");
+  if (app->Initialize() != Ipopt::Solve_Succeeded) {
+    result.message = "IPOPT failed to initialize";
+    return result;
+  }
+  const Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(nlp);
+  result.iterations = nlp->iterations;
+  switch (status) {
+    case Ipopt::Solve_Succeeded:
+    case Ipopt::Solved_To_Acceptable_Level:
+      result.status = SolveStatus::Optimal;
+      result.x = nlp->solution;
+      break;
+    case Ipopt::User_Requested_Stop:
+      result.status = SolveStatus::Cancelled;
+      result.message = "cancelled";
+      break;
+    case Ipopt::Infeasible_Problem_Detected:
+      result.status = SolveStatus::Infeasible;
+      result.message = "IPOPT found the problem infeasible";
+      break;
+    case Ipopt::Diverging_Iterates:
+      result.status = SolveStatus::Unbounded;
+      result.message = "IPOPT iterates diverged: the problem is unbounded";
+      break;
+    default:
+      result.status = SolveStatus::Error;
+      result.message = "IPOPT stopped with status " + std::to_string(static_cast<int>(status));
+      break;
+  }
+  return result;
+}
+
+}  // namespace libra::detail

@@ -1,0 +1,139 @@
+#include "lp.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace libra::lp {
+
+namespace {
+
+// Tableau T with rows 0..m-1 the constraints and row m the objective (reduced
+// costs); the last column is the right-hand side. basis[r] is the basic column of row r.
+struct Tableau {
+  Eigen::MatrixXd T;
+  std::vector<int> basis;
+  int m = 0;
+  int cols = 0;  // structural columns (excluding rhs)
+
+  double& rhs(int r) { return T(r, cols); }
+
+  void pivot(int row, int col) {
+    T.row(row) /= T(row, col);
+    for (int r = 0; r <= m; ++r) {
+      if (r != row && T(r, col) != 0) T.row(r) -= T(r, col) * T.row(row);
+    }
+    basis[row] = col;
+  }
+
+  // Bland's rule on the columns allowed by `allowed`; returns false if unbounded.
+  bool run(const std::vector<bool>& allowed, double tol) {
+    for (int iteration = 0; iteration < 10000; ++iteration) {
+      int enter = -1;
+      for (int j = 0; j < cols; ++j) {
+        if (allowed[j] && T(m, j) < -tol) {
+          enter = j;
+          break;
+        }
+      }
+      if (enter < 0) return true;
+      int leave = -1;
+      double best = std::numeric_limits<double>::infinity();
+      for (int r = 0; r < m; ++r) {
+        if (T(r, enter) > tol) {
+          const double ratio = rhs(r) / T(r, enter);
+          if (ratio < best - 1e-15 || (ratio <= best + 1e-15 && leave >= 0 && basis[r] < basis[leave])) {
+            best = ratio;
+            leave = r;
+          }
+        }
+      }
+      if (leave < 0) return false;
+      pivot(leave, enter);
+    }
+    return true;  // iteration cap: Bland's rule terminates, so this is not reached in practice
+  }
+};
+
+}  // namespace
+
+Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
+                const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin, double tol) {
+  const int n = static_cast<int>(c.size());
+  const int me = static_cast<int>(Aeq.rows());
+  const int mi = static_cast<int>(Ain.rows());
+  const int m = me + mi;
+  // Columns: x (n), slacks (mi), artificials (m).
+  const int slack0 = n;
+  const int art0 = n + mi;
+  Tableau tab;
+  tab.m = m;
+  tab.cols = n + mi + m;
+  tab.T = Eigen::MatrixXd::Zero(m + 1, tab.cols + 1);
+  tab.basis.assign(m, -1);
+  for (int r = 0; r < m; ++r) {
+    const bool eq = r < me;
+    Eigen::RowVectorXd row = eq ? Eigen::RowVectorXd(Aeq.row(r)) : Eigen::RowVectorXd(Ain.row(r - me));
+    double b = eq ? beq(r) : bin(r - me);
+    double slackSign = eq ? 0.0 : 1.0;
+    if (b < 0) {
+      row = -row;
+      b = -b;
+      slackSign = -slackSign;
+    }
+    tab.T.block(r, 0, 1, n) = row;
+    if (!eq) tab.T(r, slack0 + (r - me)) = slackSign;
+    tab.T(r, tab.cols) = b;
+    if (slackSign > 0) {
+      tab.basis[r] = slack0 + (r - me);
+    } else {
+      tab.T(r, art0 + r) = 1;
+      tab.basis[r] = art0 + r;
+    }
+  }
+  // Phase 1: minimize the sum of artificials in the basis.
+  for (int r = 0; r < m; ++r) {
+    if (tab.basis[r] >= art0) tab.T.row(m) -= tab.T.row(r);
+  }
+  for (int r = 0; r < m; ++r) {
+    if (tab.basis[r] >= art0) tab.T(m, tab.basis[r]) = 0;
+  }
+  std::vector<bool> allowed(tab.cols, true);
+  tab.run(allowed, tol);
+  Result result;
+  if (-tab.T(m, tab.cols) > tol * std::max(1.0, static_cast<double>(m))) {
+    result.status = Status::Infeasible;
+    return result;
+  }
+  // Drive artificials out of the basis; rows where that is impossible are redundant.
+  for (int r = 0; r < m; ++r) {
+    if (tab.basis[r] < art0) continue;
+    for (int j = 0; j < art0; ++j) {
+      if (std::abs(tab.T(r, j)) > tol) {
+        tab.pivot(r, j);
+        break;
+      }
+    }
+  }
+  for (int j = art0; j < tab.cols; ++j) allowed[j] = false;
+  // Phase 2 objective row: c in terms of the non-basic columns.
+  tab.T.row(m).setZero();
+  tab.T.block(m, 0, 1, n) = c.transpose();
+  for (int r = 0; r < m; ++r) {
+    const int b = tab.basis[r];
+    if (b < n && c(b) != 0) tab.T.row(m) -= c(b) * tab.T.row(r);
+  }
+  if (!tab.run(allowed, tol)) {
+    result.status = Status::Unbounded;
+    return result;
+  }
+  result.status = Status::Optimal;
+  result.x = Eigen::VectorXd::Zero(n);
+  for (int r = 0; r < m; ++r) {
+    if (tab.basis[r] < n) result.x(tab.basis[r]) = std::max(0.0, tab.rhs(r));
+  }
+  result.value = c.dot(result.x);
+  return result;
+}
+
+}  // namespace libra::lp

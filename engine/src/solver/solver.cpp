@@ -1,0 +1,209 @@
+#include "libra/solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../text.hpp"
+#include "standard_form.hpp"
+
+namespace libra {
+
+std::string_view toString(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal: return "optimal";
+    case SolveStatus::Infeasible: return "infeasible";
+    case SolveStatus::Unbounded: return "unbounded";
+    case SolveStatus::Cancelled: return "cancelled";
+    case SolveStatus::Error: return "error";
+  }
+  return "error";
+}
+
+std::string_view toString(Backend backend) { return backend == Backend::Native ? "native" : "ipopt"; }
+
+std::optional<Backend> parseBackend(std::string_view textIn) {
+  const std::string t = text::lower(text::trim(textIn));
+  if (t == "native") return Backend::Native;
+  if (t == "ipopt") return Backend::Ipopt;
+  return std::nullopt;
+}
+
+namespace {
+
+using detail::BackendResult;
+using detail::Presolved;
+
+bool cancelled(const SolveOptions& options) {
+  return options.cancel && options.cancel->load(std::memory_order_relaxed);
+}
+
+Solution failure(SolveStatus status, std::string message, Objective objective) {
+  Solution s;
+  s.status = status;
+  s.message = std::move(message);
+  s.objective = objective;
+  return s;
+}
+
+Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int iterations) {
+  for (double& b : bw) b = std::max(b, 0.0);
+  Solution s;
+  s.status = SolveStatus::Optimal;
+  s.objective = Objective::Performance;
+  s.eval = problem.evaluate(bw);
+  s.bandwidth = std::move(bw);
+  s.iterations = iterations;
+  return s;
+}
+
+// Least time subject to the constraints and an optional cost budget.
+Solution minimizeTime(const Problem& problem, std::optional<double> budget,
+                      const SolveOptions& options, const std::vector<double>* warmStart = nullptr) {
+  if (cancelled(options)) return failure(SolveStatus::Cancelled, "cancelled", Objective::Performance);
+  Presolved pre = detail::presolve(problem, budget, warmStart);
+  if (pre.status != SolveStatus::Optimal) {
+    return failure(pre.status, pre.message, Objective::Performance);
+  }
+  if (pre.trivialSolution) {
+    const Eigen::VectorXd& x = *pre.trivialSolution;
+    return fromBandwidth(problem, std::vector<double>(x.data(), x.data() + x.size()), 0);
+  }
+  BackendResult r = options.backend == Backend::Native ? detail::solveNative(pre.form, options.cancel)
+                                                       : detail::solveIpopt(pre.form, options.cancel);
+  if (r.status != SolveStatus::Optimal) {
+    Solution s = failure(r.status, r.message, Objective::Performance);
+    s.iterations = r.iterations;
+    return s;
+  }
+  std::vector<double> bw(problem.dims());
+  for (int d = 0; d < problem.dims(); ++d) bw[d] = r.x(d) * pre.form.bwScale;
+  return fromBandwidth(problem, std::move(bw), r.iterations);
+}
+
+double timeCost(const Solution& s) { return s.eval.iterationNs * s.eval.costUsd; }
+
+}  // namespace
+
+Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
+                             const SolveOptions& options) {
+  if (!std::isfinite(costBudgetUsd) || costBudgetUsd < 0) {
+    return failure(SolveStatus::Error, "the cost budget must be a finite number >= 0",
+                   Objective::Performance);
+  }
+  return minimizeTime(problem, costBudgetUsd, options);
+}
+
+ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options) {
+  ParetoFront front;
+  points = std::max(points, 2);
+  Solution best = minimizeTime(problem, std::nullopt, options);
+  if (!best.ok()) {
+    front.status = best.status;
+    front.message = best.message;
+    if (best.status == SolveStatus::Unbounded) {
+      front.message += " (the Pareto front needs a bounded cost range)";
+    }
+    return front;
+  }
+  const detail::CostRange range = detail::costRange(problem);
+  const double cMax = best.eval.costUsd;
+  const double cMin = std::min(range.min, cMax);
+  front.minCostUsd = cMin;
+  front.maxCostUsd = cMax;
+  int iterations = best.iterations;
+  const double span = cMax - cMin;
+  if (span <= 1e-9 * std::max(1.0, std::abs(cMax))) {
+    front.points.push_back(best);
+    front.perfPerCostOptimum = best;
+    front.perfPerCostOptimum.objective = Objective::PerfPerCost;
+    front.status = SolveStatus::Optimal;
+    return front;
+  }
+  // The cheapest cost may leave a dimension that carries traffic without
+  // bandwidth (infinite time); then the scan starts one step above it.
+  Solution cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
+  const bool includeMin = cheapest.ok();
+  std::vector<double> budgets(points);
+  for (int i = 0; i < points; ++i) {
+    const double f = includeMin ? static_cast<double>(i) / (points - 1)
+                                : static_cast<double>(i + 1) / points;
+    budgets[i] = cMin + f * span;
+  }
+  const std::vector<double>* warm = nullptr;
+  for (int i = 0; i < points; ++i) {
+    if (cancelled(options)) {
+      front.status = SolveStatus::Cancelled;
+      front.message = "cancelled";
+      return front;
+    }
+    Solution s = i == points - 1 ? best
+                 : (i == 0 && includeMin) ? cheapest
+                                          : minimizeTime(problem, budgets[i], options, warm);
+    iterations += s.iterations;
+    if (s.ok()) {
+      front.points.push_back(std::move(s));
+      warm = &front.points.back().bandwidth;
+    }
+  }
+  if (front.points.empty()) {
+    front.status = SolveStatus::Error;
+    front.message = "no point of the Pareto front could be solved";
+    return front;
+  }
+  // The perf-per-cost optimum lies on the front: take the best scanned point and
+  // refine its cost budget between its neighbours by golden-section search.
+  std::size_t bestIndex = 0;
+  for (std::size_t i = 1; i < front.points.size(); ++i) {
+    if (timeCost(front.points[i]) < timeCost(front.points[bestIndex])) bestIndex = i;
+  }
+  Solution ppc = front.points[bestIndex];
+  double lo = bestIndex > 0 ? front.points[bestIndex - 1].eval.costUsd
+                            : (includeMin ? cMin : cMin + 1e-9 * span);
+  double hi = bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : cMax;
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  auto evaluateAt = [&](double budget) {
+    Solution s = minimizeTime(problem, budget, options, &ppc.bandwidth);
+    iterations += s.iterations;
+    if (s.ok() && timeCost(s) < timeCost(ppc)) ppc = s;
+    return s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
+  };
+  double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
+  double fa = evaluateAt(a), fb = evaluateAt(b);
+  while (hi - lo > 1e-7 * std::max(1.0, hi) && !cancelled(options)) {
+    if (fa <= fb) {
+      hi = b;
+      b = a;
+      fb = fa;
+      a = hi - ratio * (hi - lo);
+      fa = evaluateAt(a);
+    } else {
+      lo = a;
+      a = b;
+      fa = fb;
+      b = lo + ratio * (hi - lo);
+      fb = evaluateAt(b);
+    }
+  }
+  if (cancelled(options)) {
+    front.status = SolveStatus::Cancelled;
+    front.message = "cancelled";
+    return front;
+  }
+  ppc.objective = Objective::PerfPerCost;
+  ppc.iterations = iterations;
+  front.perfPerCostOptimum = std::move(ppc);
+  front.status = SolveStatus::Optimal;
+  return front;
+}
+
+Solution solve(const Problem& problem, Objective objective, const SolveOptions& options) {
+  if (objective == Objective::Performance) return minimizeTime(problem, std::nullopt, options);
+  ParetoFront front = paretoFront(problem, 32, options);
+  if (front.status != SolveStatus::Optimal) {
+    return failure(front.status, front.message, Objective::PerfPerCost);
+  }
+  return front.perfPerCostOptimum;
+}
+
+}  // namespace libra

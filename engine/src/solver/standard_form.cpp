@@ -1,0 +1,376 @@
+#include "standard_form.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../text.hpp"
+#include "lp.hpp"
+
+namespace libra::detail {
+
+namespace {
+
+constexpr double kLpTolerance = 1e-9;
+// Weight of the cost of dimensions that carry no traffic, relative to the
+// iteration time: it only breaks ties (such a dimension gets the least bandwidth
+// the constraints allow) and never trades off against time.
+constexpr double kRegularization = 1e-8;
+
+struct Rows {
+  Eigen::MatrixXd Aeq, Ain;
+  Eigen::VectorXd beq, bin;
+  std::vector<std::string> eqText, inText;
+};
+
+void appendRow(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::RowVectorXd& row, double rhs) {
+  A.conservativeResize(A.rows() + 1, row.size());
+  b.conservativeResize(b.size() + 1);
+  A.row(A.rows() - 1) = row;
+  b(b.size() - 1) = rhs;
+}
+
+Rows buildRows(const Problem& problem, std::optional<double> costBudget, double bwScale) {
+  const int n = problem.dims();
+  Rows rows;
+  rows.Aeq.resize(0, n);
+  rows.Ain.resize(0, n);
+  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs, const std::string& text) {
+    Eigen::RowVectorXd row(n);
+    for (int d = 0; d < n; ++d) row(d) = coef[d];
+    const double scale = row.cwiseAbs().maxCoeff();
+    if (scale == 0) return;
+    row /= scale;
+    rhs /= scale * bwScale;
+    if (rel == Relation::Equal) {
+      appendRow(rows.Aeq, rows.beq, row, rhs);
+      rows.eqText.push_back(text);
+    } else {
+      if (rel == Relation::GreaterEqual) {
+        row = -row;
+        rhs = -rhs;
+      }
+      appendRow(rows.Ain, rows.bin, row, rhs);
+      rows.inText.push_back(text);
+    }
+  };
+  for (const auto& c : problem.constraints) add(c.coefficients, c.relation, c.rhs, c.text);
+  if (costBudget) {
+    add(problem.costPerBandwidth, Relation::LessEqual, *costBudget,
+        "cost <= " + text::formatNumber(*costBudget));
+  }
+  return rows;
+}
+
+// The scale of bandwidths suggested by the constraints' right-hand sides.
+double roughScale(const Problem& problem) {
+  std::vector<double> values;
+  for (const auto& c : problem.constraints) {
+    const double m = *std::max_element(c.coefficients.begin(), c.coefficients.end(),
+                                       [](double a, double b) { return std::abs(a) < std::abs(b); });
+    if (m != 0 && c.rhs != 0) values.push_back(std::abs(c.rhs / m));
+  }
+  if (values.empty()) return 1;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+lp::Result maximize(const Eigen::VectorXd& objective, const Rows& rows) {
+  lp::Result r = lp::minimize(-objective, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  r.value = -r.value;
+  return r;
+}
+
+bool feasible(const Rows& rows, int n) {
+  return lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                      kLpTolerance)
+             .status != lp::Status::Infeasible;
+}
+
+// A smallest set of constraints that cannot hold together (deletion filter).
+std::string conflictingConstraints(const Rows& all, int n) {
+  std::vector<bool> keepEq(all.eqText.size(), true), keepIn(all.inText.size(), true);
+  auto subset = [&]() {
+    Rows r;
+    r.Aeq.resize(0, n);
+    r.Ain.resize(0, n);
+    for (std::size_t i = 0; i < keepEq.size(); ++i) {
+      if (keepEq[i]) appendRow(r.Aeq, r.beq, all.Aeq.row(i), all.beq(i));
+    }
+    for (std::size_t i = 0; i < keepIn.size(); ++i) {
+      if (keepIn[i]) appendRow(r.Ain, r.bin, all.Ain.row(i), all.bin(i));
+    }
+    return r;
+  };
+  for (std::size_t i = 0; i < keepEq.size(); ++i) {
+    keepEq[i] = false;
+    if (feasible(subset(), n)) keepEq[i] = true;
+  }
+  for (std::size_t i = 0; i < keepIn.size(); ++i) {
+    keepIn[i] = false;
+    if (feasible(subset(), n)) keepIn[i] = true;
+  }
+  std::string out;
+  auto append = [&](const std::string& t) { out += (out.empty() ? "'" : ", '") + t + "'"; };
+  for (std::size_t i = 0; i < keepEq.size(); ++i) {
+    if (keepEq[i]) append(all.eqText[i]);
+  }
+  for (std::size_t i = 0; i < keepIn.size(); ++i) {
+    if (keepIn[i]) append(all.inText[i]);
+  }
+  return out;
+}
+
+std::string joinNames(const Problem& problem, const std::vector<int>& dims) {
+  std::string out;
+  for (int d : dims) out += (out.empty() ? "'" : ", '") + problem.dimNames[d] + "'";
+  return out;
+}
+
+bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
+  const double tol = 1e-9;
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    if (std::abs(rows.Aeq.row(i).dot(x) - rows.beq(i)) > tol * (1 + std::abs(rows.beq(i)))) return false;
+  }
+  for (int i = 0; i < rows.Ain.rows(); ++i) {
+    if (rows.Ain.row(i).dot(x) - rows.bin(i) > tol * (1 + std::abs(rows.bin(i)))) return false;
+  }
+  return (x.array() >= 0).all();
+}
+
+}  // namespace
+
+double StandardForm::objective(const Eigen::VectorXd& x) const {
+  const int K = static_cast<int>(V.rows());
+  Eigen::VectorXd tau(K);
+  for (int k = 0; k < K; ++k) {
+    double t = 0;
+    for (int d = 0; d < n; ++d) {
+      if (V(k, d) <= 0) continue;
+      if (!(x(d) > 0)) return std::numeric_limits<double>::infinity();
+      t = std::max(t, V(k, d) / x(d));
+    }
+    tau(k) = t;
+  }
+  double f = constant + linearT.dot(tau) + regularization.dot(x);
+  for (const auto& g : pieceGroups) {
+    double worst = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < g.constants.size(); ++j) {
+      double v = g.constants[j];
+      for (const auto& [k, w] : g.terms[j]) v += w * tau(k);
+      worst = std::max(worst, v);
+    }
+    f += g.weight * worst;
+  }
+  return f;
+}
+
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart) {
+  Presolved out;
+  const int n = problem.dims();
+  const TimeModel& time = problem.time;
+  std::vector<bool> used = time.usedDims();
+  std::vector<int> usedList;
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) usedList.push_back(d);
+  }
+
+  const double scale0 = roughScale(problem);
+  const Rows rows = buildRows(problem, costBudget, scale0);
+
+  if (!feasible(rows, n)) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the constraints cannot all hold together: " + conflictingConstraints(rows, n) +
+                  "; relax or remove one of them";
+    return out;
+  }
+
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
+
+  if (usedList.empty()) {
+    // No collective moves data: the time does not depend on bandwidth. Report the
+    // cheapest feasible point.
+    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+    if (r.status != lp::Status::Optimal) r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+    out.status = SolveStatus::Optimal;
+    out.trivialSolution = r.x * scale0;
+    return out;
+  }
+
+  // Every dimension that carries traffic must be able to have bandwidth: maximize
+  // the smallest of their bandwidths (variables x and z, z <= x_d).
+  {
+    Rows withZ;
+    withZ.Aeq = Eigen::MatrixXd::Zero(rows.Aeq.rows(), n + 1);
+    withZ.Aeq.leftCols(n) = rows.Aeq;
+    withZ.beq = rows.beq;
+    withZ.Ain = Eigen::MatrixXd::Zero(rows.Ain.rows() + usedList.size(), n + 1);
+    withZ.Ain.topLeftCorner(rows.Ain.rows(), n) = rows.Ain;
+    withZ.bin = Eigen::VectorXd::Zero(withZ.Ain.rows());
+    withZ.bin.head(rows.bin.size()) = rows.bin;
+    for (std::size_t i = 0; i < usedList.size(); ++i) {
+      withZ.Ain(rows.Ain.rows() + i, usedList[i]) = -1;
+      withZ.Ain(rows.Ain.rows() + i, n) = 1;
+    }
+    Eigen::VectorXd objective = Eigen::VectorXd::Zero(n + 1);
+    objective(n) = 1;
+    lp::Result r = maximize(objective, withZ);
+    if (r.status == lp::Status::Unbounded) {
+      out.status = SolveStatus::Unbounded;
+      out.message = "nothing limits the bandwidth of " + joinNames(problem, usedList) +
+                    ": the iteration time keeps falling as bandwidth grows; add a budget such as "
+                    "'total == 500' or 'cost <= 1e8'";
+      return out;
+    }
+    if (r.status != lp::Status::Optimal || r.value <= kLpTolerance * 10) {
+      std::vector<int> zero;
+      for (int d : usedList) {
+        Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+        e(d) = 1;
+        lp::Result m = maximize(e, rows);
+        if (m.status == lp::Status::Optimal && m.value <= kLpTolerance * 10) zero.push_back(d);
+      }
+      out.status = SolveStatus::Infeasible;
+      out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") + joinNames(problem, zero) +
+                    (zero.size() > 1 ? " carry" : " carries") +
+                    " traffic, but the constraints" +
+                    (costBudget ? std::string(" and the cost budget") : std::string()) +
+                    " leave no bandwidth for " + (zero.size() > 1 ? "them" : "it") +
+                    "; relax a bound or raise the budget";
+      return out;
+    }
+    out.form.start = r.x.head(n);
+  }
+
+  // Bounded? Dimensions that carry traffic must be; the others get a generous
+  // artificial bound so the interior-point iterations stay finite.
+  std::vector<int> unboundedUsed, unboundedIdle;
+  Rows finalRows = rows;
+  {
+    lp::Result r = maximize(Eigen::VectorXd::Ones(n), rows);
+    if (r.status == lp::Status::Unbounded) {
+      for (int d = 0; d < n; ++d) {
+        Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+        e(d) = 1;
+        if (maximize(e, rows).status == lp::Status::Unbounded) {
+          (used[d] ? unboundedUsed : unboundedIdle).push_back(d);
+        }
+      }
+    } else if (r.status == lp::Status::Optimal) {
+      out.form.start = 0.5 * (out.form.start + r.x);
+    }
+  }
+  if (!unboundedUsed.empty()) {
+    out.status = SolveStatus::Unbounded;
+    out.message = "nothing limits the bandwidth of " + joinNames(problem, unboundedUsed) +
+                  ", which carr" + (unboundedUsed.size() > 1 ? "y" : "ies") +
+                  " traffic; add a budget such as 'total == 500' or 'cost <= 1e8'";
+    return out;
+  }
+  const double cap = 1e3 * std::max(1.0, out.form.start.maxCoeff());
+  for (int d : unboundedIdle) {
+    Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+    row(d) = 1;
+    appendRow(finalRows.Ain, finalRows.bin, row, cap);
+    finalRows.inText.push_back("artificial bound");
+  }
+
+  // Warm start: use the given point when it is feasible, pulled slightly towards
+  // the LP point so that it is not on the boundary.
+  if (warmStart && static_cast<int>(warmStart->size()) == n) {
+    Eigen::VectorXd w(n);
+    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale0;
+    bool positive = true;
+    for (int d : usedList) positive = positive && w(d) > 0;
+    if (positive && satisfies(finalRows, w)) out.form.start = 0.9 * w + 0.1 * out.form.start;
+  }
+
+  // Rescale so the start point has entries of order one.
+  const double s = std::max(out.form.start.maxCoeff(), 1e-300);
+  StandardForm& f = out.form;
+  f.n = n;
+  f.used = used;
+  f.time = &time;
+  f.bwScale = scale0 * s;
+  f.start /= s;
+  f.Aeq = finalRows.Aeq;
+  f.beq = finalRows.beq / s;
+  f.Ain = finalRows.Ain;
+  f.bin = finalRows.bin / s;
+  // Tiny positive values for idle dimensions so the barrier is defined.
+  for (int d = 0; d < n; ++d) f.start(d) = std::max(f.start(d), 1e-6);
+
+  const int K = time.collectiveCount();
+  f.V.resize(K, n);
+  for (int k = 0; k < K; ++k) {
+    for (int d = 0; d < n; ++d) f.V(k, d) = time.traffic[k][d] / f.bwScale;
+  }
+  // Time scale: the communication part of the objective at the start point.
+  std::vector<double> startBw(n);
+  for (int d = 0; d < n; ++d) startBw[d] = f.start(d) * f.bwScale;
+  std::vector<double> tau(K);
+  for (int k = 0; k < K; ++k) tau[k] = time.collectiveTime(k, startBw);
+  double comm = 0;
+  for (const auto& g : time.groups) {
+    double worst = 0;
+    for (const auto& p : g.pieces) {
+      double v = 0;
+      for (const auto& [k, w] : p.terms) v += w * tau[k];
+      worst = std::max(worst, v);
+    }
+    comm += g.weight * worst;
+  }
+  f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
+  f.V /= f.timeScale;
+  f.linearT = Eigen::VectorXd::Zero(K);
+  for (const auto& g : time.groups) {
+    if (g.pieces.size() == 1) {
+      f.constant += g.weight * g.pieces[0].constantNs / f.timeScale;
+      for (const auto& [k, w] : g.pieces[0].terms) f.linearT(k) += g.weight * w;
+    } else if (g.pieces.size() > 1) {
+      StandardForm::PieceGroup pg;
+      pg.weight = g.weight;
+      for (const auto& p : g.pieces) {
+        pg.constants.push_back(p.constantNs / f.timeScale);
+        pg.terms.push_back(p.terms);
+      }
+      f.pieceGroups.push_back(std::move(pg));
+    }
+  }
+  f.regularization = Eigen::VectorXd::Zero(n);
+  double startCost = 0;
+  for (int d = 0; d < n; ++d) startCost += problem.costPerBandwidth[d] * f.start(d);
+  if (startCost > 0) {
+    for (int d = 0; d < n; ++d) {
+      if (!used[d]) f.regularization(d) = kRegularization * problem.costPerBandwidth[d] / startCost;
+    }
+  }
+  out.status = SolveStatus::Optimal;
+  return out;
+}
+
+CostRange costRange(const Problem& problem) {
+  CostRange out;
+  const int n = problem.dims();
+  const double scale0 = roughScale(problem);
+  const Rows rows = buildRows(problem, std::nullopt, scale0);
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  lp::Result lo = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  if (lo.status == lp::Status::Infeasible) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the constraints cannot all hold together";
+    return out;
+  }
+  lp::Result hi = maximize(cost, rows);
+  out.status = SolveStatus::Optimal;
+  out.min = lo.value * scale0;
+  out.max = hi.status == lp::Status::Unbounded ? std::numeric_limits<double>::infinity()
+                                               : hi.value * scale0;
+  return out;
+}
+
+}  // namespace libra::detail

@@ -1,0 +1,81 @@
+// The problem in the form both backends solve, and the presolve that classifies
+// it first (internal header).
+//
+// Variables are scaled bandwidths x = bw / bwScale. Linear rows are scaled to unit
+// infinity norm. The presolve is shared by both backends so that infeasible and
+// unbounded problems get the same verdict and message whichever backend runs.
+#pragma once
+
+#include <Eigen/Dense>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libra/problem.hpp"
+#include "libra/solver.hpp"
+
+namespace libra::detail {
+
+struct StandardForm {
+  int n = 0;  // dimensions
+  Eigen::MatrixXd Aeq;
+  Eigen::VectorXd beq;
+  Eigen::MatrixXd Ain;  // Ain x <= bin
+  Eigen::VectorXd bin;
+  std::vector<bool> used;  // dimension carries traffic
+  double bwScale = 1;      // bw = bwScale * x
+  double timeScale = 1;    // times are divided by this
+  const TimeModel* time = nullptr;
+
+  // Objective data in scaled units. tau_k(x) = max_d V(k,d) / x_d.
+  Eigen::MatrixXd V;             // K x n, scaled traffic
+  Eigen::VectorXd linearT;       // c_k: weight of tau_k in the separable part
+  double constant = 0;           // constant part of the separable groups (scaled)
+  struct PieceGroup {
+    double weight = 1;
+    std::vector<double> constants;                          // a_j (scaled)
+    std::vector<std::vector<std::pair<int, double>>> terms;  // W_j
+  };
+  std::vector<PieceGroup> pieceGroups;  // groups with more than one piece (overlap loop)
+  Eigen::VectorXd regularization;       // small cost weight on dimensions that carry no traffic
+
+  Eigen::VectorXd start;  // feasible point (scaled), positive on used dimensions
+
+  // Scaled objective value at x (infinite if a used dimension is zero).
+  double objective(const Eigen::VectorXd& x) const;
+};
+
+struct Presolved {
+  SolveStatus status = SolveStatus::Error;  // Optimal means "ready to solve"
+  std::string message;
+  StandardForm form;
+  // Set when no dimension carries traffic: any feasible point is optimal.
+  std::optional<Eigen::VectorXd> trivialSolution;
+};
+
+// Builds the standard form and checks feasibility and boundedness with small LPs.
+// `costBudget` adds cost <= budget. `warmStart` (in GB/s) is used as the start
+// point when it is feasible and positive on used dimensions.
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart = nullptr);
+
+// Cost range over the feasible set: [min, max] in $; max may be +inf.
+struct CostRange {
+  SolveStatus status = SolveStatus::Error;
+  std::string message;
+  double min = 0;
+  double max = 0;
+};
+CostRange costRange(const Problem& problem);
+
+struct BackendResult {
+  SolveStatus status = SolveStatus::Error;
+  std::string message;
+  Eigen::VectorXd x;  // scaled
+  int iterations = 0;
+};
+
+BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel);
+BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel);
+
+}  // namespace libra::detail

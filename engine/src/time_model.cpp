@@ -1,0 +1,211 @@
+#include "libra/time_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "libra/error.hpp"
+#include "libra/traffic.hpp"
+
+namespace libra {
+
+bool TimeModel::isSeparable() const {
+  return std::all_of(groups.begin(), groups.end(),
+                     [](const Group& g) { return g.pieces.size() <= 1; });
+}
+
+std::vector<bool> TimeModel::usedDims() const {
+  std::vector<bool> used(dims, false);
+  for (const auto& v : traffic) {
+    for (int d = 0; d < dims; ++d) {
+      if (v[d] > 0) used[d] = true;
+    }
+  }
+  return used;
+}
+
+double TimeModel::collectiveTime(int k, std::span<const double> bw) const {
+  const auto& v = traffic[k];
+  double t = 0;
+  for (int d = 0; d < dims; ++d) {
+    if (v[d] <= 0) continue;
+    if (!(bw[d] > 0)) return std::numeric_limits<double>::infinity();
+    t = std::max(t, v[d] / bw[d]);
+  }
+  return t;
+}
+
+Evaluation TimeModel::evaluate(std::span<const double> bw) const {
+  Evaluation e;
+  std::vector<double> tau(traffic.size());
+  for (int k = 0; k < collectiveCount(); ++k) tau[k] = collectiveTime(k, bw);
+  e.busyNs.assign(dims, 0.0);
+  for (const Group& g : groups) {
+    double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
+    for (const Piece& p : g.pieces) {
+      double t = p.constantNs;
+      for (const auto& [k, w] : p.terms) t += w * tau[k];
+      worst = std::max(worst, t);
+    }
+    e.iterationNs += g.weight * worst;
+    e.computeNs += g.weight * g.computeNs;
+    for (const auto& [k, count] : g.occurrences) {
+      for (int d = 0; d < dims; ++d) {
+        if (traffic[k][d] <= 0) continue;
+        e.busyNs[d] += g.weight * count *
+                       (bw[d] > 0 ? traffic[k][d] / bw[d] : std::numeric_limits<double>::infinity());
+      }
+    }
+  }
+  e.finite = std::isfinite(e.iterationNs);
+  e.communicationNs = e.iterationNs - e.computeNs;
+  return e;
+}
+
+void validateCommunicator(const Communicator& communicator, const Network& network,
+                          const std::string& where) {
+  for (PhaseKind kind : kPhaseKinds) {
+    const auto& g = communicator.of(kind);
+    const std::string at = where + ": communicator " + std::string(toString(kind));
+    if (static_cast<int>(g.size()) != network.size()) {
+      throw InputError(at + " lists " + std::to_string(g.size()) + " group sizes, but the network has " +
+                       std::to_string(network.size()) + " dimensions");
+    }
+    for (int d = 0; d < network.size(); ++d) {
+      if (g[d] < 1 || g[d] > network.dims[d].npus) {
+        throw InputError(at + ": group size " + std::to_string(g[d]) + " on dimension " +
+                         std::to_string(d) + " ('" + network.dims[d].name +
+                         "') must be between 1 (unused) and its " +
+                         std::to_string(network.dims[d].npus) + " NPUs");
+      }
+    }
+  }
+}
+
+namespace {
+
+// Interns traffic vectors so identical collectives share one index.
+class TrafficTable {
+ public:
+  explicit TrafficTable(TimeModel& model) : model_(model) {}
+  // Returns -1 for a collective that moves no bytes.
+  int intern(std::vector<double> v) {
+    if (std::none_of(v.begin(), v.end(), [](double x) { return x > 0; })) return -1;
+    auto [it, inserted] = index_.try_emplace(v, static_cast<int>(model_.traffic.size()));
+    if (inserted) model_.traffic.push_back(std::move(v));
+    return it->second;
+  }
+
+ private:
+  TimeModel& model_;
+  std::map<std::vector<double>, int> index_;
+};
+
+void addTerm(std::map<int, double>& terms, int k, double count) {
+  if (k >= 0 && count > 0) terms[k] += count;
+}
+
+std::vector<std::pair<int, double>> toList(const std::map<int, double>& terms) {
+  return {terms.begin(), terms.end()};
+}
+
+}  // namespace
+
+TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
+                         TrainingLoop loop) {
+  TimeModel model;
+  model.dims = network.size();
+  TrafficTable table(model);
+  for (std::size_t w = 0; w < workloads.size(); ++w) {
+    const Workload& workload = workloads[w];
+    const std::string where =
+        "workload " + (workload.name.empty() ? std::to_string(w) : "'" + workload.name + "'");
+    validateCommunicator(workload.communicator, network, where);
+    if (!std::isfinite(workload.weight) || workload.weight < 0) {
+      throw InputError(where + ": weight must be a finite number >= 0");
+    }
+    TimeModel::Group group;
+    group.name = workload.name;
+    group.weight = workload.weight;
+
+    // Collective index per layer and phase (-1 = none).
+    const std::size_t layers = workload.layers.size();
+    std::vector<std::array<int, 3>> coll(layers, {-1, -1, -1});
+    for (std::size_t i = 0; i < layers; ++i) {
+      const Layer& layer = workload.layers[i];
+      for (PhaseKind kind : kPhaseKinds) {
+        const Phase& p = layer.phase(kind);
+        const std::string at = where + ": layer " + std::to_string(i + 1) + " ('" + layer.name +
+                               "') " + std::string(toString(kind));
+        if (!std::isfinite(p.computeNs) || p.computeNs < 0) {
+          throw InputError(at + ": compute time must be a finite number >= 0 ns");
+        }
+        if (!std::isfinite(p.sizeBytes) || p.sizeBytes < 0) {
+          throw InputError(at + ": collective size must be a finite number >= 0 bytes");
+        }
+        if (p.collective == CollectiveType::None) continue;
+        coll[i][static_cast<int>(kind)] =
+            table.intern(collectiveTraffic(p.collective, p.sizeBytes, workload.communicator.of(kind)));
+      }
+    }
+
+    const double forwardFactor = loop == TrainingLoop::Recompute ? 2.0 : 1.0;
+    std::map<int, double> occurrences;
+    double compute = 0;
+    for (std::size_t i = 0; i < layers; ++i) {
+      const Layer& layer = workload.layers[i];
+      compute += forwardFactor * layer.phase(PhaseKind::Forward).computeNs +
+                 layer.phase(PhaseKind::InputGrad).computeNs +
+                 layer.phase(PhaseKind::WeightGrad).computeNs;
+      addTerm(occurrences, coll[i][0], forwardFactor);
+      addTerm(occurrences, coll[i][1], 1);
+      addTerm(occurrences, coll[i][2], 1);
+    }
+    group.computeNs = compute;
+    group.occurrences = toList(occurrences);
+
+    if (loop != TrainingLoop::Overlap) {
+      group.pieces.push_back({compute, group.occurrences});
+    } else {
+      // Forward pass and input-gradient collectives block; a layer's weight-gradient
+      // collective enters a queue once its weight-gradient compute is done and runs
+      // while later layers compute. With r_j the time layer j's collective is ready
+      // and c_j its duration, the queue finishes at max_j (r_j + sum_{i>=j} c_i)
+      // (backward order), and the iteration ends at the later of that and the end of
+      // backward compute.
+      std::map<int, double> blocking;
+      double clock = 0;
+      for (std::size_t i = 0; i < layers; ++i) {
+        clock += workload.layers[i].phase(PhaseKind::Forward).computeNs;
+        addTerm(blocking, coll[i][0], 1);
+      }
+      struct Ready {
+        double constant;
+        std::map<int, double> terms;
+        int k;
+      };
+      std::vector<Ready> ready;
+      for (std::size_t r = layers; r-- > 0;) {
+        const Layer& layer = workload.layers[r];
+        clock += layer.phase(PhaseKind::InputGrad).computeNs;
+        addTerm(blocking, coll[r][1], 1);
+        clock += layer.phase(PhaseKind::WeightGrad).computeNs;
+        if (coll[r][2] >= 0) ready.push_back({clock, blocking, coll[r][2]});
+      }
+      group.pieces.push_back({clock, toList(blocking)});
+      // Suffix sums of the queued collectives, from the last one backwards.
+      std::map<int, double> suffix;
+      for (std::size_t j = ready.size(); j-- > 0;) {
+        addTerm(suffix, ready[j].k, 1);
+        std::map<int, double> terms = ready[j].terms;
+        for (const auto& [k, c] : suffix) terms[k] += c;
+        group.pieces.push_back({ready[j].constant, toList(terms)});
+      }
+    }
+    model.groups.push_back(std::move(group));
+  }
+  return model;
+}
+
+}  // namespace libra

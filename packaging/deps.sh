@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Libra Studio needs to build, test and run.
+# Idempotent: packages already installed are skipped, and apt-get runs only when
+# something is missing. Usage: packaging/deps.sh [--no-gui]
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev coinor-libipopt-dev
+  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
+  libgtest-dev librapidcheck-dev libbenchmark-dev
+)
+if [[ "${1:-}" != "--no-gui" ]]; then
+  packages+=(
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
+    qt6-qpa-plugins xvfb xauth
+  )
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
