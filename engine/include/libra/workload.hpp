@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,11 +52,22 @@ struct Communicator {
   bool operator==(const Communicator&) const = default;
 };
 
+// How a workload was generated when it came from a preset (see presets.hpp). The
+// layers are always stored as well, so a project opens without the generator.
+struct WorkloadOrigin {
+  std::string preset;                        // preset id, e.g. "gpt3-175b"
+  std::string device;                        // device id for compute times, may be empty
+  std::map<std::string, double> parameters;  // e.g. tp, dp, ep, micro_batch, sequence_length
+
+  bool operator==(const WorkloadOrigin&) const = default;
+};
+
 struct Workload {
   std::string name;
   double weight = 1.0;  // weight in the objective when a project holds several workloads
   std::vector<Layer> layers;
   Communicator communicator;
+  std::optional<WorkloadOrigin> origin;
 
   bool operator==(const Workload&) const = default;
 };
