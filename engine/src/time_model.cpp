@@ -145,8 +145,14 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
           throw InputError(at + ": collective size must be a finite number >= 0 bytes");
         }
         if (p.collective == CollectiveType::None) continue;
+        const std::vector<int>& groups = p.groups.empty() ? workload.communicator.of(kind) : p.groups;
+        if (!p.groups.empty()) {
+          Communicator own;
+          own.groups = {p.groups, p.groups, p.groups};
+          validateCommunicator(own, network, at);
+        }
         coll[i][static_cast<int>(kind)] =
-            table.intern(collectiveTraffic(p.collective, p.sizeBytes, workload.communicator.of(kind)));
+            table.intern(collectiveTraffic(p.collective, p.sizeBytes, groups));
       }
     }
 

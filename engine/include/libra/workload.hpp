@@ -27,6 +27,10 @@ struct Phase {
   double computeNs = 0;
   CollectiveType collective = CollectiveType::None;
   double sizeBytes = 0;
+  // Group size per dimension for this phase's collective when it differs from the
+  // workload's communicator (e.g. an expert-parallel AllToAll in a layer whose
+  // other forward collectives are tensor parallel). Empty: use the communicator.
+  std::vector<int> groups;
 
   bool operator==(const Phase&) const = default;
 };
