@@ -83,6 +83,56 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
 
 double timeCost(const Solution& s) { return s.eval.iterationNs * s.eval.costUsd; }
 
+// Brent's method (golden section with parabolic steps; Brent, "Algorithms for
+// Minimization without Derivatives", 1973, ch. 5) for the minimum of f on
+// [a, b], starting from the known point (x, fx) inside. Stops when the bracket is
+// narrower than relTol * |x| or `stop` returns true.
+template <class F, class Stop>
+void minimizeScalar(F&& f, double a, double b, double fx, double x, double relTol, Stop&& stop) {
+  const double golden = 0.5 * (3.0 - std::sqrt(5.0));
+  if (!(x > a && x < b)) x = a + golden * (b - a), fx = f(x);
+  double w = x, v = x, fw = fx, fv = fx;
+  double d = 0, e = 0;
+  for (int iteration = 0; iteration < 100 && !stop(); ++iteration) {
+    const double mid = 0.5 * (a + b);
+    const double tol = relTol * std::abs(x) + 1e-300;
+    if (std::abs(x - mid) <= 2 * tol - 0.5 * (b - a)) return;
+    bool parabolic = false;
+    if (std::abs(e) > tol) {
+      double r = (x - w) * (fx - fv);
+      double q = (x - v) * (fx - fw);
+      double p = (x - v) * q - (x - w) * r;
+      q = 2 * (q - r);
+      if (q > 0) p = -p;
+      q = std::abs(q);
+      if (std::abs(p) < std::abs(0.5 * q * e) && p > q * (a - x) && p < q * (b - x)) {
+        e = d;
+        d = p / q;
+        const double u = x + d;
+        if (u - a < 2 * tol || b - u < 2 * tol) d = x < mid ? tol : -tol;
+        parabolic = true;
+      }
+    }
+    if (!parabolic) {
+      e = (x < mid ? b : a) - x;
+      d = golden * e;
+    }
+    const double u = std::abs(d) >= tol ? x + d : x + (d > 0 ? tol : -tol);
+    const double fu = f(u);
+    if (fu <= fx) {
+      (u < x ? b : a) = x;
+      v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
+    } else {
+      (u < x ? a : b) = u;
+      if (fu <= fw || w == x) {
+        v = w, fv = fw, w = u, fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u, fv = fu;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
@@ -161,30 +211,14 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
   double lo = bestIndex > 0 ? front.points[bestIndex - 1].eval.costUsd
                             : (includeMin ? cMin : cMin + 1e-9 * span);
   double hi = bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : cMax;
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
   auto evaluateAt = [&](double budget) {
     Solution s = minimizeTime(problem, budget, options, &ppc.bandwidth);
     iterations += s.iterations;
     if (s.ok() && timeCost(s) < timeCost(ppc)) ppc = s;
     return s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
   };
-  double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
-  double fa = evaluateAt(a), fb = evaluateAt(b);
-  while (hi - lo > 1e-7 * std::max(1.0, hi) && !cancelled(options)) {
-    if (fa <= fb) {
-      hi = b;
-      b = a;
-      fb = fa;
-      a = hi - ratio * (hi - lo);
-      fa = evaluateAt(a);
-    } else {
-      lo = a;
-      a = b;
-      fa = fb;
-      b = lo + ratio * (hi - lo);
-      fb = evaluateAt(b);
-    }
-  }
+  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, 1e-6,
+                 [&] { return cancelled(options); });
   if (cancelled(options)) {
     front.status = SolveStatus::Cancelled;
     front.message = "cancelled";
