@@ -27,6 +27,7 @@
 // All state lives in one InteriorPoint object per call: the solver is re-entrant.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +89,8 @@ class InteriorPoint {
     // Workspace, allocated once per solve.
     slope_.resize(E_);
     hxt_.resize(E_);
+    ratio_.resize(E_);
+    others_.resize(E_);
     scale_.resize(m_);
     H_.resize(n_, n_);
   }
@@ -113,12 +116,18 @@ class InteriorPoint {
         std::fprintf(stderr, "\n");
       }
       if (primal <= kFeasibilityTolerance && dual <= kFeasibilityTolerance &&
-          gap <= kGapTolerance) {
+          gap <= kGapTolerance * std::max(1.0, std::abs(objective()))) {
         result.status = SolveStatus::Optimal;
         result.x = x_;
         return result;
       }
-      if (!step(gap, primal + dual)) {
+      // The centring safeguard compares the largest primal residual with the
+      // average complementarity. (Norms summed over tens of thousands of
+      // constraints, or the dual residual of x, which sums the pull of thousands
+      // of collectives, would pin sigma at its cap and halve the gap per iteration.)
+      const double worst = std::max(rf_.lpNorm<Eigen::Infinity>(),
+                                    me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0);
+      if (!step(gap, worst)) {
         if (primal <= 1e-8 && dual <= 1e-7 && gap <= 1e-8) {
           result.status = SolveStatus::Optimal;  // as close as double precision allows
           result.x = x_;
@@ -144,6 +153,13 @@ class InteriorPoint {
   static constexpr int kMaxIterations = 150;
   static constexpr double kFeasibilityTolerance = 1e-10;
   static constexpr double kGapTolerance = 1e-11;
+
+  // The scaled objective at the iterate (c't + w's + r'x).
+  double objective() const {
+    double v = f_.linearT.dot(t_) + f_.regularization.dot(x_);
+    if (M_) v += groupWeight_.dot(s_);
+    return v;
+  }
 
   double pieceValue(const PieceRef& p, const Vec& t) const {
     double v = p.constant;
@@ -273,26 +289,38 @@ class InteriorPoint {
     }
     if (separable_) {
       // Eliminating t_k from the edges e of collective k (weights w_e = lambda/u,
-      // slopes a_e = V/x^2) adds diag(w a^2) - (w a)(w a)' / W with W = sum w,
-      // which equals (1/W) sum_{e<f} w_e w_f (a_e 1_e - a_f 1_f)(a_e 1_e - a_f 1_f)'.
-      // The pairwise form is positive semidefinite by construction; the direct
-      // form cancels catastrophically once w reaches 1e10 near the optimum.
+      // slopes a_e = V/x^2, W = sum w) adds M = diag(w a^2) - (w a)(w a)' / W.
+      // Formed directly, its diagonal w a^2 - (w a)^2 / W cancels catastrophically
+      // once one w reaches 1e10 near the optimum; written with the exact sum of
+      // the other weights, M_ee = w_e a_e^2 (W - w_e) / W, it does not. The
+      // off-diagonal part -v v' (v = w a / sqrt(W)) is accumulated in the upper
+      // triangle only and mirrored once.
       for (int k = 0; k < K_; ++k) {
+        const int begin = edgeBegin_[k], end = edgeBegin_[k + 1];
         const double inv = 1.0 / htt_(k);
-        for (int a = edgeBegin_[k]; a < edgeBegin_[k + 1]; ++a) {
-          const double wa = scale_(a), sa = slope_[a];
+        for (int e = begin; e < end; ++e) ratio_[e] = hxt_[e] * inv;
+        if (end - begin < 2) continue;
+        double prefix = 0;
+        for (int e = begin; e < end; ++e) {
+          others_[e] = prefix;
+          prefix += scale_(e);
+        }
+        double suffix = 0;
+        for (int e = end - 1; e >= begin; --e) {
+          others_[e] += suffix;
+          suffix += scale_(e);
+        }
+        for (int a = begin; a < end; ++a) {
           const int da = edges_[a].d;
-          for (int b = a + 1; b < edgeBegin_[k + 1]; ++b) {
-            const double c = wa * scale_(b) * inv;
-            const double sb = slope_[b];
-            const int db = edges_[b].d;
-            H_(da, da) += c * sa * sa;
-            H_(db, db) += c * sb * sb;
-            H_(da, db) -= c * sa * sb;
-            H_(db, da) -= c * sa * sb;
+          H_(da, da) += scale_(a) * slope_[a] * slope_[a] * others_[a] * inv;
+          const double va = hxt_[a] * inv;  // w_a a_a / W
+          for (int b = a + 1; b < end; ++b) {
+            // Edges of a collective are in increasing d, so (da, db) is upper.
+            H_(da, edges_[b].d) -= va * hxt_[b];
           }
         }
       }
+      H_.triangularView<Eigen::StrictlyLower>() = H_.transpose();
     } else {
       const int nts = K_ + M_;
       Mat Q = Mat::Zero(nts, nts);
@@ -361,7 +389,7 @@ class InteriorPoint {
     addGradients(rho_, gx_, gt_, gs_);
     rhsX_ = -gx_;
     if (separable_) {
-      for (int e = 0; e < E_; ++e) rhsX_(edges_[e].d) += hxt_[e] * gt_(edges_[e].k) / htt_(edges_[e].k);
+      for (int e = 0; e < E_; ++e) rhsX_(edges_[e].d) += ratio_[e] * gt_(edges_[e].k);
     } else {
       gts_.resize(K_ + M_);
       gts_ << gt_, gs_;
@@ -463,6 +491,7 @@ class InteriorPoint {
     if (!direction()) return false;
     slackAndMultiplierSteps();
     const double a = std::min(1.0, 0.995 * maxStep());
+    if (trace_) std::fprintf(stderr, "    aAff %.3e sigma %.3e step %.3e\n", aAff, sigma, a);
     if (!(a > 1e-14)) {
       if (trace_) std::fprintf(stderr, "ipm: step %.3e too short\n", a);
       return false;
@@ -492,7 +521,7 @@ class InteriorPoint {
   std::vector<double> slope_;
   // Newton system and its factorization.
   Vec scale_, htt_;
-  std::vector<double> hxt_;
+  std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights
   Mat H_, HinvAt_, S_, B_, QinvB_;
   Eigen::LLT<Mat> hFactor_, qFactor_;
   Eigen::LDLT<Mat> sFactor_;
