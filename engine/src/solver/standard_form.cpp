@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "../text.hpp"
 #include "lp.hpp"
@@ -303,11 +304,37 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   // Tiny positive values for idle dimensions so the barrier is defined.
   for (int d = 0; d < n; ++d) f.start(d) = std::max(f.start(d), 1e-6);
 
+  // Collectives whose traffic vectors are proportional (V_k = alpha V_j, e.g.
+  // tensor-parallel AllReduces of different sizes over one group) have
+  // proportional times, tau_k = alpha tau_j: they share one epigraph variable.
   const int K = time.collectiveCount();
-  f.V.resize(K, n);
-  for (int k = 0; k < K; ++k) {
-    for (int d = 0; d < n; ++d) f.V(k, d) = time.traffic[k][d] / f.bwScale;
+  std::vector<int> representative(K);
+  std::vector<double> factor(K, 1.0);
+  std::vector<int> kept;  // original index of each merged collective
+  {
+    std::map<std::vector<long long>, int> directions;
+    for (int k = 0; k < K; ++k) {
+      const auto& v = time.traffic[k];
+      const double top = *std::max_element(v.begin(), v.end());
+      std::vector<long long> key(n);
+      for (int d = 0; d < n; ++d) key[d] = std::llround(v[d] / top * 1e12);
+      auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
+      if (inserted) kept.push_back(k);
+      representative[k] = it->second;
+      const auto& w = time.traffic[kept[it->second]];
+      factor[k] = top / *std::max_element(w.begin(), w.end());
+    }
   }
+  const int merged = static_cast<int>(kept.size());
+  f.V.resize(merged, n);
+  for (int r = 0; r < merged; ++r) {
+    for (int d = 0; d < n; ++d) f.V(r, d) = time.traffic[kept[r]][d] / f.bwScale;
+  }
+  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
+    std::map<int, double> out;
+    for (const auto& [k, w] : terms) out[representative[k]] += w * factor[k];
+    return std::vector<std::pair<int, double>>(out.begin(), out.end());
+  };
   // Time scale: the communication part of the objective at the start point.
   std::vector<double> startBw(n);
   for (int d = 0; d < n; ++d) startBw[d] = f.start(d) * f.bwScale;
@@ -325,17 +352,19 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   }
   f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
   f.V /= f.timeScale;
-  f.linearT = Eigen::VectorXd::Zero(K);
+  f.linearT = Eigen::VectorXd::Zero(merged);
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
       f.constant += g.weight * g.pieces[0].constantNs / f.timeScale;
-      for (const auto& [k, w] : g.pieces[0].terms) f.linearT(k) += g.weight * w;
+      for (const auto& [k, w] : g.pieces[0].terms) {
+        f.linearT(representative[k]) += g.weight * w * factor[k];
+      }
     } else if (g.pieces.size() > 1) {
       StandardForm::PieceGroup pg;
       pg.weight = g.weight;
       for (const auto& p : g.pieces) {
         pg.constants.push_back(p.constantNs / f.timeScale);
-        pg.terms.push_back(p.terms);
+        pg.terms.push_back(mergeTerms(p.terms));
       }
       f.pieceGroups.push_back(std::move(pg));
     }
