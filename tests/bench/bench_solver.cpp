@@ -1,0 +1,172 @@
+// Solver benchmarks. Compare rows of one run (same process, same machine state):
+// BM_ReferenceSolve/native against BM_ReferenceSolve/ipopt gives the speed-up of
+// the native solver, BM_ReferencePareto100 against one IPOPT solve says whether a
+// whole 100-point front costs less than a single IPOPT solve, and the scaling
+// families report their big-O fit (Complexity).
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "libra/libra_format.hpp"
+#include "libra/project.hpp"
+#include "libra/solver.hpp"
+
+namespace {
+
+using namespace libra;
+
+// A synthetic problem: D dimensions of 4 NPUs (Ring, the last a Switch), K
+// distinct random collectives, Sum bw == 100 D and one ordering constraint.
+Problem syntheticProblem(int dims, int collectives, unsigned seed = 42) {
+  Project p;
+  p.costModel = referenceCostModel();
+  for (int d = 0; d < dims; ++d) {
+    const bool last = d == dims - 1;
+    Dimension dim;
+    dim.name = "d" + std::to_string(d);
+    dim.block = last ? BuildingBlock::Switch : BuildingBlock::Ring;
+    dim.npus = 4;
+    dim.costLevel = last ? "InterPod" : (d == 0 ? "InterChiplet" : "InterNode");
+    p.network.dims.push_back(dim);
+  }
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> group(1, 4), type(1, 4);
+  std::uniform_real_distribution<double> size(1e6, 1e9);
+  Workload w;
+  w.name = "synthetic";
+  w.communicator.groups = {std::vector<int>(dims, 4), std::vector<int>(dims, 4),
+                           std::vector<int>(dims, 4)};
+  for (int k = 0; k < collectives; ++k) {
+    Layer l;
+    l.name = "layer" + std::to_string(k);
+    l.phases[0].computeNs = 1e5;
+    l.phases[0].collective = static_cast<CollectiveType>(type(rng));
+    l.phases[0].sizeBytes = size(rng);
+    std::vector<int> g(dims);
+    bool any = false;
+    for (int& x : g) {
+      x = group(rng);
+      any = any || x > 1;
+    }
+    if (!any) g[0] = 2;
+    l.phases[0].groups = g;
+    w.layers.push_back(l);
+  }
+  p.workloads = {w};
+  p.constraints = {"total == " + std::to_string(100 * dims)};
+  if (dims > 1) p.constraints.push_back("bw[0] >= bw[1]");
+  return buildProblem(p);
+}
+
+#ifdef LIBRA_REFERENCE_DIR
+// The reference problems: 3D / 4D network with GPT-3 and its communicator, under
+// the reference constraint sets (model.md section 7).
+Problem referenceProblem(bool fourD, bool multiple) {
+  const std::string ref = LIBRA_REFERENCE_DIR "/libra-inputs/";
+  ImportOptions o;
+  o.network = ref + (fourD ? "network/4d_network.yml" : "network/3d_network.yml");
+  o.workload = ref + "workload/GPT_3.txt";
+  o.communicator = ref + (fourD ? "communicator/GPT_3_4d.yml" : "communicator/GPT_3_3d.yml");
+  o.costModel = ref + (fourD ? "cost_model/4d_cost_model.yml" : "cost_model/3d_cost_model.yml");
+  Project p = importLibra(o);
+  p.constraints = multiple ? std::vector<std::string>{"total == 1000", "bw[0] == 500",
+                                                      "bw[0] >= bw[1]", "bw[1] >= bw[2]",
+                                                      "bw[2] + bw[3] == 200"}
+                           : std::vector<std::string>{"total == 500"};
+  return buildProblem(p);
+}
+
+// Args: {4D?, multiple_constraints?, backend (0 native, 1 ipopt)}
+void BM_ReferenceSolve(benchmark::State& state) {
+  const Problem problem = referenceProblem(state.range(0), state.range(1));
+  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr};
+  int iterations = 0;
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance, options);
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    iterations = s.iterations;
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["solver_iterations"] = iterations;
+  state.SetLabel(std::string(state.range(0) ? "4D" : "3D") + " GPT-3 " +
+                 (state.range(1) ? "multiple_constraints" : "total_bw_500gbps") +
+                 (state.range(2) ? " ipopt" : " native"));
+}
+BENCHMARK(BM_ReferenceSolve)
+    ->ArgNames({"4d", "multiple", "ipopt"})
+    ->Args({0, 0, 0})->Args({1, 0, 0})->Args({1, 1, 0})
+    ->Args({0, 0, 1})->Args({1, 0, 1})->Args({1, 1, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_ReferencePareto100(benchmark::State& state) {
+  const Problem problem = referenceProblem(true, state.range(0));
+  for (auto _ : state) {
+    ParetoFront f = paretoFront(problem, 100, {Backend::Native, nullptr});
+    if (f.status != SolveStatus::Optimal) state.SkipWithError(f.message.c_str());
+    benchmark::DoNotOptimize(f);
+  }
+  state.SetLabel(std::string("4D GPT-3 ") + (state.range(0) ? "multiple_constraints" : "total_bw_500gbps") +
+                 " native");
+}
+BENCHMARK(BM_ReferencePareto100)->ArgName("multiple")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_ReferencePerfPerCost(benchmark::State& state) {
+  const Problem problem = referenceProblem(true, false);
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::PerfPerCost, {Backend::Native, nullptr});
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetLabel("4D GPT-3 total_bw_500gbps native");
+}
+BENCHMARK(BM_ReferencePerfPerCost)->Unit(benchmark::kMillisecond);
+#endif
+
+// Solve time against the number of dimensions (100 distinct collectives).
+void BM_NativeScalingDims(benchmark::State& state) {
+  const Problem problem = syntheticProblem(static_cast<int>(state.range(0)), 100);
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr});
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_NativeScalingDims)->DenseRange(2, 8)->Unit(benchmark::kMicrosecond);
+
+// Solve time against the number of distinct collectives (8 dimensions).
+void BM_NativeScalingCollectives(benchmark::State& state) {
+  const Problem problem = syntheticProblem(8, static_cast<int>(state.range(0)));
+  int iterations = 0;
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr});
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    iterations = s.iterations;
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["distinct_collectives"] = problem.time.collectiveCount();
+  state.counters["solver_iterations"] = iterations;
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_NativeScalingCollectives)
+    ->RangeMultiplier(10)
+    ->Range(1, 10000)
+    ->Complexity(benchmark::oN)
+    ->Unit(benchmark::kMillisecond);
+
+// IPOPT on the same family, as the baseline (up to 100 collectives: beyond that
+// one IPOPT solve takes seconds).
+void BM_IpoptScalingCollectives(benchmark::State& state) {
+  const Problem problem = syntheticProblem(8, static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance, {Backend::Ipopt, nullptr});
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_IpoptScalingCollectives)->RangeMultiplier(10)->Range(1, 100)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
