@@ -171,7 +171,7 @@ class InteriorPoint {
   void constraintValues(Vec& f) const {
     f.resize(m_);
     int i = 0;
-    for (const Edge& e : edges_) f(i++) = e.v / x_(e.d) - t_(e.k);
+    for (const Edge& e : edges_) f(i++) = e.v * invX_(e.d) - t_(e.k);
     for (int d : idle_) f(i++) = -x_(d);
     if (mi_) {
       f.segment(i, mi_).noalias() = f_.Ain * x_;
@@ -194,6 +194,7 @@ class InteriorPoint {
     s_ = Vec::Constant(M_, -std::numeric_limits<double>::infinity());
     for (const auto& p : pieces_) s_(p.group) = std::max(s_(p.group), pieceValue(p, t_));
     for (int g = 0; g < M_; ++g) s_(g) += 0.1 * (1 + std::abs(s_(g)));
+    invX_ = x_.cwiseInverse();
     constraintValues(fval_);
     u_ = (-fval_).cwiseMax(1e-2);
     // Multipliers that roughly balance the objective's pull on t.
@@ -210,9 +211,10 @@ class InteriorPoint {
 
   // Residuals at the current point: dual (x, t, s blocks), r_f = f + u, primal Aeq.
   void evaluate() {
+    invX_ = x_.cwiseInverse();
     for (int e = 0; e < E_; ++e) {
-      const double x = x_(edges_[e].d);
-      slope_[e] = edges_[e].v / (x * x);  // -d f_e / d x_d
+      const double ix = invX_(edges_[e].d);
+      slope_[e] = edges_[e].v * ix * ix;  // -d f_e / d x_d
     }
     constraintValues(fval_);
     rf_ = fval_ + u_;
@@ -274,8 +276,7 @@ class InteriorPoint {
     htt_.setZero(K_);
     int i = 0;
     for (const Edge& e : edges_) {
-      const double x = x_(e.d);
-      H_(e.d, e.d) += lambda_(i) * 2.0 * slope_[i] / x;  // lambda * d2f/dx2 = 2 V / x^3
+      H_(e.d, e.d) += lambda_(i) * 2.0 * slope_[i] * invX_(e.d);  // lambda d2f/dx2 = 2 lambda V / x^3
       // Without pieces, the (d, k) coupling is eliminated below in closed form.
       if (!separable_) H_(e.d, e.d) += scale_(i) * slope_[i] * slope_[i];
       htt_(e.k) += scale_(i);
@@ -517,7 +518,7 @@ class InteriorPoint {
   // Iterate: primal (x, t, s), slacks u, multipliers lambda (inequalities), nu (equalities).
   Vec x_, t_, s_, u_, lambda_, nu_;
   // Residuals at the iterate, and V/x^2 per edge.
-  Vec fval_, rf_, rp_, rdx_, rdt_, rds_;
+  Vec fval_, rf_, rp_, rdx_, rdt_, rds_, invX_;
   std::vector<double> slope_;
   // Newton system and its factorization.
   Vec scale_, htt_;
