@@ -7,7 +7,7 @@
 //
 // Identical collectives share one k. The no-overlap and recompute loops give one
 // piece per workload; the overlap loop gives one piece per point where the
-// weight-gradient queue can start to wait (see docs/model.md). T is convex in bw.
+// weight-gradient queue can start to wait (see docs/workloads.md, section 5). T is convex in bw.
 #pragma once
 
 #include <span>

@@ -1,0 +1,90 @@
+// Parallelization degrees and their mapping onto network dimensions.
+//
+// The NPUs of a network form a grid n_0 x n_1 x ... x n_{D-1} (innermost first).
+// A parallelization splits them into tp x ep x pp x dp: tensor parallel (TP),
+// expert parallel (EP), pipeline parallel (PP) and data parallel (DP). The
+// mapping says, for each of these axes, how many NPUs of each dimension one of
+// its groups spans (g_d; 1 = the dimension is not used by that axis), exactly
+// like the reference communicator files do.
+//
+// Automatic mapping (the reference convention, see docs/workloads.md section 3):
+//   TP, then EP, from the inside out; DP from the outside in; PP takes what is
+//   left in between. Each axis takes whole dimensions while its remaining degree
+//   is a multiple of the dimension's free NPUs, then a divisor of the next one,
+//   so a dimension can be split between two or three axes (FC(8) = 4 TP x 2 DP).
+//   A degree that cannot be formed that way is an InputError naming the degree
+//   and the dimension.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libra/network.hpp"
+#include "libra/workload.hpp"
+
+namespace libra {
+
+enum class ParallelAxis { Tensor = 0, Expert = 1, Pipeline = 2, Data = 3 };
+inline constexpr std::array<ParallelAxis, 4> kParallelAxes{
+    ParallelAxis::Tensor, ParallelAxis::Expert, ParallelAxis::Pipeline, ParallelAxis::Data};
+std::string_view toString(ParallelAxis axis);   // "tensor", "expert", "pipeline", "data"
+std::string_view shortName(ParallelAxis axis);  // "TP", "EP", "PP", "DP"
+
+struct Parallelism {
+  int tp = 1;                     // tensor parallel (Megatron style)
+  int ep = 1;                     // expert parallel (mixture-of-experts layers only)
+  int pp = 1;                     // pipeline parallel stages
+  int dp = 0;                     // data parallel; 0 = derived: N / (tp * ep * pp)
+  bool sequenceParallel = false;  // TP activations as ReduceScatter + AllGather
+  bool zero3 = false;             // ZeRO-3 / FSDP: parameter AllGather, gradient ReduceScatter
+  bool recompute = false;         // full activation recomputation
+  // Optional hand-given group sizes per dimension (innermost first). Empty = automatic
+  // mapping. When any is given, all axes with degree > 1 must be given; an empty
+  // vector then means "not used" (all 1).
+  std::vector<int> tpGroups, epGroups, ppGroups, dpGroups;
+
+  int degree(ParallelAxis axis) const;
+  bool manual() const {
+    return !tpGroups.empty() || !epGroups.empty() || !ppGroups.empty() || !dpGroups.empty();
+  }
+  // "TP 8 x PP 1 x DP 512" style label (EP and PP only when > 1).
+  std::string label() const;
+  bool operator==(const Parallelism&) const = default;
+};
+
+// Fills in dp when it is 0 and checks tp * ep * pp * dp == npus. Throws InputError
+// naming the degrees and the NPU count.
+Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus);
+
+struct ParallelismMapping {
+  // Group size per dimension for each axis, innermost first; indexed by ParallelAxis.
+  std::array<std::vector<int>, 4> groups;
+
+  const std::vector<int>& of(ParallelAxis axis) const { return groups[static_cast<int>(axis)]; }
+  std::vector<int>& of(ParallelAxis axis) { return groups[static_cast<int>(axis)]; }
+  const std::vector<int>& tensor() const { return of(ParallelAxis::Tensor); }
+  const std::vector<int>& expert() const { return of(ParallelAxis::Expert); }
+  const std::vector<int>& pipeline() const { return of(ParallelAxis::Pipeline); }
+  const std::vector<int>& data() const { return of(ParallelAxis::Data); }
+  // The NPUs that hold the same shard of a non-expert weight: expert x data per
+  // dimension. Non-expert gradients are reduced over this group.
+  std::vector<int> denseData() const;
+  // The transformer communicator: forward and input gradient over the TP group,
+  // weight gradient over the dense data-parallel group.
+  Communicator communicator() const;
+
+  bool operator==(const ParallelismMapping&) const = default;
+};
+
+// Maps the (resolved or unresolved) degrees onto the network, automatically or
+// from the hand-given groups. Throws InputError naming the axis, its degree and
+// the dimension when the degrees do not fit.
+ParallelismMapping mapParallelism(const Network& network, const Parallelism& parallelism);
+
+// "[16, 8, -1]"-style text of a group vector (1 printed as -1, as the reference files do).
+std::string formatGroups(const std::vector<int>& groups);
+
+}  // namespace libra

@@ -1,0 +1,191 @@
+// Workload presets: models described by their hyperparameters, devices described
+// by their peak throughput, and the generators that turn a model, a
+// parallelization and a device into a Workload (layers, collectives, compute
+// times) for a given network.
+//
+// Every formula (FLOPs, parameter counts, collective sizes, where each collective
+// sits) and the source of every preset's numbers is in docs/workloads.md.
+//
+// Units: sizes in bytes, times in ns, FLOP/s and bytes/s for devices.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "libra/cost.hpp"
+#include "libra/mapping.hpp"
+#include "libra/network.hpp"
+#include "libra/problem.hpp"
+#include "libra/project.hpp"
+#include "libra/workload.hpp"
+
+namespace libra {
+
+// ---------------------------------------------------------------------------------
+// Devices
+
+struct Device {
+  std::string id;              // e.g. "h100"
+  std::string name;            // e.g. "NVIDIA H100 SXM5"
+  double peakFlops = 0;        // FLOP/s at `precision`, dense (no structured sparsity)
+  std::string precision;       // e.g. "BF16 dense"
+  double memoryBandwidth = 0;  // HBM bytes/s; 0 = unknown (memory-bound lookups cost 0 ns)
+  double efficiency = 0.4;     // achieved fraction of the peak (model FLOPs utilization)
+  std::string source;          // where the peak numbers come from (URL)
+
+  double achievedFlops() const { return peakFlops * efficiency; }
+  // ns for `flops` floating-point operations at the achieved rate.
+  double computeNs(double flops) const { return flops / achievedFlops() * 1e9; }
+  // Throws InputError when the numbers are not positive and finite, efficiency not in (0, 1].
+  void validate() const;
+  bool operator==(const Device&) const = default;
+};
+
+// H100, B200, MI300X, TPU v5p, A100 (published peaks, efficiency 0.4) and
+// "libra-reference", the rate the reference workload files imply.
+const std::vector<Device>& devices();
+// Throws InputError listing the known ids when `id` is unknown (case-insensitive).
+const Device& findDevice(std::string_view id);
+
+// ---------------------------------------------------------------------------------
+// Models
+
+// A decoder-only transformer; with experts > 0 every block's MLP is a
+// mixture-of-experts layer.
+struct TransformerConfig {
+  int layers = 0;               // L, transformer blocks
+  int hidden = 0;               // h
+  int ffn = 0;                  // f, MLP inner size of a dense block
+  int heads = 0;                // a, attention heads (head dim = h / a)
+  int kvHeads = 0;              // grouped-query attention: key/value heads; 0 = heads (multi-head)
+  int vocab = 0;                // V, 0 = no embedding / output layers
+  bool gatedMlp = false;        // SwiGLU-style MLP: three h x f matrices instead of two
+  bool tiedEmbeddings = false;  // output layer shares the input embedding's weights
+  int experts = 0;              // E, 0 = dense
+  int topK = 0;                 // k experts per token
+  int expertFfn = 0;            // inner size of one expert; 0 = ffn
+
+  bool operator==(const TransformerConfig&) const = default;
+};
+
+// One convolution (or fully connected layer: kernel 1, outputSize 1) of a CNN.
+struct ConvLayer {
+  std::string name;
+  int inChannels = 0;
+  int outChannels = 0;
+  int kernel = 1;      // k x k
+  int outputSize = 1;  // output feature map is outputSize x outputSize
+
+  bool operator==(const ConvLayer&) const = default;
+};
+
+struct CnnConfig {
+  std::vector<ConvLayer> layers;  // in forward order
+
+  bool operator==(const CnnConfig&) const = default;
+};
+
+// Deep Learning Recommendation Model (Naumov et al. 2019): dense features through a
+// bottom MLP, sparse features through embedding tables sharded over all NPUs,
+// pairwise dot-product interaction, top MLP.
+struct DlrmConfig {
+  int denseFeatures = 0;       // input width of the bottom MLP
+  std::vector<int> bottomMlp;  // output width of each bottom layer
+  std::vector<int> topMlp;     // output width of each top layer
+  int tables = 0;              // embedding tables (one lookup each per sample)
+  int embeddingDim = 0;
+  int interactionWidth = 0;  // top MLP input; 0 = bottom output + C(tables + 1, 2)
+
+  bool operator==(const DlrmConfig&) const = default;
+};
+
+enum class ModelFamily { Transformer, MixtureOfExperts, Cnn, Dlrm };
+std::string_view toString(ModelFamily family);  // "transformer", "moe", "cnn", "dlrm"
+
+struct Preset {
+  std::string id;      // e.g. "gpt3-175b"
+  std::string name;    // e.g. "GPT-3 175B"
+  std::string source;  // paper / model card the hyperparameters come from
+  std::string notes;   // assumptions beyond the source
+  std::variant<TransformerConfig, CnnConfig, DlrmConfig> model;
+  int sequenceLength = 1;   // tokens per sample (transformers); 1 otherwise
+  int microBatch = 1;       // samples per NPU (per data-parallel rank) per micro-batch
+  int bytesPerElement = 2;  // activations, weights and gradients on the wire (2 = BF16)
+  Parallelism defaults;     // parallelism used when the caller gives none
+
+  ModelFamily family() const;
+  // Weights of the whole model (biases and normalization weights not counted).
+  double parameterCount() const;
+  // Throws InputError naming the preset and the bad hyperparameter.
+  void validate() const;
+  bool operator==(const Preset&) const = default;
+};
+
+// The built-in presets: turing-nlg-17b, gpt3-175b, msft-1t, llama3-70b,
+// llama3-405b, mixtral-8x22b, resnet50, dlrm-mlperf, dlrm-libra.
+const std::vector<Preset>& presets();
+// Throws InputError listing the known ids when `id` is unknown (case-insensitive).
+const Preset& findPreset(std::string_view id);
+// Hyperparameters as (key, value) text, for listings.
+std::vector<std::pair<std::string, std::string>> describe(const Preset& preset);
+
+// ---------------------------------------------------------------------------------
+// Generation
+
+enum class WorkloadLayout {
+  // Megatron-LM style: TP collectives only when tp > 1, one gradient collective per
+  // transformer block (bucketed for CNN / DLRM), embedding and output layers.
+  Megatron,
+  // The reference LIBRA files' layout: the whole gradient collective on the first
+  // layer's weight-gradient phase, TP collectives written even when tp = 1, the
+  // reference's extra input-gradient AllGather on the attention output, no
+  // embedding or output layers. With blocks = 2 and the reference tokens per
+  // micro-batch it reproduces the reference files' collective sizes.
+  Libra,
+};
+std::string_view toString(WorkloadLayout layout);  // "megatron", "libra"
+std::optional<WorkloadLayout> parseWorkloadLayout(std::string_view text);
+
+struct GeneratorOptions {
+  WorkloadLayout layout = WorkloadLayout::Megatron;
+  int blocks = 0;          // transformer blocks written; 0 = all of the pipeline stage's
+  int microBatch = 0;      // overrides the preset's micro-batch when > 0
+  int sequenceLength = 0;  // overrides the preset's sequence length when > 0
+  int microBatches = 1;    // micro-batches per iteration (gradient accumulation steps)
+  // Data-parallel gradient bucket of CNN and DLRM workloads in the Megatron layout
+  // (PyTorch DDP's default bucket_cap_mb = 25).
+  double bucketBytes = 25.0 * 1024 * 1024;
+
+  bool operator==(const GeneratorOptions&) const = default;
+};
+
+// Generates the workload of one NPU for one training iteration. Maps the
+// parallelism onto the network (mapParallelism), writes Phase::groups where a
+// collective runs over another group than the communicator's, and records the
+// preset, device and parameters in Workload::origin. Throws InputError when the
+// preset, device, options or parallelism are invalid or do not fit the network.
+Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
+                          const Device& device, const Network& network,
+                          const GeneratorOptions& options = {});
+
+struct ProjectOptions {
+  std::string name;  // empty: "<preset name> on <N> NPUs"
+  // Recompute is realized by the generator (parallelism.recompute) with the
+  // no-overlap loop, so that it also combines with ZeRO-3 correctly; see
+  // docs/workloads.md section 5.
+  TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
+  CostModel costModel = referenceCostModel();
+  std::vector<std::string> constraints{"total == 500"};
+  Objective objective = Objective::Performance;
+  GeneratorOptions generator;
+};
+
+// A project holding the generated workload on `network` (for `libra new --preset`).
+Project makeProject(const Preset& preset, const Parallelism& parallelism, const Device& device,
+                    const Network& network, const ProjectOptions& options = {});
+
+}  // namespace libra

@@ -1,0 +1,86 @@
+// Design-space sweep: every network shape for a number of NPUs, solved for both
+// objectives with a workload generated from a preset, and ranked.
+//
+// Shapes: ordered factorizations N = n_0 * ... * n_{D-1} with every n_d >= 2, for
+// D = minDims..maxDims, times one building block per dimension from the allowed
+// list. Cost levels by position: a D-dimensional shape takes the outermost D of
+// `costLevels` in order, so its last dimension always gets the last level
+// (InterPod with the reference prices). See docs/workloads.md section 7.
+//
+// Shapes that cannot hold the preset's parallelism, that put a Switch on a level
+// without Switch and Nic prices, whose constraints do not apply, or whose solve
+// fails are skipped and counted by reason; they never fail the sweep.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "libra/cost.hpp"
+#include "libra/network.hpp"
+#include "libra/presets.hpp"
+#include "libra/solver.hpp"
+
+namespace libra {
+
+struct SweepOptions {
+  Preset preset;
+  Parallelism parallelism;  // dp = 0: derived per shape; hand-given groups are not allowed
+  Device device;
+  GeneratorOptions generator;
+  std::int64_t npus = 0;
+  int minDims = 2;
+  int maxDims = 4;
+  std::vector<BuildingBlock> blocks{BuildingBlock::Ring, BuildingBlock::FullyConnected,
+                                    BuildingBlock::Switch};
+  CostModel costModel = referenceCostModel();
+  // Innermost first; a D-dimensional shape uses the last D entries.
+  std::vector<std::string> costLevels{"InterChiplet", "InterPackage", "InterNode", "InterPod"};
+  std::vector<std::string> constraints;  // empty: {"total == 500"}
+  // Recompute is realized by the generator, as in makeProject.
+  TrainingLoop loop = TrainingLoop::NoOverlap;
+  int jobs = 0;  // worker threads; 0 = std::thread::hardware_concurrency()
+};
+
+struct SweepShape {
+  Network network;
+  std::string label;     // e.g. "Ring 16 x FC 8 x Switch 32"
+  Solution performance;  // least iteration time
+  Solution perfPerCost;  // least iteration time x cost
+};
+
+struct SweepResult {
+  std::vector<SweepShape> shapes;  // solved shapes, in enumeration order
+  int enumerated = 0;              // shapes enumerated (solved + skipped + not run)
+  int skipped = 0;
+  std::map<std::string, int> skipReasons;          // reason -> count
+  std::map<std::string, std::string> skipExample;  // reason -> one full message
+  std::vector<int> byTime;      // indices into shapes, least iteration time first
+  std::vector<int> byTimeCost;  // indices into shapes, least time x cost first
+  bool cancelled = false;       // shapes not run are neither solved nor skipped
+  double wallSeconds = 0;
+};
+
+// Ordered factorizations of n into exactly `dims` factors, each >= 2, in
+// lexicographic order.
+std::vector<std::vector<int>> orderedFactorizations(std::int64_t n, int dims);
+
+// The shapes runSweep visits, in its order. Throws InputError for invalid options.
+std::vector<Network> enumerateShapes(const SweepOptions& options);
+
+// "Ring 16 x FC 8 x Switch 32".
+std::string shapeLabel(const Network& network);
+
+// Runs the sweep on `jobs` threads (one native solve per thread at a time).
+// `progress(done, total)` is called on the calling thread, at most ~10 times a
+// second and once at the end. Setting *cancel stops the sweep; the result then
+// holds what was finished. Throws InputError when the options themselves are
+// invalid (unknown constraint syntax, a parallelism the preset cannot use at all).
+SweepResult runSweep(const SweepOptions& options,
+                     const std::function<void(int done, int total)>& progress = {},
+                     const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace libra

@@ -1,0 +1,372 @@
+// The built-in model presets. The hyperparameters and their sources are listed
+// in docs/workloads.md section 6; keep both in step.
+#include <cmath>
+
+#include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+std::string_view toString(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::Transformer:
+      return "transformer";
+    case ModelFamily::MixtureOfExperts:
+      return "moe";
+    case ModelFamily::Cnn:
+      return "cnn";
+    case ModelFamily::Dlrm:
+      return "dlrm";
+  }
+  return "transformer";
+}
+
+std::string_view toString(WorkloadLayout layout) {
+  return layout == WorkloadLayout::Megatron ? "megatron" : "libra";
+}
+
+std::optional<WorkloadLayout> parseWorkloadLayout(std::string_view textIn) {
+  const std::string t = text::lower(text::trim(textIn));
+  if (t == "megatron") return WorkloadLayout::Megatron;
+  if (t == "libra" || t == "reference") return WorkloadLayout::Libra;
+  return std::nullopt;
+}
+
+ModelFamily Preset::family() const {
+  if (const auto* t = std::get_if<TransformerConfig>(&model)) {
+    return t->experts > 0 ? ModelFamily::MixtureOfExperts : ModelFamily::Transformer;
+  }
+  if (std::holds_alternative<CnnConfig>(model)) return ModelFamily::Cnn;
+  return ModelFamily::Dlrm;
+}
+
+namespace {
+
+double transformerBlockDense(const TransformerConfig& m) {
+  const double h = m.hidden;
+  const double hkv = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
+  const double attention = 2 * h * h + 2 * h * hkv;
+  if (m.experts > 0) return attention + h * m.experts;  // + router
+  return attention + (m.gatedMlp ? 3.0 : 2.0) * h * m.ffn;
+}
+
+double transformerBlockExperts(const TransformerConfig& m) {
+  if (m.experts <= 0) return 0;
+  const double fe = m.expertFfn > 0 ? m.expertFfn : m.ffn;
+  return static_cast<double>(m.experts) * (m.gatedMlp ? 3.0 : 2.0) * m.hidden * fe;
+}
+
+std::vector<double> dlrmWidths(const DlrmConfig& m, bool bottom) {
+  std::vector<double> w;
+  if (bottom) {
+    w.push_back(m.denseFeatures);
+    for (int x : m.bottomMlp) w.push_back(x);
+  } else {
+    const double pairs = static_cast<double>(m.tables + 1) * m.tables / 2;
+    w.push_back(m.interactionWidth > 0 ? m.interactionWidth
+                                       : (m.bottomMlp.empty() ? 0 : m.bottomMlp.back()) + pairs);
+    for (int x : m.topMlp) w.push_back(x);
+  }
+  return w;
+}
+
+}  // namespace
+
+double Preset::parameterCount() const {
+  if (const auto* t = std::get_if<TransformerConfig>(&model)) {
+    const double embeddings =
+        static_cast<double>(t->vocab) * t->hidden * (t->tiedEmbeddings ? 1.0 : 2.0);
+    return t->layers * (transformerBlockDense(*t) + transformerBlockExperts(*t)) + embeddings;
+  }
+  if (const auto* c = std::get_if<CnnConfig>(&model)) {
+    double n = 0;
+    for (const ConvLayer& l : c->layers) {
+      n += static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
+    }
+    return n;
+  }
+  const auto& d = std::get<DlrmConfig>(model);
+  double n = 0;
+  for (bool bottom : {true, false}) {
+    const std::vector<double> w = dlrmWidths(d, bottom);
+    for (std::size_t i = 1; i < w.size(); ++i) n += w[i - 1] * w[i];
+  }
+  return n;
+}
+
+void Preset::validate() const {
+  const std::string where = "preset '" + id + "'";
+  auto positive = [&](double value, const std::string& what) {
+    if (!(value >= 1)) {
+      throw InputError(where + ": " + what + " is " + text::formatNumber(value) +
+                       "; it must be at least 1");
+    }
+  };
+  positive(sequenceLength, "the sequence length");
+  positive(microBatch, "the micro-batch");
+  positive(bytesPerElement, "the bytes per element");
+  if (const auto* t = std::get_if<TransformerConfig>(&model)) {
+    positive(t->layers, "the layer count");
+    positive(t->hidden, "the hidden size");
+    positive(t->ffn, "the FFN size");
+    positive(t->heads, "the head count");
+    if (t->hidden % t->heads != 0) {
+      throw InputError(where + ": the hidden size " + std::to_string(t->hidden) +
+                       " is not a multiple of the " + std::to_string(t->heads) + " heads");
+    }
+    if (t->kvHeads < 0 || (t->kvHeads > 0 && t->heads % t->kvHeads != 0)) {
+      throw InputError(where + ": " + std::to_string(t->kvHeads) +
+                       " key/value heads must divide the " + std::to_string(t->heads) + " heads");
+    }
+    if (t->vocab < 0) throw InputError(where + ": the vocabulary size must be >= 0");
+    if (t->experts < 0 || t->expertFfn < 0) {
+      throw InputError(where + ": the expert count and expert FFN size must be >= 0");
+    }
+    if (t->experts > 0 && (t->topK < 1 || t->topK > t->experts)) {
+      throw InputError(where + ": top-k " + std::to_string(t->topK) +
+                       " must be between 1 and the " + std::to_string(t->experts) + " experts");
+    }
+  } else if (const auto* c = std::get_if<CnnConfig>(&model)) {
+    if (c->layers.empty()) throw InputError(where + ": the CNN has no layers");
+    for (const ConvLayer& l : c->layers) {
+      if (l.inChannels < 1 || l.outChannels < 1 || l.kernel < 1 || l.outputSize < 1) {
+        throw InputError(where + ": layer '" + l.name +
+                         "': channels, kernel and output size must be at least 1");
+      }
+    }
+  } else {
+    const auto& d = std::get<DlrmConfig>(model);
+    positive(d.denseFeatures, "the dense feature count");
+    positive(d.tables, "the embedding table count");
+    positive(d.embeddingDim, "the embedding dimension");
+    if (d.bottomMlp.empty() || d.topMlp.empty()) {
+      throw InputError(where + ": the bottom and top MLPs need at least one layer each");
+    }
+    for (int w : d.bottomMlp) positive(w, "a bottom MLP width");
+    for (int w : d.topMlp) positive(w, "a top MLP width");
+    if (d.interactionWidth < 0) throw InputError(where + ": the interaction width must be >= 0");
+  }
+}
+
+namespace {
+
+// torchvision's ResNet-50 (v1.5: the stride sits on the 3x3 convolution) at 224 x 224.
+// Within a bottleneck block the downsample (conv4) is listed first, as the
+// reference workload file does.
+CnnConfig resnet50() {
+  CnnConfig c;
+  c.layers.push_back({"conv1", 3, 64, 7, 112});
+  struct Stage {
+    int width, blocks, size;
+  };
+  int in = 64;
+  for (const Stage& s :
+       {Stage{64, 3, 56}, Stage{128, 4, 28}, Stage{256, 6, 14}, Stage{512, 3, 7}}) {
+    const int out = 4 * s.width;
+    for (int b = 1; b <= s.blocks; ++b) {
+      const std::string name = "layer_" + std::to_string(s.width) + "_" + std::to_string(b) + "_";
+      // The first block of stages 2-4 runs its first 1x1 at the previous resolution.
+      const int firstSize = (b == 1 && s.width != 64) ? 2 * s.size : s.size;
+      if (b == 1) c.layers.push_back({name + "conv4", in, out, 1, s.size});
+      c.layers.push_back({name + "conv1", b == 1 ? in : out, s.width, 1, firstSize});
+      c.layers.push_back({name + "conv2", s.width, s.width, 3, s.size});
+      c.layers.push_back({name + "conv3", s.width, out, 1, s.size});
+    }
+    in = out;
+  }
+  c.layers.push_back({"fc1000", 2048, 1000, 1, 1});
+  return c;
+}
+
+std::vector<Preset> buildPresets() {
+  std::vector<Preset> list;
+  auto dense = [](int layers, int hidden, int ffn, int heads, int kvHeads, int vocab, bool gated,
+                  bool tied) {
+    TransformerConfig t;
+    t.layers = layers;
+    t.hidden = hidden;
+    t.ffn = ffn;
+    t.heads = heads;
+    t.kvHeads = kvHeads;
+    t.vocab = vocab;
+    t.gatedMlp = gated;
+    t.tiedEmbeddings = tied;
+    return t;
+  };
+  auto add = [&](std::string id, std::string name, std::string source, std::string notes,
+                 std::variant<TransformerConfig, CnnConfig, DlrmConfig> model, int seq, int micro,
+                 int bytes, Parallelism defaults) {
+    Preset p;
+    p.id = std::move(id);
+    p.name = std::move(name);
+    p.source = std::move(source);
+    p.notes = std::move(notes);
+    p.model = std::move(model);
+    p.sequenceLength = seq;
+    p.microBatch = micro;
+    p.bytesPerElement = bytes;
+    p.defaults = defaults;
+    list.push_back(std::move(p));
+  };
+  Parallelism tp1;
+  Parallelism tp8;
+  tp8.tp = 8;
+  Parallelism tp16;
+  tp16.tp = 16;
+  Parallelism tp128;
+  tp128.tp = 128;
+  Parallelism moe;
+  moe.tp = 8;
+  moe.ep = 8;
+
+  add("turing-nlg-17b", "Turing-NLG 17B",
+      "Microsoft Research blog, 'Turing-NLG: A 17-billion-parameter language model by "
+      "Microsoft' (2020-02-10), https://www.microsoft.com/en-us/research/blog/"
+      "turing-nlg-a-17-billion-parameter-language-model-by-microsoft/: 78 layers, hidden 4256, "
+      "28 heads",
+      "FFN = 4 h; GPT-2 vocabulary (50257) and tied embeddings assumed. Sequence 1024 x "
+      "micro-batch 8 = the 8192 tokens per micro-batch of the LIBRA reference file; LIBRA runs it "
+      "data parallel only (TP 1)",
+      dense(78, 4256, 4 * 4256, 28, 0, 50257, false, true), 1024, 8, 2, tp1);
+  add("gpt3-175b", "GPT-3 175B",
+      "Brown et al., 'Language Models are Few-Shot Learners', arXiv:2005.14165, Table 2.1: "
+      "96 layers, d_model 12288, 96 heads of 128, context 2048, FFN 4 d_model",
+      "BPE vocabulary 50257, tied embeddings (GPT-2 architecture). Micro-batch 16 x 2048 = the "
+      "32768 tokens per micro-batch of the LIBRA reference file; TP 16 as in LIBRA",
+      dense(96, 12288, 4 * 12288, 96, 0, 50257, false, true), 2048, 16, 2, tp16);
+  add("msft-1t", "MSFT-1T",
+      "the 1-trillion-parameter transformer of LIBRA (Won et al., ISPASS 2024, "
+      "arXiv:2109.11762) and its reference inputs, https://github.com/astra-sim/libra: hidden "
+      "24576 (from the collective sizes of inputs/workload/MSFT_1T.txt), TP 128 x DP 32 (from "
+      "inputs/communicator/MSFT_1T_*.yml)",
+      "128 layers (128 x 12 h^2 = 0.93 T parameters), 128 heads of 192 (TP 128 splits heads), "
+      "FFN 4 h, vocabulary 51200 tied: assumed, no public model card. Micro-batch 8 x 2048 = "
+      "the reference's 16384 tokens per micro-batch",
+      dense(128, 24576, 4 * 24576, 128, 0, 51200, false, true), 2048, 8, 2, tp128);
+  add("llama3-70b", "Llama 3 70B",
+      "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
+      "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
+      "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+      "sequence 8192 (the pre-training context), micro-batch 1; untied embeddings",
+      dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, tp8);
+  add("llama3-405b", "Llama 3 405B",
+      "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 126 layers, model "
+      "dimension 16384, FFN 53248, 128 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
+      "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
+      "sequence 8192, micro-batch 1; TP 8 as in the paper's Table 4 (which adds PP 16)",
+      dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2, tp8);
+  {
+    TransformerConfig m = dense(56, 6144, 16384, 48, 8, 32000, true, false);
+    m.experts = 8;
+    m.topK = 2;
+    add("mixtral-8x22b", "Mixtral 8x22B",
+        "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json: 56 layers, "
+        "hidden 6144, intermediate 16384, 48 heads, 8 key/value heads, 8 experts, 2 per token, "
+        "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
+        "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
+        "supports 65536) and micro-batch 1 are our choice; TP 8 x EP 8",
+        m, 4096, 1, 2, moe);
+  }
+  add("resnet50", "ResNet-50",
+      "He et al., 'Deep Residual Learning for Image Recognition', arXiv:1512.03385, Table 1 "
+      "(torchvision v1.5 layout); 32 images per GPU as in Goyal et al., arXiv:1706.02677",
+      "224 x 224 inputs; weights of convolutions and the classifier only (25,502,912: the "
+      "LIBRA reference's 51,005,824-byte gradient in FP16); data parallel only",
+      resnet50(), 1, 32, 2, tp1);
+  {
+    DlrmConfig d;
+    d.denseFeatures = 13;
+    d.bottomMlp = {512, 256, 128};
+    d.topMlp = {1024, 1024, 512, 256, 1};
+    d.tables = 26;
+    d.embeddingDim = 128;
+    add("dlrm-mlperf", "DLRM (MLPerf, Criteo Terabyte)",
+        "Naumov et al., 'Deep Learning Recommendation Model for Personalization and "
+        "Recommendation Systems', arXiv:1906.00091; MLPerf configuration from "
+        "https://github.com/facebookresearch/dlrm (README, Criteo Terabyte: "
+        "--arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 "
+        "--arch-mlp-top=1024-1024-512-256-1, mini-batch 2048)",
+        "26 embedding tables sharded over all NPUs (model parallel), MLPs data parallel; FP32", d,
+        1, 2048, 4, tp1);
+  }
+  {
+    DlrmConfig d;
+    d.denseFeatures = 1600;
+    d.bottomMlp = {1024, 1024, 1024, 1024, 1024, 1024, 64};
+    d.topMlp = std::vector<int>(11, 2048);
+    d.topMlp.push_back(1);
+    d.tables = 64;
+    d.embeddingDim = 64;
+    d.interactionWidth = 4160;
+    add("dlrm-libra", "DLRM (LIBRA reference)",
+        "the DLRM of the LIBRA reference inputs, https://github.com/astra-sim/libra "
+        "inputs/workload/DLRM.txt: MLP widths inferred from its per-layer compute times and its "
+        "114,823,168-byte gradient AllReduce (57,411,584 FP16 weights)",
+        "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
+        "micro-batch 512 reproduce its 4,194,304-byte AllToAll",
+        d, 1, 512, 2, tp1);
+  }
+  for (const Preset& p : list) p.validate();
+  return list;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> list = buildPresets();
+  return list;
+}
+
+const Preset& findPreset(std::string_view id) {
+  const std::string key = text::lower(text::trim(id));
+  std::string known;
+  for (const Preset& p : presets()) {
+    if (p.id == key) return p;
+    known += (known.empty() ? "" : ", ") + p.id;
+  }
+  throw InputError("preset '" + std::string(id) + "' is unknown; known presets: " + known);
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto num = [](double v) { return text::formatNumber(v); };
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "-" : "") + std::to_string(v[i]);
+    return s;
+  };
+  out.emplace_back("family", std::string(toString(preset.family())));
+  if (const auto* t = std::get_if<TransformerConfig>(&preset.model)) {
+    out.emplace_back("layers", num(t->layers));
+    out.emplace_back("hidden", num(t->hidden));
+    out.emplace_back("ffn", num(t->ffn));
+    out.emplace_back("heads", num(t->heads));
+    out.emplace_back("kv_heads", num(t->kvHeads > 0 ? t->kvHeads : t->heads));
+    out.emplace_back("vocab", num(t->vocab));
+    out.emplace_back("mlp", t->gatedMlp ? "gated (SwiGLU)" : "GeLU");
+    out.emplace_back("embeddings", t->tiedEmbeddings ? "tied" : "untied");
+    if (t->experts > 0) {
+      out.emplace_back("experts", num(t->experts));
+      out.emplace_back("top_k", num(t->topK));
+      out.emplace_back("expert_ffn", num(t->expertFfn > 0 ? t->expertFfn : t->ffn));
+    }
+    out.emplace_back("sequence_length", num(preset.sequenceLength));
+  } else if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
+    out.emplace_back("layers", num(static_cast<double>(c->layers.size())));
+  } else {
+    const auto& d = std::get<DlrmConfig>(preset.model);
+    out.emplace_back("dense_features", num(d.denseFeatures));
+    out.emplace_back("bottom_mlp", list(d.bottomMlp));
+    out.emplace_back("top_mlp", list(d.topMlp));
+    out.emplace_back("tables", num(d.tables));
+    out.emplace_back("embedding_dim", num(d.embeddingDim));
+  }
+  out.emplace_back("micro_batch", num(preset.microBatch));
+  out.emplace_back("bytes_per_element", num(preset.bytesPerElement));
+  out.emplace_back("parameters", num(preset.parameterCount()));
+  out.emplace_back("default_parallelism", preset.defaults.label());
+  return out;
+}
+
+}  // namespace libra

@@ -1,0 +1,66 @@
+#include <cmath>
+
+#include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+void Device::validate() const {
+  const std::string where = "device '" + id + "'";
+  if (!std::isfinite(peakFlops) || peakFlops <= 0) {
+    throw InputError(where + ": peak throughput " + text::formatNumber(peakFlops) +
+                     " FLOP/s must be a finite number > 0");
+  }
+  if (!std::isfinite(efficiency) || efficiency <= 0 || efficiency > 1) {
+    throw InputError(where + ": efficiency " + text::formatNumber(efficiency) +
+                     " must be in (0, 1] (the achieved fraction of the peak)");
+  }
+  if (!std::isfinite(memoryBandwidth) || memoryBandwidth < 0) {
+    throw InputError(where + ": memory bandwidth " + text::formatNumber(memoryBandwidth) +
+                     " bytes/s must be a finite number >= 0");
+  }
+}
+
+const std::vector<Device>& devices() {
+  // Peaks are dense BF16 tensor throughput per chip (the vendors' headline numbers
+  // with 2:4 structured sparsity are twice these). The efficiency 0.4 is the model
+  // FLOPs utilization Meta reports for Llama 3 405B pre-training on H100
+  // (38-43 %, arXiv:2407.21783 Table 4); it is applied to every device alike.
+  static const std::vector<Device> list = {
+      {"h100", "NVIDIA H100 SXM5", 989.4e12, "BF16 dense", 3.35e12, 0.4,
+       "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
+       "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 3.35 TB/s)"},
+      {"b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, "BF16 dense", 8.0e12, 0.4,
+       "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 PFLOPS "
+       "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU)"},
+      {"mi300x", "AMD Instinct MI300X", 1307.4e12, "BF16 dense", 5.3e12, 0.4,
+       "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
+       "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 5.3 TB/s)"},
+      {"tpu-v5p", "Google Cloud TPU v5p", 459e12, "BF16 dense", 2765e9, 0.4,
+       "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "
+       "HBM2e 2765 GBps)"},
+      {"a100", "NVIDIA A100 SXM4 80GB", 312e12, "BF16 dense", 2039e9, 0.4,
+       "https://www.nvidia.com/en-us/data-center/a100/ (BF16 Tensor Core 312 TFLOPS, 624 with "
+       "sparsity; HBM2e 2,039 GB/s)"},
+      // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
+      // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns).
+      {"libra-reference", "LIBRA reference NPU", 3.0 * 8589934592.0 / 390625.0 * 1e9,
+       "as implied by the reference workload files", 0, 1.0,
+       "derived from ../reference/libra-inputs/workload/GPT_3.txt and MSFT_1T.txt (see "
+       "docs/workloads.md)"},
+  };
+  return list;
+}
+
+const Device& findDevice(std::string_view id) {
+  const std::string key = text::lower(text::trim(id));
+  std::string known;
+  for (const Device& d : devices()) {
+    if (d.id == key) return d;
+    known += (known.empty() ? "" : ", ") + d.id;
+  }
+  throw InputError("device '" + std::string(id) + "' is unknown; known devices: " + known);
+}
+
+}  // namespace libra

@@ -1,0 +1,578 @@
+// Workload generators: transformer (dense and mixture of experts), CNN and DLRM.
+// The formulas are documented in docs/workloads.md; section numbers below refer to it.
+#include <algorithm>
+#include <cmath>
+
+#include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+namespace {
+
+// One collective of a logical operation.
+struct Coll {
+  CollectiveType type = CollectiveType::None;
+  double bytes = 0;
+  std::vector<int> groups;       // group size per dimension
+  std::string tag;               // names the extra line when it does not fit on the main one
+  bool parameterGather = false;  // ZeRO-3 gather: not repeated by recomputation
+};
+
+// A logical operation: compute per phase and any number of collectives per phase.
+// Lowered to one or more Layer lines (a Phase holds at most one collective).
+struct Op {
+  std::string name;
+  std::array<double, 3> computeNs{0, 0, 0};
+  std::array<std::vector<Coll>, 3> colls;
+
+  std::vector<Coll>& at(PhaseKind k) { return colls[static_cast<int>(k)]; }
+};
+
+bool carries(const std::vector<int>& groups) {
+  return std::any_of(groups.begin(), groups.end(), [](int g) { return g > 1; });
+}
+
+class Builder {
+ public:
+  explicit Builder(Communicator communicator) : communicator_(std::move(communicator)) {}
+
+  // Appends the op's lines: the first holds the compute times and the first
+  // collective of each phase; further collectives go to extra lines named
+  // "<op>.<tag>" with no compute. Forward and input-gradient collectives block in
+  // every training loop, so their order within an op does not change the time.
+  void lower(const Op& op, std::vector<Layer>& out) const {
+    std::size_t lines = 1;
+    for (const auto& c : op.colls) lines = std::max(lines, c.size());
+    for (std::size_t j = 0; j < lines; ++j) {
+      Layer layer;
+      std::string tag;
+      for (PhaseKind kind : kPhaseKinds) {
+        const int k = static_cast<int>(kind);
+        Phase& phase = layer.phase(kind);
+        if (j == 0) phase.computeNs = op.computeNs[k];
+        if (j < op.colls[k].size()) {
+          const Coll& c = op.colls[k][j];
+          phase.collective = c.type;
+          phase.sizeBytes = c.bytes;
+          if (c.groups != communicator_.of(kind)) phase.groups = c.groups;
+          if (tag.empty()) tag = c.tag;
+        }
+      }
+      layer.name = j == 0 ? op.name : op.name + "." + (tag.empty() ? std::to_string(j) : tag);
+      out.push_back(std::move(layer));
+    }
+  }
+
+  const Communicator& communicator() const { return communicator_; }
+
+ private:
+  Communicator communicator_;
+};
+
+// The forward pass of `ops`, repeated inside the backward pass (section 5): one line
+// per op, holding the op's forward compute and forward collectives (except ZeRO-3
+// parameter gathers, which the backward gathers serve) in its input-gradient
+// phase. Listed in reverse so that the backward pass meets them in forward order,
+// before the block's own backward lines.
+std::vector<Op> recomputeOps(const std::vector<Op>& ops) {
+  std::vector<Op> out;
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    Op r;
+    r.name = "recompute." + it->name;
+    r.computeNs[static_cast<int>(PhaseKind::InputGrad)] =
+        it->computeNs[static_cast<int>(PhaseKind::Forward)];
+    for (const Coll& c : it->colls[static_cast<int>(PhaseKind::Forward)]) {
+      if (!c.parameterGather) r.at(PhaseKind::InputGrad).push_back(c);
+    }
+    if (r.computeNs[1] > 0 || !r.colls[1].empty()) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+struct Context {
+  const Preset& preset;
+  Parallelism par;  // resolved
+  const Device& device;
+  const Network& network;
+  ParallelismMapping map;
+  GeneratorOptions options;
+  int microBatch = 1;
+  int sequence = 1;
+  double bytes = 2;
+  bool libra = false;
+
+  double ns(double flops) const { return device.computeNs(flops); }
+  double memoryNs(double bytesMoved) const {
+    return device.memoryBandwidth > 0 ? bytesMoved / device.memoryBandwidth * 1e9 : 0.0;
+  }
+};
+
+std::string slotSuffix(int slot, int slots) {
+  return slots > 1 ? "_mb" + std::to_string(slot + 1) : std::string();
+}
+
+std::string numbered(const std::string& base, int block, int slot, int slots) {
+  return base + std::to_string(block) + slotSuffix(slot, slots);
+}
+
+std::string mlpName(int block, int matrix, int slot, int slots) {
+  const std::string m = std::to_string(matrix);
+  return "X" + std::to_string(block) + "W" + m + "b" + m + slotSuffix(slot, slots);
+}
+
+// ---------------------------------------------------------------------------------
+// Transformer (section 2.1 - 2.3)
+
+Workload transformer(const Context& c) {
+  const auto& m = std::get<TransformerConfig>(c.preset.model);
+  const Parallelism& p = c.par;
+  const bool moe = m.experts > 0;
+  const bool sp = p.sequenceParallel;
+  const double tp = p.tp;
+  const double h = m.hidden;
+  const double s = c.sequence;
+  const double T = static_cast<double>(c.microBatch) * c.sequence;  // tokens per micro-batch
+  const double b = c.bytes;
+  const double hkv = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
+  const double act = T * h * b;  // one activation tensor [T, h] in bytes
+  const double mlpMatrices = m.gatedMlp ? 3.0 : 2.0;
+  const double fe = m.expertFfn > 0 ? m.expertFfn : m.ffn;
+
+  if (m.hidden % p.tp != 0 || m.heads % p.tp != 0) {
+    throw InputError("preset '" + c.preset.id + "': tensor parallel degree TP " +
+                     std::to_string(p.tp) + " must divide the hidden size " +
+                     std::to_string(m.hidden) + " and the " + std::to_string(m.heads) + " heads");
+  }
+  if (moe && m.experts % p.ep != 0) {
+    throw InputError("preset '" + c.preset.id + "': expert parallel degree EP " +
+                     std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
+                     " experts");
+  }
+  if (!moe && p.ep != 1) {
+    throw InputError("preset '" + c.preset.id + "' is a dense model; expert parallel degree EP " +
+                     std::to_string(p.ep) + " needs a mixture-of-experts preset");
+  }
+
+  const std::vector<int>& tpG = c.map.tensor();
+  const std::vector<int>& epG = c.map.expert();
+  const std::vector<int>& dpG = c.map.data();
+  const std::vector<int> denseG = c.map.denseData();
+  const double denseDegree = static_cast<double>(p.ep) * p.dp;
+  const bool tpColl = p.tp > 1 || c.libra;
+  const bool epColl = p.ep > 1 || c.libra;
+  const bool denseGrad = denseDegree > 1 || c.libra;
+  const bool expertGrad = p.dp > 1 || c.libra;
+
+  // Parameters per NPU (section 2.2).
+  const double attentionParams = (2 * h * h + 2 * h * hkv) / tp;
+  const double blockDense =
+      moe ? attentionParams + h * m.experts : attentionParams + mlpMatrices * h * m.ffn / tp;
+  const double blockExperts = moe ? (m.experts / p.ep) * mlpMatrices * h * fe / tp : 0.0;
+
+  // Collective helpers (section 2.3).
+  auto tpGather = [&]() { return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false}; };
+  auto tpReduce = [&]() {
+    return sp ? Coll{CollectiveType::ReduceScatter, act, tpG, "tp", false}
+              : Coll{CollectiveType::AllReduce, act, tpG, "tp", false};
+  };
+  // Gradients of `params` weights per NPU: AllReduce, or ReduceScatter with ZeRO-3.
+  auto gradient = [&](double params, const std::vector<int>& groups) {
+    return p.zero3 ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false}
+                   : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false};
+  };
+  auto paramGather = [&](double params, const std::vector<int>& groups, double degree) {
+    return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true};
+  };
+  // Input of a column-parallel region (Megatron's f): SP gathers in forward and
+  // reduce-scatters in backward; without SP it all-reduces in backward.
+  auto enterTp = [&](Op& op) {
+    if (!tpColl) return;
+    if (sp) op.at(PhaseKind::Forward).push_back(tpGather());
+    op.at(PhaseKind::InputGrad).push_back(tpReduce());
+  };
+  // Output of a row-parallel region (Megatron's g): the mirror image.
+  auto leaveTp = [&](Op& op) {
+    if (!tpColl) return;
+    op.at(PhaseKind::Forward).push_back(tpReduce());
+    if (sp) op.at(PhaseKind::InputGrad).push_back(tpGather());
+  };
+  auto gemm = [&](const std::string& name, double flops) {
+    Op op;
+    op.name = name;
+    op.computeNs = {c.ns(flops), c.ns(flops), c.ns(flops)};
+    return op;
+  };
+
+  // Blocks of the modelled pipeline stage (section 2.4).
+  const int stageBlocks = (m.layers + p.pp - 1) / p.pp;
+  const int blocks = c.options.blocks > 0 ? c.options.blocks : stageBlocks;
+  const int slots = c.options.microBatches + p.pp - 1;
+  const bool withEmbedding = !c.libra && m.vocab > 0 && p.pp == 1;
+  const bool withOutput = !c.libra && m.vocab > 0;
+
+  Builder builder(c.map.communicator());
+  Workload w;
+  w.communicator = builder.communicator();
+
+  for (int slot = 0; slot < slots; ++slot) {
+    const bool lastToFinish = slot == 0;  // first listed, so last in the backward pass
+    if (withEmbedding) {
+      Op e;
+      e.name = "embedding" + slotSuffix(slot, slots);
+      const double lookup = c.memoryNs(act);
+      e.computeNs = {lookup, 0, lookup};
+      leaveTp(e);  // vocabulary-parallel embedding: partial sums over the TP group
+      if (lastToFinish && denseGrad) {
+        e.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG));
+      }
+      if (p.zero3 && denseGrad) {
+        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree);
+        e.at(PhaseKind::Forward).push_back(g);
+        e.at(PhaseKind::InputGrad).push_back(g);
+      }
+      builder.lower(e, w.layers);
+    }
+    for (int i = 1; i <= blocks; ++i) {
+      auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
+      std::vector<Op> block;
+      Op q = gemm(name("Q"), 2 * T * h * h / tp);
+      enterTp(q);
+      if (lastToFinish && denseGrad) {
+        const double params = c.libra ? blocks * blockDense : blockDense;
+        if (!c.libra || i == 1) q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
+      }
+      if (p.zero3 && denseGrad) {
+        const Coll g = paramGather(blockDense, denseG, denseDegree);
+        q.at(PhaseKind::Forward).push_back(g);
+        q.at(PhaseKind::InputGrad).push_back(g);
+      }
+      block.push_back(q);
+      block.push_back(gemm(name("K"), 2 * T * h * hkv / tp));
+      block.push_back(gemm(name("V"), 2 * T * h * hkv / tp));
+      for (const char* base : {"QK", "softmax"}) {
+        // Scores Q K^T and their product with V: 2 T s h / tp each; no weights, so the
+        // backward pass is all input gradient (twice the forward).
+        Op a;
+        a.name = name(base);
+        const double f = c.ns(2 * T * s * h / tp);
+        a.computeNs = {f, 2 * f, 0};
+        block.push_back(a);
+      }
+      Op o = gemm(name("concat"), 2 * T * h * h / tp);
+      leaveTp(o);
+      if (c.libra && !sp) {
+        // The reference files' extra input-gradient AllGather of one TP shard.
+        o.at(PhaseKind::InputGrad).push_back(tpGather());
+      }
+      block.push_back(o);
+      if (!moe) {
+        // The reference files' names: X<i>W1b1 (up projection, gate included when
+        // gated) and X<i>W2b2 (down projection).
+        Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m.ffn * (mlpMatrices - 1) / tp);
+        enterTp(up);
+        block.push_back(up);
+        Op down = gemm(mlpName(i, 2, slot, slots), 2 * T * m.ffn * h / tp);
+        leaveTp(down);
+        block.push_back(down);
+      } else {
+        Op router = gemm(name("router"), 2 * T * h * m.experts / (sp ? tp : 1.0));
+        enterTp(router);
+        block.push_back(router);
+        const double a2a = T * m.topK * h * b;  // tokens x k copies x h per NPU
+        Op dispatch;
+        dispatch.name = name("dispatch");
+        if (epColl) {
+          dispatch.at(PhaseKind::Forward)
+              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+          dispatch.at(PhaseKind::InputGrad)
+              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+        }
+        block.push_back(dispatch);
+        Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp);
+        if (p.zero3 && expertGrad) {
+          const Coll g = paramGather(blockExperts, dpG, p.dp);
+          w1.at(PhaseKind::Forward).push_back(g);
+          w1.at(PhaseKind::InputGrad).push_back(g);
+        }
+        block.push_back(w1);
+        Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp);
+        if (lastToFinish && expertGrad) {
+          w2.at(PhaseKind::WeightGrad).push_back(gradient(blockExperts, dpG));
+        }
+        block.push_back(w2);
+        Op combine;
+        combine.name = name("combine");
+        if (epColl) {
+          combine.at(PhaseKind::Forward)
+              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+          combine.at(PhaseKind::InputGrad)
+              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+        }
+        block.push_back(combine);
+      }
+      Op norm;
+      norm.name = name("layerNorm");
+      const double nf = c.ns(2 * T * h / (sp ? tp : 1.0));
+      norm.computeNs = {nf, nf, nf};
+      if (moe) leaveTp(norm);  // the experts' row-parallel output
+      block.push_back(norm);
+      if (p.recompute) {
+        for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
+      }
+      for (const Op& op : block) builder.lower(op, w.layers);
+    }
+    if (withOutput) {
+      Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp);
+      enterTp(out);  // vocabulary-parallel output layer
+      const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
+      if (lastToFinish && denseGrad && ownWeights) {
+        out.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG));
+      }
+      if (p.zero3 && denseGrad && ownWeights) {
+        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree);
+        out.at(PhaseKind::Forward).push_back(g);
+        out.at(PhaseKind::InputGrad).push_back(g);
+      }
+      // Like Megatron's full recomputation, only transformer blocks are recomputed.
+      builder.lower(out, w.layers);
+    }
+  }
+  return w;
+}
+
+// ---------------------------------------------------------------------------------
+// Gradient placement of CNN and DLRM (section 2.5): all on `first` in the Libra
+// layout, else DDP buckets filled in backward order.
+void placeGradients(const Context& c, std::vector<Op>& ops, const std::vector<double>& params,
+                    const std::vector<int>& groups, std::size_t first) {
+  const bool any = carries(groups) || c.libra;
+  if (!any) return;
+  auto coll = [&](double bytes) {
+    return c.par.zero3 ? Coll{CollectiveType::ReduceScatter, bytes, groups, "grad", false}
+                       : Coll{CollectiveType::AllReduce, bytes, groups, "grad", false};
+  };
+  double total = 0;
+  for (double x : params) total += x;
+  if (c.libra) {
+    ops[first].at(PhaseKind::WeightGrad).push_back(coll(total * c.bytes));
+    return;
+  }
+  // The backward pass meets the layers in reverse; the bucket still open when the
+  // first layer with weights is reached is reduced there.
+  std::size_t firstWithWeights = 0;
+  while (firstWithWeights < params.size() && params[firstWithWeights] <= 0) ++firstWithWeights;
+  double bucket = 0;
+  for (std::size_t i = ops.size(); i-- > 0;) {
+    bucket += params[i] * c.bytes;
+    if (bucket > 0 && (bucket >= c.options.bucketBytes || i == firstWithWeights)) {
+      ops[i].at(PhaseKind::WeightGrad).push_back(coll(bucket));
+      bucket = 0;
+    }
+  }
+}
+
+void zeroGathers(const Context& c, std::vector<Op>& ops, const std::vector<double>& params,
+                 const std::vector<int>& groups, double degree) {
+  if (!c.par.zero3 || degree <= 1) return;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (params[i] <= 0) continue;
+    const Coll g{CollectiveType::AllGather, params[i] * c.bytes / degree, groups, "params", true};
+    ops[i].at(PhaseKind::Forward).push_back(g);
+    ops[i].at(PhaseKind::InputGrad).push_back(g);
+  }
+}
+
+void dataParallelOnly(const Context& c, const char* family) {
+  if (c.par.tp != 1 || c.par.ep != 1 || c.par.pp != 1) {
+    throw InputError("preset '" + c.preset.id + "' (" + family +
+                     ") is data parallel only; it cannot use " + c.par.label());
+  }
+  if (c.options.blocks > 0) {
+    throw InputError("preset '" + c.preset.id + "' (" + family +
+                     "): 'blocks' applies to transformers only");
+  }
+}
+
+Workload cnn(const Context& c) {
+  dataParallelOnly(c, "CNN");
+  const auto& m = std::get<CnnConfig>(c.preset.model);
+  const double b = c.microBatch;
+  std::vector<Op> ops;
+  std::vector<double> params;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const ConvLayer& l = m.layers[i];
+    const double weights = static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
+    const double f = c.ns(2 * weights * l.outputSize * l.outputSize * b);
+    Op op;
+    op.name = l.name;
+    // The first layer needs no input gradient (its input is the data).
+    op.computeNs = {f, i == 0 ? 0.0 : f, f};
+    ops.push_back(op);
+    params.push_back(weights);
+  }
+  const std::vector<int>& dpG = c.map.data();
+  zeroGathers(c, ops, params, dpG, c.par.dp);
+  placeGradients(c, ops, params, dpG, 0);
+  Workload w;
+  w.communicator.of(PhaseKind::Forward).assign(c.network.size(), 1);
+  w.communicator.of(PhaseKind::InputGrad).assign(c.network.size(), 1);
+  w.communicator.of(PhaseKind::WeightGrad) = dpG;
+  Builder builder(w.communicator);
+  for (const Op& op : ops) builder.lower(op, w.layers);
+  return w;
+}
+
+Workload dlrm(const Context& c) {
+  dataParallelOnly(c, "DLRM");
+  const auto& m = std::get<DlrmConfig>(c.preset.model);
+  const double b = c.microBatch;
+  const std::vector<int>& allG = c.map.data();  // every NPU
+  auto mlp = [&](const std::string& prefix, std::vector<int> outs, double in, std::vector<Op>& ops,
+                 std::vector<double>& params) {
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const double weights = in * outs[i];
+      const double f = c.ns(2 * b * weights);
+      Op op;
+      op.name = prefix + std::to_string(i);
+      op.computeNs = {f, f, f};
+      ops.push_back(op);
+      params.push_back(weights);
+      in = outs[i];
+    }
+  };
+  // Embedding lookups: each NPU serves the lookups of its tables for the global
+  // batch, on average microBatch x tables vectors, and exchanges them by AllToAll.
+  const double exchanged = b * m.tables * m.embeddingDim * c.bytes;
+  Op embedding;
+  embedding.name = "Embedding";
+  embedding.computeNs = {c.memoryNs(exchanged), 0, c.memoryNs(exchanged)};
+  embedding.at(PhaseKind::Forward)
+      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
+  embedding.at(PhaseKind::InputGrad)
+      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
+  const double pairs = static_cast<double>(m.tables + 1) * m.tables / 2;
+  const double interactionIn =
+      m.interactionWidth > 0 ? m.interactionWidth : m.bottomMlp.back() + pairs;
+  Op interaction;
+  interaction.name = "Interaction";
+  const double fi = c.ns(2 * b * pairs * m.embeddingDim);
+  interaction.computeNs = {fi, 2 * fi, 0};
+
+  std::vector<Op> ops;
+  std::vector<double> params;
+  if (c.libra) {
+    // The reference order: embedding, bottom MLP, top MLP; gradients on the embedding.
+    ops.push_back(embedding);
+    params.push_back(0);
+    mlp("MLP_Bottom_", m.bottomMlp, m.denseFeatures, ops, params);
+    mlp("MLP_Top_", m.topMlp, interactionIn, ops, params);
+  } else {
+    mlp("MLP_Bottom_", m.bottomMlp, m.denseFeatures, ops, params);
+    ops.push_back(embedding);
+    params.push_back(0);
+    ops.push_back(interaction);
+    params.push_back(0);
+    mlp("MLP_Top_", m.topMlp, interactionIn, ops, params);
+  }
+  zeroGathers(c, ops, params, allG, c.par.dp);
+  placeGradients(c, ops, params, allG, 0);
+  Workload w;
+  w.communicator.of(PhaseKind::Forward) = allG;
+  w.communicator.of(PhaseKind::InputGrad) = allG;
+  w.communicator.of(PhaseKind::WeightGrad) = allG;
+  Builder builder(w.communicator);
+  for (const Op& op : ops) builder.lower(op, w.layers);
+  return w;
+}
+
+}  // namespace
+
+Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
+                          const Device& device, const Network& network,
+                          const GeneratorOptions& options) {
+  preset.validate();
+  device.validate();
+  if (options.blocks < 0 || options.microBatch < 0 || options.sequenceLength < 0 ||
+      options.microBatches < 1 || !(options.bucketBytes > 0)) {
+    throw InputError(
+        "workload generator: blocks, micro-batch and sequence length must be >= 0, "
+        "micro-batches per iteration >= 1 and the bucket size > 0");
+  }
+  Context c{preset,
+            resolveDegrees(parallelism, network.npuCount()),
+            device,
+            network,
+            mapParallelism(network, parallelism),
+            options};
+  c.microBatch = options.microBatch > 0 ? options.microBatch : preset.microBatch;
+  c.sequence = options.sequenceLength > 0 ? options.sequenceLength : preset.sequenceLength;
+  c.bytes = preset.bytesPerElement;
+  c.libra = options.layout == WorkloadLayout::Libra;
+  if (c.par.pp > 1 && preset.family() != ModelFamily::Transformer &&
+      preset.family() != ModelFamily::MixtureOfExperts) {
+    throw InputError("preset '" + preset.id +
+                     "': pipeline parallelism applies to transformers only");
+  }
+
+  Workload w;
+  switch (preset.family()) {
+    case ModelFamily::Transformer:
+    case ModelFamily::MixtureOfExperts:
+      w = transformer(c);
+      break;
+    case ModelFamily::Cnn:
+      w = cnn(c);
+      break;
+    case ModelFamily::Dlrm:
+      w = dlrm(c);
+      break;
+  }
+  w.name = preset.name + " (" + c.par.label() + ")";
+  WorkloadOrigin origin;
+  origin.preset = preset.id;
+  origin.device = device.id;
+  auto& q = origin.parameters;
+  q["tp"] = c.par.tp;
+  q["ep"] = c.par.ep;
+  q["pp"] = c.par.pp;
+  q["dp"] = c.par.dp;
+  q["sequence_parallel"] = c.par.sequenceParallel ? 1 : 0;
+  q["zero3"] = c.par.zero3 ? 1 : 0;
+  q["recompute"] = c.par.recompute ? 1 : 0;
+  q["micro_batch"] = c.microBatch;
+  q["sequence_length"] = c.sequence;
+  q["micro_batches"] = options.microBatches;
+  q["blocks"] = options.blocks;
+  q["layout_libra"] = c.libra ? 1 : 0;
+  q["device_peak_flops"] = device.peakFlops;
+  q["device_efficiency"] = device.efficiency;
+  w.origin = std::move(origin);
+  return w;
+}
+
+Project makeProject(const Preset& preset, const Parallelism& parallelism, const Device& device,
+                    const Network& network, const ProjectOptions& options) {
+  Parallelism p = parallelism;
+  TrainingLoop loop = options.trainingLoop;
+  if (loop == TrainingLoop::Recompute) {
+    // Realized by the generator so that ZeRO-3 gathers are not repeated (section 5).
+    p.recompute = true;
+    loop = TrainingLoop::NoOverlap;
+  }
+  Project project;
+  project.network = network;
+  project.costModel = options.costModel;
+  project.workloads.push_back(generateWorkload(preset, p, device, network, options.generator));
+  project.trainingLoop = loop;
+  project.constraints = options.constraints;
+  project.objective = options.objective;
+  project.name = options.name.empty()
+                     ? preset.name + " on " + std::to_string(network.npuCount()) + " NPUs"
+                     : options.name;
+  validateProject(project);
+  return project;
+}
+
+}  // namespace libra

@@ -1,0 +1,250 @@
+#include "libra/mapping.hpp"
+
+#include <algorithm>
+
+#include "libra/error.hpp"
+
+namespace libra {
+
+std::string_view toString(ParallelAxis axis) {
+  switch (axis) {
+    case ParallelAxis::Tensor:
+      return "tensor";
+    case ParallelAxis::Expert:
+      return "expert";
+    case ParallelAxis::Pipeline:
+      return "pipeline";
+    case ParallelAxis::Data:
+      return "data";
+  }
+  return "tensor";
+}
+
+std::string_view shortName(ParallelAxis axis) {
+  switch (axis) {
+    case ParallelAxis::Tensor:
+      return "TP";
+    case ParallelAxis::Expert:
+      return "EP";
+    case ParallelAxis::Pipeline:
+      return "PP";
+    case ParallelAxis::Data:
+      return "DP";
+  }
+  return "TP";
+}
+
+int Parallelism::degree(ParallelAxis axis) const {
+  switch (axis) {
+    case ParallelAxis::Tensor:
+      return tp;
+    case ParallelAxis::Expert:
+      return ep;
+    case ParallelAxis::Pipeline:
+      return pp;
+    case ParallelAxis::Data:
+      return dp;
+  }
+  return 1;
+}
+
+std::string Parallelism::label() const {
+  std::string out = "TP " + std::to_string(tp);
+  if (ep != 1) out += " x EP " + std::to_string(ep);
+  if (pp != 1) out += " x PP " + std::to_string(pp);
+  out += " x DP " + (dp > 0 ? std::to_string(dp) : std::string("auto"));
+  if (sequenceParallel) out += ", sequence parallel";
+  if (zero3) out += ", ZeRO-3";
+  if (recompute) out += ", recompute";
+  return out;
+}
+
+namespace {
+
+std::string describeNetwork(const Network& network) {
+  std::string out = "[";
+  for (int d = 0; d < network.size(); ++d) {
+    const Dimension& dim = network.dims[d];
+    if (d > 0) out += ", ";
+    out +=
+        "'" + dim.name + "' " + std::string(toString(dim.block)) + " " + std::to_string(dim.npus);
+  }
+  return out + "]";
+}
+
+std::string axisText(ParallelAxis axis, int degree) {
+  return std::string(toString(axis)) + "-parallel degree " + std::string(shortName(axis)) + " " +
+         std::to_string(degree);
+}
+
+std::string dimText(const Network& network, int d) {
+  return "dimension " + std::to_string(d) + " ('" + network.dims[d].name + "', " +
+         std::to_string(network.dims[d].npus) + " NPUs)";
+}
+
+// Takes `degree` NPUs for one axis from the free capacity, dimension by dimension in
+// `order`: whole dimensions while the remaining degree is a multiple of the free
+// NPUs, then a divisor of the next dimension's free NPUs.
+std::vector<int> take(const Network& network, std::vector<int>& free, ParallelAxis axis, int degree,
+                      bool insideOut) {
+  const int dims = network.size();
+  std::vector<int> groups(dims, 1);
+  int need = degree;
+  for (int i = 0; i < dims && need > 1; ++i) {
+    const int d = insideOut ? i : dims - 1 - i;
+    const int cap = free[d];
+    if (cap <= 1) continue;
+    if (need % cap == 0) {
+      groups[d] = cap;
+      free[d] = 1;
+      need /= cap;
+    } else if (cap % need == 0) {
+      groups[d] = need;
+      free[d] = cap / need;
+      need = 1;
+    } else {
+      throw InputError(
+          "parallelism: the " + axisText(axis, degree) +
+          " cannot be formed from the dimensions of network " + describeNetwork(network) + " " +
+          (insideOut ? "from the inside out" : "from the outside in") + ": " +
+          std::to_string(need) + " NPUs are still needed when reaching " + dimText(network, d) +
+          ", which has " + std::to_string(cap) + " free NPUs, and neither divides the other");
+    }
+  }
+  if (need > 1) {
+    throw InputError("parallelism: the " + axisText(axis, degree) +
+                     " cannot be formed from the dimensions of network " +
+                     describeNetwork(network) + ": " + std::to_string(need) +
+                     " NPUs are missing after all dimensions were used");
+  }
+  return groups;
+}
+
+ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
+  const int dims = network.size();
+  ParallelismMapping m;
+  const std::array<const std::vector<int>*, 4> given{&p.tpGroups, &p.epGroups, &p.ppGroups,
+                                                     &p.dpGroups};
+  for (ParallelAxis axis : kParallelAxes) {
+    const std::vector<int>& g = *given[static_cast<int>(axis)];
+    const int degree = p.degree(axis);
+    std::vector<int>& out = m.of(axis);
+    if (g.empty()) {
+      if (degree != 1) {
+        throw InputError("parallelism: the " + axisText(axis, degree) +
+                         " has no hand-given groups, but the groups of other axes are given; "
+                         "give all of them or none for network " +
+                         describeNetwork(network));
+      }
+      out.assign(dims, 1);
+      continue;
+    }
+    if (static_cast<int>(g.size()) != dims) {
+      throw InputError("parallelism: the " + std::string(toString(axis)) + "-parallel groups " +
+                       formatGroups(g) + " list " + std::to_string(g.size()) +
+                       " sizes, but network " + describeNetwork(network) + " has " +
+                       std::to_string(dims) + " dimensions");
+    }
+    std::int64_t product = 1;
+    for (int d = 0; d < dims; ++d) {
+      if (g[d] < 1 || g[d] > network.dims[d].npus) {
+        throw InputError("parallelism: the " + std::string(toString(axis)) +
+                         "-parallel group size " + std::to_string(g[d]) + " on " +
+                         dimText(network, d) + " must be between 1 and the dimension's NPUs");
+      }
+      product *= g[d];
+    }
+    if (product != degree) {
+      throw InputError("parallelism: the " + std::string(toString(axis)) + "-parallel groups " +
+                       formatGroups(g) + " span " + std::to_string(product) + " NPUs, but the " +
+                       axisText(axis, degree));
+    }
+    out = g;
+  }
+  for (int d = 0; d < dims; ++d) {
+    std::int64_t product = 1;
+    for (ParallelAxis axis : kParallelAxes) product *= m.of(axis)[d];
+    if (product != network.dims[d].npus) {
+      throw InputError("parallelism: on " + dimText(network, d) +
+                       " the hand-given groups multiply to " + std::to_string(product) + " (TP " +
+                       std::to_string(m.tensor()[d]) + " x EP " + std::to_string(m.expert()[d]) +
+                       " x PP " + std::to_string(m.pipeline()[d]) + " x DP " +
+                       std::to_string(m.data()[d]) + "); they must multiply to its NPU count");
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
+  Parallelism p = parallelism;
+  for (ParallelAxis axis : {ParallelAxis::Tensor, ParallelAxis::Expert, ParallelAxis::Pipeline}) {
+    if (p.degree(axis) < 1) {
+      throw InputError("parallelism: the " + std::string(toString(axis)) + "-parallel degree " +
+                       std::string(shortName(axis)) + " " + std::to_string(p.degree(axis)) +
+                       " must be at least 1");
+    }
+  }
+  if (p.dp < 0) {
+    throw InputError("parallelism: the data-parallel degree DP " + std::to_string(p.dp) +
+                     " must be at least 1 (or 0 to derive it from the NPU count)");
+  }
+  const std::int64_t inner = static_cast<std::int64_t>(p.tp) * p.ep * p.pp;
+  if (p.dp == 0) {
+    if (npus % inner != 0) {
+      throw InputError("parallelism: TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
+                       " x PP " + std::to_string(p.pp) + " = " + std::to_string(inner) +
+                       " does not divide the network's " + std::to_string(npus) +
+                       " NPUs, so no data-parallel degree fits");
+    }
+    p.dp = static_cast<int>(npus / inner);
+  }
+  if (inner * p.dp != npus) {
+    throw InputError("parallelism: TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
+                     " x PP " + std::to_string(p.pp) + " x DP " + std::to_string(p.dp) + " = " +
+                     std::to_string(inner * p.dp) + " NPUs, but the network has " +
+                     std::to_string(npus) + " NPUs");
+  }
+  return p;
+}
+
+std::vector<int> ParallelismMapping::denseData() const {
+  std::vector<int> out = data();
+  for (std::size_t d = 0; d < out.size(); ++d) out[d] *= expert()[d];
+  return out;
+}
+
+Communicator ParallelismMapping::communicator() const {
+  Communicator c;
+  c.of(PhaseKind::Forward) = tensor();
+  c.of(PhaseKind::InputGrad) = tensor();
+  c.of(PhaseKind::WeightGrad) = denseData();
+  return c;
+}
+
+ParallelismMapping mapParallelism(const Network& network, const Parallelism& parallelism) {
+  network.validate();
+  const Parallelism p = resolveDegrees(parallelism, network.npuCount());
+  if (p.manual()) return manualMapping(network, p);
+  std::vector<int> free;
+  for (const Dimension& d : network.dims) free.push_back(d.npus);
+  ParallelismMapping m;
+  m.of(ParallelAxis::Tensor) = take(network, free, ParallelAxis::Tensor, p.tp, true);
+  m.of(ParallelAxis::Expert) = take(network, free, ParallelAxis::Expert, p.ep, true);
+  m.of(ParallelAxis::Data) = take(network, free, ParallelAxis::Data, p.dp, false);
+  // What is left is exactly pp NPUs (the degrees multiply to N), in between.
+  m.of(ParallelAxis::Pipeline) = free;
+  return m;
+}
+
+std::string formatGroups(const std::vector<int>& groups) {
+  std::string out = "[";
+  for (std::size_t d = 0; d < groups.size(); ++d) {
+    if (d > 0) out += ", ";
+    out += groups[d] <= 1 ? std::string("-1") : std::to_string(groups[d]);
+  }
+  return out + "]";
+}
+
+}  // namespace libra

@@ -1,0 +1,369 @@
+#include "libra/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "libra/constraints.hpp"
+#include "libra/error.hpp"
+#include "libra/project.hpp"
+
+namespace libra {
+
+namespace {
+
+void factorize(std::int64_t n, int dims, std::vector<int>& prefix,
+               std::vector<std::vector<int>>& out) {
+  if (dims == 1) {
+    if (n >= 2) {
+      prefix.push_back(static_cast<int>(n));
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  // Each of the remaining dims - 1 factors needs at least 2.
+  for (std::int64_t f = 2; f * (std::int64_t{1} << (dims - 1)) <= n; ++f) {
+    if (n % f != 0) continue;
+    prefix.push_back(static_cast<int>(f));
+    factorize(n / f, dims - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::string_view shortBlock(BuildingBlock b) {
+  return b == BuildingBlock::FullyConnected ? "FC" : toString(b);
+}
+
+std::vector<std::string> shapeLevels(const SweepOptions& o, int dims) {
+  return {o.costLevels.end() - dims, o.costLevels.end()};
+}
+
+Network makeShape(const SweepOptions& o, const std::vector<int>& factors,
+                  const std::vector<BuildingBlock>& blocks) {
+  const int dims = static_cast<int>(factors.size());
+  const std::vector<std::string> levels = shapeLevels(o, dims);
+  Network n;
+  for (int d = 0; d < dims; ++d) {
+    Dimension dim;
+    dim.name = dimensionNameFromLevel(levels[d]);
+    dim.block = blocks[d];
+    dim.npus = factors[d];
+    dim.costLevel = levels[d];
+    n.dims.push_back(std::move(dim));
+  }
+  makeNamesUnique(n);
+  return n;
+}
+
+void validateOptions(const SweepOptions& o) {
+  if (o.npus < 2 || o.npus > (std::int64_t{1} << 30)) {
+    throw InputError("sweep: the NPU count " + std::to_string(o.npus) +
+                     " must be between 2 and 2^30");
+  }
+  if (o.minDims < 1 || o.maxDims < o.minDims) {
+    throw InputError("sweep: the dimension range " + std::to_string(o.minDims) + ".." +
+                     std::to_string(o.maxDims) + " is invalid; it needs 1 <= MIN <= MAX");
+  }
+  if (o.maxDims > static_cast<int>(o.costLevels.size())) {
+    throw InputError("sweep: " + std::to_string(o.maxDims) +
+                     " dimensions need as many cost "
+                     "levels, but only " +
+                     std::to_string(o.costLevels.size()) + " are given");
+  }
+  if (o.blocks.empty()) throw InputError("sweep: the list of building blocks is empty");
+  if (o.jobs < 0) throw InputError("sweep: the job count must be >= 0");
+  if (o.parallelism.manual()) {
+    throw InputError(
+        "sweep: hand-given parallelism groups cannot apply to every shape; give the "
+        "degrees only");
+  }
+}
+
+std::vector<std::string> effectiveConstraints(const SweepOptions& o) {
+  return o.constraints.empty() ? std::vector<std::string>{"total == 500"} : o.constraints;
+}
+
+TrainingLoop effectiveLoop(const SweepOptions& o, Parallelism& p) {
+  if (o.loop == TrainingLoop::Recompute) {
+    p.recompute = true;
+    return TrainingLoop::NoOverlap;
+  }
+  return o.loop;
+}
+
+// Fails early on what would make every shape fail: the preset cannot use the
+// parallelism at all, or a constraint does not parse.
+void checkShapeIndependent(const SweepOptions& o) {
+  Network line = makeShape(o, {static_cast<int>(o.npus)}, {BuildingBlock::Ring});
+  (void)generateWorkload(o.preset, o.parallelism, o.device, line, o.generator);
+  Network widest = makeShape(o, std::vector<int>(o.maxDims, 2),
+                             std::vector<BuildingBlock>(o.maxDims, BuildingBlock::Ring));
+  const std::vector<std::string> names = widest.names();
+  const std::vector<double> unitCost(names.size(), 1.0);
+  for (const std::string& text : effectiveConstraints(o)) {
+    try {
+      (void)parseConstraint(text, names, unitCost);
+    } catch (const ConstraintError& e) {
+      // A dimension index or name that only wider shapes have is fine; syntax is not.
+      if (e.problem().rfind("no dimension", 0) != 0) throw;
+    }
+  }
+}
+
+struct Outcome {
+  std::optional<SweepShape> shape;
+  std::string reason;
+  std::string message;
+  bool ran = false;
+};
+
+// The shapes of one factorization differ only in their building blocks, which
+// change the cost, never the workload or the time model (traffic depends on the
+// group sizes only). So the workload is generated and the problem compiled once per
+// factorization; each block combination only gets its own cost vector and
+// constraints (a `cost` term depends on the prices).
+struct Factorization {
+  std::vector<std::size_t> shapes;  // indices into the enumeration
+};
+
+Outcome skipped(std::string reason, std::string message) {
+  Outcome out;
+  out.reason = std::move(reason);
+  out.message = std::move(message);
+  out.ran = true;
+  return out;
+}
+
+void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
+                      const Factorization& f, std::vector<Outcome>& outcomes,
+                      std::atomic<int>& done, const std::atomic<bool>* cancel) {
+  auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  const std::vector<std::string> constraints = effectiveConstraints(o);
+  Parallelism p = o.parallelism;
+  const TrainingLoop loop = effectiveLoop(o, p);
+  std::optional<Problem> base;    // compiled on the first priced shape
+  std::optional<Outcome> common;  // a skip shared by every shape of the factorization
+  for (std::size_t index : f.shapes) {
+    if (stopped()) return;
+    const Network& network = shapes[index];
+    Outcome& out = outcomes[index];
+    std::vector<double> costs;
+    try {
+      costs = costPerBandwidth(network, o.costModel);
+    } catch (const InputError& e) {
+      out = skipped("a Switch on a cost level without Switch/Nic prices", e.what());
+    }
+    if (!out.ran && common) out = *common;
+    if (!out.ran && !base) {
+      try {
+        (void)mapParallelism(network, p);
+        Project project;
+        project.network = network;
+        project.costModel = o.costModel;
+        project.trainingLoop = loop;
+        project.workloads.push_back(generateWorkload(o.preset, p, o.device, network, o.generator));
+        base = buildProblem(project);  // validates; constraints are parsed per shape below
+      } catch (const InputError& e) {
+        const bool mapping = std::string(e.what()).rfind("parallelism:", 0) == 0;
+        common = skipped(mapping ? "the parallelism cannot be mapped onto the dimensions"
+                                 : "the workload or project is invalid for the shape",
+                         e.what());
+        out = *common;
+      }
+    }
+    if (!out.ran) {
+      Problem problem = *base;
+      problem.costPerBandwidth = std::move(costs);
+      try {
+        for (const std::string& text : constraints) {
+          problem.constraints.push_back(
+              parseConstraint(text, problem.dimNames, problem.costPerBandwidth));
+        }
+      } catch (const ConstraintError& e) {
+        out = skipped("a constraint does not apply to the shape", e.what());
+      }
+      if (!out.ran) {
+        SolveOptions solveOptions;
+        solveOptions.backend = Backend::Native;  // IPOPT is not thread-safe
+        solveOptions.cancel = cancel;
+        SweepShape shape;
+        shape.performance = solve(problem, Objective::Performance, solveOptions);
+        shape.perfPerCost = shape.performance.ok()
+                                ? solve(problem, Objective::PerfPerCost, solveOptions)
+                                : Solution{};
+        if (stopped()) return;  // a cancelled solve is neither solved nor skipped
+        if (!shape.performance.ok()) {
+          out = skipped("performance solve: " + std::string(toString(shape.performance.status)),
+                        shape.performance.message);
+        } else if (!shape.perfPerCost.ok()) {
+          out = skipped("perf-per-cost solve: " + std::string(toString(shape.perfPerCost.status)),
+                        shape.perfPerCost.message);
+        } else {
+          shape.network = network;
+          shape.label = shapeLabel(network);
+          out.shape = std::move(shape);
+          out.ran = true;
+        }
+      }
+    }
+    done.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> orderedFactorizations(std::int64_t n, int dims) {
+  std::vector<std::vector<int>> out;
+  if (dims < 1 || n < 2) return out;
+  std::vector<int> prefix;
+  factorize(n, dims, prefix, out);
+  return out;
+}
+
+std::string shapeLabel(const Network& network) {
+  std::string out;
+  for (const Dimension& d : network.dims) {
+    if (!out.empty()) out += " x ";
+    out += std::string(shortBlock(d.block)) + " " + std::to_string(d.npus);
+  }
+  return out;
+}
+
+std::vector<Network> enumerateShapes(const SweepOptions& o) {
+  validateOptions(o);
+  std::vector<Network> shapes;
+  const int choices = static_cast<int>(o.blocks.size());
+  for (int dims = o.minDims; dims <= o.maxDims; ++dims) {
+    for (const std::vector<int>& factors : orderedFactorizations(o.npus, dims)) {
+      // Every combination of building blocks, the first dimension varying slowest.
+      std::vector<int> pick(dims, 0);
+      while (true) {
+        std::vector<BuildingBlock> blocks(dims);
+        for (int d = 0; d < dims; ++d) blocks[d] = o.blocks[pick[d]];
+        shapes.push_back(makeShape(o, factors, blocks));
+        int d = dims - 1;
+        while (d >= 0 && ++pick[d] == choices) pick[d--] = 0;
+        if (d < 0) break;
+      }
+    }
+  }
+  return shapes;
+}
+
+SweepResult runSweep(const SweepOptions& options,
+                     const std::function<void(int done, int total)>& progress,
+                     const std::atomic<bool>* cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Network> shapes = enumerateShapes(options);
+  checkShapeIndependent(options);
+  const int total = static_cast<int>(shapes.size());
+  std::vector<Outcome> outcomes(shapes.size());
+
+  // Shapes of one factorization are consecutive in the enumeration.
+  std::vector<Factorization> work;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    bool same = !work.empty();
+    if (same) {
+      const Network& prev = shapes[work.back().shapes.front()];
+      same = prev.size() == shapes[i].size();
+      for (int d = 0; same && d < prev.size(); ++d)
+        same = prev.dims[d].npus == shapes[i].dims[d].npus;
+    }
+    if (!same) work.emplace_back();
+    work.back().shapes.push_back(i);
+  }
+  // Largest first, so that the last items to start are short.
+  std::stable_sort(work.begin(), work.end(), [](const Factorization& a, const Factorization& b) {
+    return a.shapes.size() > b.shapes.size();
+  });
+
+  int jobs =
+      options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::clamp(jobs, 1, std::max(1, static_cast<int>(work.size())));
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  int running = jobs;  // guarded by mutex
+  std::mutex mutex;
+  std::condition_variable finished;
+  auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  auto worker = [&] {
+    for (;;) {
+      if (stopped()) break;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= work.size()) break;
+      runFactorization(options, shapes, work[i], outcomes, done, cancel);
+    }
+    {
+      std::lock_guard lock(mutex);
+      --running;
+    }
+    finished.notify_one();
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(jobs);
+  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  {
+    // Progress is polled every 100 ms on this thread, so the callback needs no
+    // locking and is never called more often than that.
+    int reported = -1;
+    std::unique_lock lock(mutex);
+    while (running > 0) {
+      finished.wait_for(lock, std::chrono::milliseconds(100));
+      if (running == 0) break;
+      const int now = done.load();
+      if (progress && now != reported && now < total && !stopped()) {
+        reported = now;
+        lock.unlock();
+        progress(now, total);
+        lock.lock();
+      }
+    }
+  }
+  for (std::thread& t : threads) t.join();
+
+  SweepResult result;
+  result.enumerated = total;
+  result.cancelled = done.load() < total;
+  for (int i = 0; i < total; ++i) {
+    Outcome& o = outcomes[i];
+    if (!o.ran) continue;
+    if (o.shape) {
+      result.shapes.push_back(std::move(*o.shape));
+    } else {
+      ++result.skipped;
+      if (result.skipReasons[o.reason]++ == 0) result.skipExample[o.reason] = o.message;
+    }
+  }
+  const int solved = static_cast<int>(result.shapes.size());
+  for (int i = 0; i < solved; ++i) {
+    result.byTime.push_back(i);
+    result.byTimeCost.push_back(i);
+  }
+  // Shapes that differ only in building blocks often tie on time: the cheaper
+  // ranks first (sorted by cost, then stably by the objective).
+  auto timeOf = [&](int i) { return result.shapes[i].performance.eval.iterationNs; };
+  auto costOf = [&](int i) { return result.shapes[i].performance.eval.costUsd; };
+  auto timeCostOf = [&](int i) {
+    const Evaluation& e = result.shapes[i].perfPerCost.eval;
+    return e.iterationNs * e.costUsd;
+  };
+  auto ppcCostOf = [&](int i) { return result.shapes[i].perfPerCost.eval.costUsd; };
+  std::stable_sort(result.byTime.begin(), result.byTime.end(),
+                   [&](int a, int b) { return costOf(a) < costOf(b); });
+  std::stable_sort(result.byTime.begin(), result.byTime.end(),
+                   [&](int a, int b) { return timeOf(a) < timeOf(b); });
+  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(),
+                   [&](int a, int b) { return ppcCostOf(a) < ppcCostOf(b); });
+  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(),
+                   [&](int a, int b) { return timeCostOf(a) < timeCostOf(b); });
+  if (progress && !result.cancelled) progress(total, total);
+  result.wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace libra

@@ -1,0 +1,451 @@
+// Workload presets and generators: hand-computed sizes for a small model, the
+// reference reproduction of the LIBRA workloads, devices and preset catalogue.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "libra/project.hpp"
+#include "libra/solver.hpp"
+#include "preset_test_support.hpp"
+
+using namespace libra;
+using namespace libra::testing;
+
+namespace {
+
+const Phase& phase(const Workload& w, const std::string& layer, PhaseKind kind) {
+  const Layer* l = findLayer(w, layer);
+  if (!l) throw std::runtime_error("no layer " + layer);
+  return l->phase(kind);
+}
+
+void expectCollective(const Phase& p, CollectiveType type, double bytes,
+                      std::vector<int> groups = {}) {
+  EXPECT_EQ(p.collective, type);
+  EXPECT_EQ(p.sizeBytes, bytes);
+  EXPECT_EQ(p.groups, groups);
+}
+
+double totalCompute(const Workload& w) {
+  double t = 0;
+  for (const Layer& l : w.layers) {
+    for (const Phase& p : l.phases) t += p.computeNs;
+  }
+  return t;
+}
+
+Project projectOf(const Workload& w, const Network& n, TrainingLoop loop) {
+  Project p;
+  p.network = n;
+  p.costModel = referenceCostModel();
+  p.workloads = {w};
+  p.trainingLoop = loop;
+  return p;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// The tiny transformer by hand. T = 2 x 16 = 32 tokens, h = 64, f = 256, TP 2 x DP 2
+// on Ring(2) x Ring(2): TP on dimension 0, DP on dimension 1.
+//   activation      act = T h bytes = 32 * 64 * 2                  = 4096 bytes
+//   block weights   (4 h^2 + 2 h f) / TP = (16384 + 32768) / 2      = 24576 -> 49152 bytes
+//   Q, K, V, concat 2 T h h / TP = 2 * 32 * 64 * 64 / 2             = 131072 FLOP = 131.072 ns
+//   QK, softmax     2 T s h / TP = 2 * 32 * 16 * 64 / 2             = 32768 FLOP  = 32.768 ns
+//   X W1, X W2      2 T h f / TP = 2 * 32 * 64 * 256 / 2            = 524288 FLOP = 524.288 ns
+//   layerNorm       2 T h = 2 * 32 * 64                             = 4096 FLOP   = 4.096 ns
+TEST(TransformerGenerator, TinyModelMegatronSizesByHand) {
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.tp = 2;
+  const Workload w = generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+
+  ASSERT_EQ(w.layers.size(), 18u);  // 2 blocks x 9 lines, no embedding (vocab 0)
+  const std::vector<std::string> names{"Q1",      "K1",     "V1",     "QK1",       "softmax1",
+                                       "concat1", "X1W1b1", "X1W2b2", "layerNorm1"};
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(w.layers[i].name, names[i]);
+
+  EXPECT_EQ(w.communicator.of(PhaseKind::Forward), (std::vector<int>{2, 1}));
+  EXPECT_EQ(w.communicator.of(PhaseKind::InputGrad), (std::vector<int>{2, 1}));
+  EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2}));
+
+  for (const char* block : {"1", "2"}) {
+    const std::string b = block;
+    expectCollective(phase(w, "Q" + b, PhaseKind::Forward), CollectiveType::None, 0);
+    expectCollective(phase(w, "Q" + b, PhaseKind::InputGrad), CollectiveType::AllReduce, 4096);
+    expectCollective(phase(w, "Q" + b, PhaseKind::WeightGrad), CollectiveType::AllReduce, 49152);
+    expectCollective(phase(w, "concat" + b, PhaseKind::Forward), CollectiveType::AllReduce, 4096);
+    expectCollective(phase(w, "concat" + b, PhaseKind::InputGrad), CollectiveType::None, 0);
+    expectCollective(phase(w, "X" + b + "W1b1", PhaseKind::InputGrad), CollectiveType::AllReduce,
+                     4096);
+    expectCollective(phase(w, "X" + b + "W2b2", PhaseKind::Forward), CollectiveType::AllReduce,
+                     4096);
+    EXPECT_DOUBLE_EQ(phase(w, "Q" + b, PhaseKind::Forward).computeNs, 131.072);
+    EXPECT_DOUBLE_EQ(phase(w, "K" + b, PhaseKind::WeightGrad).computeNs, 131.072);
+    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::Forward).computeNs, 32.768);
+    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::InputGrad).computeNs, 65.536);
+    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::WeightGrad).computeNs, 0);
+    EXPECT_DOUBLE_EQ(phase(w, "X" + b + "W1b1", PhaseKind::InputGrad).computeNs, 524.288);
+    EXPECT_DOUBLE_EQ(phase(w, "layerNorm" + b, PhaseKind::Forward).computeNs, 4.096);
+  }
+  // Per block: 4 GEMMs x 3 x 131.072 + 2 x (32.768 + 65.536) + 2 x 3 x 524.288
+  //            + 3 x 4.096 = 1572.864 + 196.608 + 3145.728 + 12.288 = 4927.488 ns.
+  EXPECT_NEAR(totalCompute(w), 2 * 4927.488, 1e-9);
+
+  // At 100 GB/s per dimension: a TP AllReduce moves 2 * 4096 / 2 = 4096 bytes on
+  // dimension 0 (40.96 ns), a gradient AllReduce 49152 bytes on dimension 1
+  // (491.52 ns). T = 9854.976 + 2 x (4 x 40.96 + 491.52) = 11165.696 ns.
+  const Problem problem = buildProblem(projectOf(w, net, TrainingLoop::NoOverlap));
+  const std::vector<double> bw{100, 100};
+  EXPECT_NEAR(problem.evaluate(bw).iterationNs, 11165.696, 1e-6);
+}
+
+TEST(TransformerGenerator, SequenceParallelSplitsEachAllReduce) {
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.tp = 2;
+  par.sequenceParallel = true;
+  const Workload w = generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+  // ReduceScatter of the full activation (4096), AllGather of one shard (4096 / 2).
+  expectCollective(phase(w, "Q1", PhaseKind::Forward), CollectiveType::AllGather, 2048);
+  expectCollective(phase(w, "Q1", PhaseKind::InputGrad), CollectiveType::ReduceScatter, 4096);
+  expectCollective(phase(w, "concat1", PhaseKind::Forward), CollectiveType::ReduceScatter, 4096);
+  expectCollective(phase(w, "concat1", PhaseKind::InputGrad), CollectiveType::AllGather, 2048);
+  expectCollective(phase(w, "X1W1b1", PhaseKind::Forward), CollectiveType::AllGather, 2048);
+  expectCollective(phase(w, "X1W1b1", PhaseKind::InputGrad), CollectiveType::ReduceScatter, 4096);
+  expectCollective(phase(w, "X1W2b2", PhaseKind::Forward), CollectiveType::ReduceScatter, 4096);
+  expectCollective(phase(w, "X1W2b2", PhaseKind::InputGrad), CollectiveType::AllGather, 2048);
+  // Layer norms run on T / TP tokens: 2 * 32 * 64 / 2 = 2048 FLOP.
+  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::Forward).computeNs, 2.048);
+
+  // ReduceScatter + AllGather move what the AllReduce moved, so the communication
+  // time is unchanged; the compute is 2 x 3 x 2.048 ns less.
+  Parallelism plain = par;
+  plain.sequenceParallel = false;
+  const Workload base = generateWorkload(tinyTransformer(), plain, teraflopDevice(), net);
+  const std::vector<double> bw{100, 100};
+  const Evaluation a = buildProblem(projectOf(w, net, TrainingLoop::NoOverlap)).evaluate(bw);
+  const Evaluation b = buildProblem(projectOf(base, net, TrainingLoop::NoOverlap)).evaluate(bw);
+  EXPECT_NEAR(a.communicationNs, b.communicationNs, 1e-9);
+  EXPECT_NEAR(b.computeNs - a.computeNs, 12.288, 1e-9);
+}
+
+TEST(TransformerGenerator, Zero3GathersParametersAndReduceScattersGradients) {
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.tp = 2;
+  par.zero3 = true;
+  const Workload w = generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+  const std::vector<int> dp{1, 2};
+  // Parameter shard: 24576 weights / DP 2 x 2 bytes = 24576 bytes, over the DP group,
+  // which differs from the forward communicator (TP), so Phase::groups is set.
+  expectCollective(phase(w, "Q1", PhaseKind::Forward), CollectiveType::AllGather, 24576, dp);
+  expectCollective(phase(w, "Q1", PhaseKind::InputGrad), CollectiveType::AllReduce, 4096);
+  expectCollective(phase(w, "Q1.params", PhaseKind::InputGrad), CollectiveType::AllGather, 24576,
+                   dp);
+  EXPECT_EQ(phase(w, "Q1.params", PhaseKind::Forward).collective, CollectiveType::None);
+  expectCollective(phase(w, "Q1", PhaseKind::WeightGrad), CollectiveType::ReduceScatter, 49152);
+  // ZeRO-3 moves 1.5x the data-parallel bytes of DDP: 2 gathers + 1 reduce-scatter
+  // of 24576 bytes each on dimension 1, against one AllReduce of 2 x 24576.
+  const std::vector<double> bw{1e9, 1};  // dimension 0 is free, dimension 1 at 1 byte/ns
+  Parallelism ddp = par;
+  ddp.zero3 = false;
+  const Workload base = generateWorkload(tinyTransformer(), ddp, teraflopDevice(), net);
+  const Evaluation z = buildProblem(projectOf(w, net, TrainingLoop::NoOverlap)).evaluate(bw);
+  const Evaluation d = buildProblem(projectOf(base, net, TrainingLoop::NoOverlap)).evaluate(bw);
+  EXPECT_NEAR(z.busyNs[1], 2 * 3 * 24576.0, 1e-6);
+  EXPECT_NEAR(d.busyNs[1], 2 * 2 * 24576.0, 1e-6);
+}
+
+TEST(TransformerGenerator, RecomputeLinesEqualTheRecomputeLoop) {
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.tp = 2;
+  const Workload base = generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+  par.recompute = true;
+  const Workload rec = generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+  // The recomputed forward of X1W2b2 (524.288 ns and its TP AllReduce) runs in the
+  // backward pass.
+  const Layer* r = findLayer(rec, "recompute.X1W2b2");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->phase(PhaseKind::InputGrad).computeNs, 524.288);
+  expectCollective(r->phase(PhaseKind::InputGrad), CollectiveType::AllReduce, 4096);
+  EXPECT_DOUBLE_EQ(r->phase(PhaseKind::Forward).computeNs, 0);
+
+  const std::vector<double> bw{37, 11};
+  const double generated =
+      buildProblem(projectOf(rec, net, TrainingLoop::NoOverlap)).evaluate(bw).iterationNs;
+  const double loop =
+      buildProblem(projectOf(base, net, TrainingLoop::Recompute)).evaluate(bw).iterationNs;
+  EXPECT_NEAR(generated, loop, 1e-9 * loop);
+
+  // makeProject realizes --training-loop recompute through the generator.
+  ProjectOptions options;
+  options.trainingLoop = TrainingLoop::Recompute;
+  Parallelism plain;
+  plain.tp = 2;
+  const Project project = makeProject(tinyTransformer(), plain, teraflopDevice(), net, options);
+  EXPECT_EQ(project.trainingLoop, TrainingLoop::NoOverlap);
+  EXPECT_EQ(project.workloads[0].origin->parameters.at("recompute"), 1);
+  EXPECT_NEAR(buildProblem(project).evaluate(bw).iterationNs, loop, 1e-9 * loop);
+}
+
+TEST(TransformerGenerator, EmbeddingAndOutputLayers) {
+  Preset p = tinyTransformer();
+  std::get<TransformerConfig>(p.model).vocab = 100;
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.tp = 2;
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  ASSERT_EQ(w.layers.size(), 20u);
+  EXPECT_EQ(w.layers.front().name, "embedding");
+  EXPECT_EQ(w.layers.back().name, "output");
+  // Vocabulary-parallel embedding: AllReduce of the activation; its V h / TP = 3200
+  // weights reduce as 6400 bytes. Untied output layer: 2 T h V / TP = 204800 FLOP.
+  expectCollective(phase(w, "embedding", PhaseKind::Forward), CollectiveType::AllReduce, 4096);
+  expectCollective(phase(w, "embedding", PhaseKind::WeightGrad), CollectiveType::AllReduce, 6400);
+  // The lookup reads T h bytes = 4096 bytes at 1000 bytes/ns.
+  EXPECT_DOUBLE_EQ(phase(w, "embedding", PhaseKind::Forward).computeNs, 4.096);
+  expectCollective(phase(w, "output", PhaseKind::InputGrad), CollectiveType::AllReduce, 4096);
+  expectCollective(phase(w, "output", PhaseKind::WeightGrad), CollectiveType::AllReduce, 6400);
+  EXPECT_DOUBLE_EQ(phase(w, "output", PhaseKind::Forward).computeNs, 204.8);
+  // Tied: the output layer's weights are the embedding's, reduced once.
+  std::get<TransformerConfig>(p.model).tiedEmbeddings = true;
+  const Workload tied = generateWorkload(p, par, teraflopDevice(), net);
+  EXPECT_EQ(phase(tied, "output", PhaseKind::WeightGrad).collective, CollectiveType::None);
+}
+
+TEST(TransformerGenerator, PipelineStageAndMicroBatches) {
+  Preset p = tinyTransformer();
+  std::get<TransformerConfig>(p.model).layers = 4;
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.pp = 2;  // DP = 4 / 2 = 2
+  GeneratorOptions options;
+  options.microBatches = 3;
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, options);
+  // Stage of 4 / 2 = 2 blocks, (3 + 2 - 1) = 4 micro-batch slots, TP 1: no TP lines.
+  EXPECT_EQ(w.layers.size(), 4u * 2 * 9);
+  EXPECT_EQ(w.layers.front().name, "Q1_mb1");
+  EXPECT_EQ(w.layers.back().name, "layerNorm2_mb4");
+  // The gradient is reduced once, by the micro-batch that finishes last (listed first).
+  EXPECT_EQ(phase(w, "Q1_mb1", PhaseKind::WeightGrad).collective, CollectiveType::AllReduce);
+  EXPECT_EQ(phase(w, "Q1_mb2", PhaseKind::WeightGrad).collective, CollectiveType::None);
+  // Mapping: PP takes dimension 0 (between TP/EP inside and DP outside).
+  EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2}));
+}
+
+// ---------------------------------------------------------------------------------
+// Mixture of experts by hand: 4 experts, top-2, TP 2 x EP 2 x DP 2 on Ring(2)^3.
+TEST(MoeGenerator, TinyMoeSizesByHand) {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.experts = 4;
+  t.topK = 2;
+  const Network net = ringNetwork({2, 2, 2}, {"a", "b", "c"});
+  Parallelism par;
+  par.tp = 2;
+  par.ep = 2;
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  EXPECT_EQ(w.communicator.of(PhaseKind::Forward), (std::vector<int>{2, 1, 1}));
+  // Dense weights are replicated over EP x DP.
+  EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2, 2}));
+  const std::vector<int> ep{1, 2, 1}, dp{1, 1, 2};
+  // Dispatch / combine: T k h bytes = 32 * 2 * 64 * 2 = 8192 bytes over the EP group,
+  // forward and backward.
+  for (const char* name : {"dispatch1", "combine1"}) {
+    expectCollective(phase(w, name, PhaseKind::Forward), CollectiveType::AllToAll, 8192, ep);
+    expectCollective(phase(w, name, PhaseKind::InputGrad), CollectiveType::AllToAll, 8192, ep);
+  }
+  // Experts: 2 T k h f / TP = 2 * 32 * 2 * 64 * 256 / 2 = 1048576 FLOP.
+  EXPECT_DOUBLE_EQ(phase(w, "expertsW1_1", PhaseKind::Forward).computeNs, 1048.576);
+  // Expert weights per NPU: E / EP x 2 h f / TP = 2 * 2 * 64 * 256 / 2 = 32768 -> 65536
+  // bytes, reduced over DP only.
+  expectCollective(phase(w, "expertsW2_1", PhaseKind::WeightGrad), CollectiveType::AllReduce, 65536,
+                   dp);
+  // Dense weights: attention 4 h^2 / TP = 8192 + router h E = 256 -> 16896 bytes.
+  expectCollective(phase(w, "Q1", PhaseKind::WeightGrad), CollectiveType::AllReduce, 16896);
+  // The router sits at the MoE input (TP AllReduce in backward), the layer norm line
+  // after the experts' row-parallel output (TP AllReduce in forward).
+  expectCollective(phase(w, "router1", PhaseKind::InputGrad), CollectiveType::AllReduce, 4096);
+  EXPECT_DOUBLE_EQ(phase(w, "router1", PhaseKind::Forward).computeNs, 16.384);  // 2 T h E
+  expectCollective(phase(w, "layerNorm1", PhaseKind::Forward), CollectiveType::AllReduce, 4096);
+}
+
+TEST(MoeGenerator, RejectsBadDegrees) {
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.ep = 2;
+  try {
+    generateWorkload(tinyTransformer(), par, teraflopDevice(), net);
+    FAIL() << "EP on a dense model must throw";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("EP 2"), std::string::npos) << e.what();
+  }
+  Preset p = tinyTransformer();
+  std::get<TransformerConfig>(p.model).experts = 3;
+  std::get<TransformerConfig>(p.model).topK = 1;
+  EXPECT_THROW(generateWorkload(p, par, teraflopDevice(), net), InputError);  // 3 % 2
+  Parallelism tp3;
+  tp3.tp = 3;
+  EXPECT_THROW(
+      generateWorkload(tinyTransformer(), tp3, teraflopDevice(), ringNetwork({3, 2}, {"a", "b"})),
+      InputError);  // 64 % 3
+}
+
+// ---------------------------------------------------------------------------------
+// CNN and DLRM
+
+TEST(CnnGenerator, ResNet50WeightsAndBuckets) {
+  const Preset& p = findPreset("resnet50");
+  // Convolutions 23,454,912 + classifier 2048 x 1000.
+  EXPECT_EQ(p.parameterCount(), 25502912.0);
+  const Network net = ringNetwork({4, 4}, {"a", "b"});
+  Parallelism par;
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  EXPECT_EQ(w.layers.size(), 54u);
+  // conv1: 2 x 7^2 x 3 x 64 x 112^2 x 32 images = 7,552,892,928 FLOP; no input gradient.
+  EXPECT_DOUBLE_EQ(w.layers[0].phase(PhaseKind::Forward).computeNs, 7552892.928);
+  EXPECT_EQ(w.layers[0].phase(PhaseKind::InputGrad).computeNs, 0);
+  // DDP buckets of 25 MiB filled in backward order hold all 51,005,824 bytes.
+  double reduced = 0;
+  int buckets = 0;
+  for (const Layer& l : w.layers) {
+    const Phase& g = l.phase(PhaseKind::WeightGrad);
+    if (g.collective == CollectiveType::AllReduce) {
+      reduced += g.sizeBytes;
+      ++buckets;
+      EXPECT_LT(g.sizeBytes, 25.0 * 1024 * 1024 + 2 * 2048 * 2048 * 9);
+    }
+  }
+  EXPECT_EQ(reduced, 51005824.0);
+  EXPECT_GE(buckets, 2);
+  EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{4, 4}));
+  Parallelism tp;
+  tp.tp = 2;
+  EXPECT_THROW(generateWorkload(p, tp, teraflopDevice(), net), InputError);
+}
+
+TEST(DlrmGenerator, MlperfSizesByHand) {
+  const Preset& p = findPreset("dlrm-mlperf");
+  // Bottom 13-512-256-128: 6656 + 131072 + 32768; top 479-1024-1024-512-256-1 with
+  // 479 = 128 + C(27, 2): 490496 + 1048576 + 524288 + 131072 + 256.
+  EXPECT_EQ(p.parameterCount(), 170496.0 + 2194688.0);
+  const Network net = ringNetwork({4, 8}, {"a", "b"});
+  const Workload w = generateWorkload(p, Parallelism{}, teraflopDevice(), net);
+  // AllToAll of 2048 samples x 26 tables x 128 x 4 bytes over all 32 NPUs.
+  const Phase& f = phase(w, "Embedding", PhaseKind::Forward);
+  EXPECT_EQ(f.collective, CollectiveType::AllToAll);
+  EXPECT_EQ(f.sizeBytes, 2048.0 * 26 * 128 * 4);
+  EXPECT_EQ(phase(w, "Embedding", PhaseKind::InputGrad).sizeBytes, 2048.0 * 26 * 128 * 4);
+  EXPECT_EQ(w.communicator.of(PhaseKind::Forward), (std::vector<int>{4, 8}));
+  // All MLP weights (9.46 MB < one bucket) reduce once, on the first bottom layer.
+  expectCollective(phase(w, "MLP_Bottom_0", PhaseKind::WeightGrad), CollectiveType::AllReduce,
+                   (170496.0 + 2194688.0) * 4);
+  // MLP_Top_0: 2 x 2048 x 479 x 1024 FLOP.
+  EXPECT_DOUBLE_EQ(phase(w, "MLP_Top_0", PhaseKind::Forward).computeNs,
+                   2.0 * 2048 * 479 * 1024 / 1000);
+}
+
+// ---------------------------------------------------------------------------------
+// Catalogue
+
+TEST(Devices, PublishedPeaks) {
+  EXPECT_EQ(findDevice("h100").peakFlops, 989.4e12);
+  EXPECT_EQ(findDevice("b200").peakFlops, 2.25e15);
+  EXPECT_EQ(findDevice("MI300X").peakFlops, 1307.4e12);
+  EXPECT_EQ(findDevice("tpu-v5p").peakFlops, 459e12);
+  for (const Device& d : devices()) {
+    EXPECT_NO_THROW(d.validate()) << d.id;
+    EXPECT_FALSE(d.source.empty()) << d.id;
+    EXPECT_FALSE(d.precision.empty()) << d.id;
+  }
+  try {
+    findDevice("v100");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("v100"), std::string::npos);
+    EXPECT_NE(m.find("h100, b200"), std::string::npos) << m;
+  }
+  Device bad = findDevice("h100");
+  bad.efficiency = 1.5;
+  EXPECT_THROW(bad.validate(), InputError);
+}
+
+TEST(Presets, CatalogueAndParameterCounts) {
+  for (const char* id : {"turing-nlg-17b", "gpt3-175b", "msft-1t", "llama3-70b", "llama3-405b",
+                         "mixtral-8x22b", "resnet50", "dlrm-mlperf", "dlrm-libra"}) {
+    const Preset& p = findPreset(id);
+    EXPECT_NO_THROW(p.validate()) << id;
+    EXPECT_FALSE(p.source.empty()) << id;
+    EXPECT_FALSE(describe(p).empty()) << id;
+  }
+  auto near = [](const char* id, double expected, double tolerance) {
+    const double n = findPreset(id).parameterCount();
+    EXPECT_NEAR(n / expected, 1.0, tolerance) << id << ": " << n;
+  };
+  near("turing-nlg-17b", 17e9, 0.02);
+  near("gpt3-175b", 175e9, 0.01);
+  near("llama3-70b", 70.6e9, 0.01);
+  near("llama3-405b", 405e9, 0.01);
+  near("mixtral-8x22b", 141e9, 0.01);
+  EXPECT_EQ(findPreset("dlrm-libra").parameterCount(), 57411584.0);
+  EXPECT_EQ(findPreset("mixtral-8x22b").family(), ModelFamily::MixtureOfExperts);
+  try {
+    findPreset("gpt-4");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("gpt3-175b"), std::string::npos);
+  }
+}
+
+// Every preset generates and solves on the 4,096-NPU 3D network of the reference
+// with its default parallelism (all layers, Megatron layout).
+TEST(Presets, EveryPresetSolvesOnA4096NpuNetwork) {
+  Network net;
+  net.dims = {dimension("package", BuildingBlock::Ring, 16, "InterPackage"),
+              dimension("node", BuildingBlock::FullyConnected, 8, "InterNode"),
+              dimension("pod", BuildingBlock::Switch, 32, "InterPod")};
+  for (const Preset& p : presets()) {
+    const Project project = makeProject(p, p.defaults, findDevice("h100"), net);
+    const Solution s = solve(buildProblem(project), Objective::Performance);
+    EXPECT_TRUE(s.ok()) << p.id << ": " << s.message;
+    EXPECT_GT(s.eval.computeNs, 0) << p.id;
+    EXPECT_EQ(project.workloads[0].origin->preset, p.id);
+    EXPECT_EQ(project.workloads[0].origin->device, "h100");
+    EXPECT_EQ(project.workloads[0].origin->parameters.at("dp") *
+                  project.workloads[0].origin->parameters.at("tp") *
+                  project.workloads[0].origin->parameters.at("ep"),
+              4096);
+  }
+}
+
+// For random small transformers the gradient bytes on the wire equal the weights
+// per NPU times the bytes per element, whatever the block count and TP degree.
+RC_GTEST_PROP(TransformerGenerator, GradientBytesMatchWeights, ()) {
+  const int tpLog = *rc::gen::inRange(0, 3);
+  const int tp = 1 << tpLog;
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.layers = *rc::gen::inRange(1, 6);
+  t.hidden = 16 * *rc::gen::inRange(1, 9) * tp;
+  t.heads = 4 * tp;
+  t.hidden = t.heads * (t.hidden / t.heads);
+  t.ffn = 8 * *rc::gen::inRange(1, 40);
+  t.gatedMlp = *rc::gen::arbitrary<bool>();
+  const Network net = ringNetwork({8, 4}, {"a", "b"});
+  Parallelism par;
+  par.tp = tp;
+  par.zero3 = *rc::gen::arbitrary<bool>();
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  double grad = 0;
+  for (const Layer& l : w.layers) grad += l.phase(PhaseKind::WeightGrad).sizeBytes;
+  const double h = t.hidden, f = t.ffn;
+  const double weights = t.layers * (4 * h * h + (t.gatedMlp ? 3 : 2) * h * f) / tp;
+  RC_ASSERT(std::abs(grad - 2 * weights) <= 1e-9 * grad);
+}
