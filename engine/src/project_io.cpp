@@ -1,1 +1,686 @@
-// Implemented in a following commit.
+// The project file (schema in project_io.hpp's users' spec):
+//
+//   { "format": "libra-project", "schema_version": 1, "name": ...,
+//     "network": {"dimensions": [...]}, "cost_model": {...}, "workloads": [...],
+//     "training_loop": ..., "constraints": [...], "objective": ..., "ui": {...} }
+//
+// Reading is strict: unknown keys are errors everywhere except inside "ui" (the
+// GUI's opaque view state), so a typo never silently drops a setting. Optional on
+// reading: the dimension bounds, a workload's "weight" (1) and "origin",
+// "device" and "parameters" inside an origin, a layer's "update_ns" (0), a
+// phase's own "groups" (written only when the phase has them), and the
+// top-level "training_loop" (no-overlap), "constraints" ([]), "objective"
+// (performance) and "ui". Every error is one line: source, JSON path, problem.
+#include "libra/project_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <system_error>
+
+#include "libra/constraints.hpp"
+#include "libra/error.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+namespace {
+
+namespace fs = std::filesystem;
+// ordered_json keeps keys in insertion order: the file is written in the order of
+// the schema, and the GUI's "ui" object comes back exactly as it was stored.
+using Json = nlohmann::ordered_json;
+
+std::string errnoText(int error) {
+  return std::generic_category().message(error);
+}
+
+// "cannot read 'x.json': No such file or directory"
+[[noreturn]] void fileError(const char* verb, const std::string& file, const std::string& problem) {
+  throw InputError(std::string("cannot ") + verb + " '" + file + "': " + problem);
+}
+
+// ---------------------------------------------------------------------------
+// Schema migrations. Every upgrade of the file format lives here: a file of
+// version v is upgraded step by step to kProjectSchemaVersion before it is read,
+// so the reader only ever knows the current schema. Keep a frozen file of every
+// old version in the tests.
+
+void migrate(Json& doc, int fromVersion) {
+  for (int version = fromVersion; version < kProjectSchemaVersion; ++version) {
+    switch (version) {
+      // When schema 2 arrives, add `case 1: migrate1To2(doc); break;` here, with
+      // migrate1To2 rewriting a version-1 document into version 2.
+      default:
+        break;
+    }
+  }
+  doc["schema_version"] = kProjectSchemaVersion;
+}
+
+// ---------------------------------------------------------------------------
+// Shared helpers.
+
+bool isIdentifier(std::string_view key) {
+  if (key.empty() || std::isdigit(static_cast<unsigned char>(key.front()))) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// JSON path of a member: network.dimensions[0].npus; keys that are not
+// identifiers are quoted: cost_model["Inter Pod"].Link.
+std::string member(const std::string& path, std::string_view key) {
+  if (isIdentifier(key)) return path.empty() ? std::string(key) : path + "." + std::string(key);
+  return path + "[" + Json(std::string(key)).dump() + "]";
+}
+
+std::string element(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+// A value for messages: strings quoted, containers named, long text shortened.
+std::string describe(const Json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "a list";
+  std::string s = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+// Line and column (1-based) of a byte offset as nlohmann reports it: `byte` is
+// the 1-based index of the last character read.
+std::pair<std::size_t, std::size_t> lineAndColumn(std::string_view text, std::size_t byte) {
+  const std::size_t pos = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  std::size_t line = 1;
+  std::size_t lineStart = 0;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      lineStart = i + 1;
+    }
+  }
+  return {line, pos - lineStart + 1};
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at
+// line 1, column 2: " prefix (we give the position ourselves).
+std::string parseErrorReason(const std::string& what) {
+  std::string reason = what;
+  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
+    reason = reason.substr(reason.find("] ") + 2);
+  }
+  if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos) {
+    reason = reason.substr(reason.find(": ") + 2);
+  }
+  return reason;
+}
+
+Json parseDocument(std::string_view text, const std::string& source) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    if (text::trim(text).empty()) throw InputError(source + ": the file is empty");
+    const auto [line, column] = lineAndColumn(text, e.byte);
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                     ": malformed JSON: " + parseErrorReason(e.what()));
+  } catch (const Json::exception& e) {
+    throw InputError(source + ": malformed JSON: " + parseErrorReason(e.what()));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Writing.
+
+class Writer {
+ public:
+  // Integral values print as integers (9375000, not 9375000.0); the others in
+  // nlohmann's shortest form that reads back to the same double.
+  Json number(double value, const std::string& path) const {
+    if (!std::isfinite(value)) {
+      throw InputError("project: " + path + " is " + text::formatNumber(value) +
+                       "; only finite numbers can be saved");
+    }
+    constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+    if (std::trunc(value) == value && std::abs(value) <= kExactIntegers) {
+      return Json(static_cast<std::int64_t>(value));
+    }
+    return Json(value);
+  }
+
+  Json network(const Network& network) const {
+    Json dims = Json::array();
+    for (std::size_t i = 0; i < network.dims.size(); ++i) {
+      const Dimension& d = network.dims[i];
+      const std::string path = element("network.dimensions", i);
+      Json j = Json::object();
+      j["name"] = d.name;
+      j["block"] = std::string(toString(d.block));
+      j["npus"] = d.npus;
+      j["cost_level"] = d.costLevel;
+      if (d.minBandwidth) {
+        j["min_bandwidth_gbps"] = number(*d.minBandwidth, path + ".min_bandwidth_gbps");
+      }
+      if (d.maxBandwidth) {
+        j["max_bandwidth_gbps"] = number(*d.maxBandwidth, path + ".max_bandwidth_gbps");
+      }
+      if (d.fixedBandwidth) {
+        j["fixed_bandwidth_gbps"] = number(*d.fixedBandwidth, path + ".fixed_bandwidth_gbps");
+      }
+      dims.push_back(std::move(j));
+    }
+    Json j = Json::object();
+    j["dimensions"] = std::move(dims);
+    return j;
+  }
+
+  Json costModel(const CostModel& model) const {
+    Json j = Json::object();
+    for (const auto& [name, level] : model.levels) {
+      const std::string path = member("cost_model", name);
+      Json l = Json::object();
+      if (level.link) l["Link"] = number(*level.link, path + ".Link");
+      if (level.switchPrice) l["Switch"] = number(*level.switchPrice, path + ".Switch");
+      if (level.nic) l["Nic"] = number(*level.nic, path + ".Nic");
+      j[name] = std::move(l);
+    }
+    return j;
+  }
+
+  Json phase(const Phase& p, const std::string& path) const {
+    Json j = Json::object();
+    j["compute_ns"] = number(p.computeNs, path + ".compute_ns");
+    j["collective"] = std::string(toString(p.collective));
+    j["size_bytes"] = number(p.sizeBytes, path + ".size_bytes");
+    if (!p.groups.empty()) j["groups"] = p.groups;
+    return j;
+  }
+
+  Json workload(const Workload& w, const std::string& path) const {
+    Json j = Json::object();
+    j["name"] = w.name;
+    j["weight"] = number(w.weight, path + ".weight");
+    Json comm = Json::object();
+    for (PhaseKind kind : kPhaseKinds) comm[std::string(toString(kind))] = w.communicator.of(kind);
+    j["communicator"] = std::move(comm);
+    if (w.origin) {
+      Json o = Json::object();
+      o["preset"] = w.origin->preset;
+      o["device"] = w.origin->device;
+      Json params = Json::object();
+      for (const auto& [key, value] : w.origin->parameters) {
+        params[key] = number(value, member(path + ".origin.parameters", key));
+      }
+      o["parameters"] = std::move(params);
+      j["origin"] = std::move(o);
+    }
+    Json layers = Json::array();
+    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+      const Layer& layer = w.layers[i];
+      const std::string at = element(path + ".layers", i);
+      Json l = Json::object();
+      l["name"] = layer.name;
+      for (PhaseKind kind : kPhaseKinds) {
+        const std::string key(toString(kind));
+        l[key] = phase(layer.phase(kind), at + "." + key);
+      }
+      l["update_ns"] = number(layer.updateNs, at + ".update_ns");
+      layers.push_back(std::move(l));
+    }
+    j["layers"] = std::move(layers);
+    return j;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Reading.
+
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+    throw InputError(source_ + ": " + (path.empty() ? std::string() : path + ": ") + problem);
+  }
+
+  // An object whose keys are checked against the schema when it is opened.
+  class Object {
+   public:
+    Object(const Reader& reader, const Json& value, std::string path,
+           std::initializer_list<std::string_view> keys)
+        : reader_(reader), value_(value), path_(std::move(path)) {
+      if (!value.is_object()) reader.fail(path_, "expected an object, got " + describe(value));
+      for (const auto& item : value.items()) {
+        if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
+        std::string expected;
+        for (std::string_view k : keys) expected += (expected.empty() ? "" : ", ") + std::string(k);
+        reader.fail(path_, "unknown key '" + item.key() + "' (expected " + expected + ")");
+      }
+    }
+
+    const Json& required(std::string_view key) const {
+      auto it = value_.find(std::string(key));
+      if (it == value_.end()) reader_.fail(path_, "missing key '" + std::string(key) + "'");
+      return *it;
+    }
+    const Json* optional(std::string_view key) const {
+      auto it = value_.find(std::string(key));
+      return it == value_.end() ? nullptr : &*it;
+    }
+    std::string at(std::string_view key) const { return member(path_, key); }
+    const std::string& path() const { return path_; }
+
+   private:
+    const Reader& reader_;
+    const Json& value_;
+    std::string path_;
+  };
+
+  std::string string(const Json& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "expected a string, got " + describe(v));
+    return v.get<std::string>();
+  }
+
+  std::string nonEmptyString(const Json& v, const std::string& path) const {
+    std::string s = string(v, path);
+    if (text::trim(s).empty()) fail(path, "expected a non-empty string, got " + describe(v));
+    return s;
+  }
+
+  double finiteNumber(const Json& v, const std::string& path) const {
+    if (!v.is_number()) fail(path, "expected a number, got " + describe(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(path, "expected a finite number, got " + describe(v));
+    return d;
+  }
+
+  double nonNegative(const Json& v, const std::string& path) const {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      fail(path, "expected a number >= 0, got " + describe(v));
+    }
+    return v.get<double>();
+  }
+
+  int integer(const Json& v, const std::string& path, int min, int max,
+              const std::string& expected) const {
+    bool ok = false;
+    std::int64_t value = 0;
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      ok = u <= static_cast<std::uint64_t>(max);
+      value = static_cast<std::int64_t>(u);
+    } else if (v.is_number_integer()) {
+      value = v.get<std::int64_t>();
+      ok = value >= min && value <= max;
+    }
+    if (!ok || value < min) fail(path, "expected " + expected + ", got " + describe(v));
+    return static_cast<int>(value);
+  }
+
+  Project project(const Json& doc) const {
+    const Object top(*this, doc, "",
+                     {"format", "schema_version", "name", "network", "cost_model", "workloads",
+                      "training_loop", "constraints", "objective", "ui"});
+    Project p;
+    p.name = string(top.required("name"), "name");
+    p.network = network(Object(*this, top.required("network"), "network", {"dimensions"}));
+    p.costModel = costModel(top.required("cost_model"), "cost_model");
+
+    const Json& workloads = top.required("workloads");
+    if (!workloads.is_array()) fail("workloads", "expected a list, got " + describe(workloads));
+    for (std::size_t i = 0; i < workloads.size(); ++i) {
+      p.workloads.push_back(workload(workloads[i], element("workloads", i), p.network));
+    }
+
+    if (const Json* loop = top.optional("training_loop")) {
+      const std::string s = string(*loop, "training_loop");
+      auto parsed = parseTrainingLoop(s);
+      if (!parsed) {
+        fail("training_loop",
+             "unknown training loop '" + s + "' (expected no-overlap, recompute or overlap)");
+      }
+      p.trainingLoop = *parsed;
+    }
+    if (const Json* list = top.optional("constraints")) {
+      if (!list->is_array())
+        fail("constraints", "expected a list of strings, got " + describe(*list));
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        p.constraints.push_back(string((*list)[i], element("constraints", i)));
+      }
+    }
+    if (const Json* objective = top.optional("objective")) {
+      const std::string s = string(*objective, "objective");
+      auto parsed = parseObjective(s);
+      if (!parsed) {
+        fail("objective", "unknown objective '" + s + "' (expected performance or perf-per-cost)");
+      }
+      p.objective = *parsed;
+    }
+    if (const Json* ui = top.optional("ui")) {
+      p.uiState = ui->dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+    return p;
+  }
+
+ private:
+  Network network(const Object& obj) const {
+    const Json& list = obj.required("dimensions");
+    const std::string path = obj.at("dimensions");
+    if (!list.is_array()) fail(path, "expected a list, got " + describe(list));
+    Network network;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Object dim(*this, list[i], element(path, i),
+                       {"name", "block", "npus", "cost_level", "min_bandwidth_gbps",
+                        "max_bandwidth_gbps", "fixed_bandwidth_gbps"});
+      Dimension d;
+      d.name = nonEmptyString(dim.required("name"), dim.at("name"));
+      for (std::size_t j = 0; j < i; ++j) {
+        if (network.dims[j].name == d.name) {
+          fail(dim.at("name"), "the name '" + d.name + "' is already used by " + element(path, j));
+        }
+      }
+      const std::string block = string(dim.required("block"), dim.at("block"));
+      auto parsed = parseBuildingBlock(block);
+      if (!parsed) {
+        fail(dim.at("block"),
+             "unknown building block '" + block + "' (expected Ring, FullyConnected or Switch)");
+      }
+      d.block = *parsed;
+      d.npus = integer(dim.required("npus"), dim.at("npus"), 2, std::numeric_limits<int>::max(),
+                       "an integer >= 2");
+      d.costLevel = nonEmptyString(dim.required("cost_level"), dim.at("cost_level"));
+      auto bound = [&](std::string_view key, std::optional<double>& out) {
+        if (const Json* v = dim.optional(key)) out = nonNegative(*v, dim.at(key));
+      };
+      bound("min_bandwidth_gbps", d.minBandwidth);
+      bound("max_bandwidth_gbps", d.maxBandwidth);
+      bound("fixed_bandwidth_gbps", d.fixedBandwidth);
+      if (d.minBandwidth && d.maxBandwidth && *d.minBandwidth > *d.maxBandwidth) {
+        fail(dim.path(), "min_bandwidth_gbps " + text::formatNumber(*d.minBandwidth) +
+                             " exceeds max_bandwidth_gbps " + text::formatNumber(*d.maxBandwidth));
+      }
+      network.dims.push_back(std::move(d));
+    }
+    return network;
+  }
+
+  CostModel costModel(const Json& value, const std::string& path) const {
+    if (!value.is_object()) fail(path, "expected an object, got " + describe(value));
+    CostModel model;
+    for (const auto& item : value.items()) {
+      const Object level(*this, item.value(), member(path, item.key()), {"Link", "Switch", "Nic"});
+      CostLevel l;
+      if (const Json* v = level.optional("Link")) l.link = nonNegative(*v, level.at("Link"));
+      if (const Json* v = level.optional("Switch"))
+        l.switchPrice = nonNegative(*v, level.at("Switch"));
+      if (const Json* v = level.optional("Nic")) l.nic = nonNegative(*v, level.at("Nic"));
+      model.levels[item.key()] = l;
+    }
+    return model;
+  }
+
+  Workload workload(const Json& value, const std::string& path, const Network& network) const {
+    const Object obj(*this, value, path, {"name", "weight", "communicator", "origin", "layers"});
+    Workload w;
+    w.name = string(obj.required("name"), obj.at("name"));
+    if (const Json* weight = obj.optional("weight"))
+      w.weight = nonNegative(*weight, obj.at("weight"));
+
+    const Object comm(*this, obj.required("communicator"), obj.at("communicator"),
+                      {"forward", "input_grad", "weight_grad"});
+    for (PhaseKind kind : kPhaseKinds) {
+      const std::string key(toString(kind));
+      w.communicator.of(kind) = groupSizes(comm.required(key), comm.at(key), network);
+    }
+
+    if (const Json* origin = obj.optional("origin")) {
+      const Object o(*this, *origin, obj.at("origin"), {"preset", "device", "parameters"});
+      WorkloadOrigin out;
+      out.preset = string(o.required("preset"), o.at("preset"));
+      if (const Json* device = o.optional("device")) out.device = string(*device, o.at("device"));
+      if (const Json* params = o.optional("parameters")) {
+        if (!params->is_object())
+          fail(o.at("parameters"), "expected an object, got " + describe(*params));
+        for (const auto& item : params->items()) {
+          out.parameters[item.key()] =
+              finiteNumber(item.value(), member(o.at("parameters"), item.key()));
+        }
+      }
+      w.origin = std::move(out);
+    }
+
+    const Json& layers = obj.required("layers");
+    if (!layers.is_array()) fail(obj.at("layers"), "expected a list, got " + describe(layers));
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const Object l(*this, layers[i], element(obj.at("layers"), i),
+                     {"name", "forward", "input_grad", "weight_grad", "update_ns"});
+      Layer layer;
+      layer.name = string(l.required("name"), l.at("name"));
+      for (PhaseKind kind : kPhaseKinds) {
+        const std::string key(toString(kind));
+        layer.phase(kind) = phase(l.required(key), l.at(key), network);
+      }
+      if (const Json* update = l.optional("update_ns")) {
+        layer.updateNs = nonNegative(*update, l.at("update_ns"));
+      }
+      w.layers.push_back(std::move(layer));
+    }
+    return w;
+  }
+
+  // One group size per network dimension, each 1 (unused) to n_d.
+  std::vector<int> groupSizes(const Json& list, const std::string& path,
+                              const Network& network) const {
+    if (!list.is_array()) fail(path, "expected a list of group sizes, got " + describe(list));
+    if (static_cast<int>(list.size()) != network.size()) {
+      fail(path, "expected " + std::to_string(network.size()) +
+                     " group sizes (one per network dimension), got " +
+                     std::to_string(list.size()));
+    }
+    std::vector<int> groups;
+    for (int d = 0; d < network.size(); ++d) {
+      const Dimension& dim = network.dims[d];
+      groups.push_back(integer(list[d], element(path, d), 1, dim.npus,
+                               "a group size from 1 (unused) to " + std::to_string(dim.npus) +
+                                   " for dimension " + std::to_string(d) + " ('" + dim.name +
+                                   "')"));
+    }
+    return groups;
+  }
+
+  Phase phase(const Json& value, const std::string& path, const Network& network) const {
+    const Object obj(*this, value, path, {"compute_ns", "collective", "size_bytes", "groups"});
+    Phase p;
+    p.computeNs = nonNegative(obj.required("compute_ns"), obj.at("compute_ns"));
+    const std::string type = string(obj.required("collective"), obj.at("collective"));
+    auto parsed = parseCollectiveType(type);
+    if (!parsed) {
+      fail(obj.at("collective"), "unknown collective '" + type +
+                                     "' (expected None, AllReduce, ReduceScatter, AllGather or "
+                                     "AllToAll)");
+    }
+    p.collective = *parsed;
+    p.sizeBytes = nonNegative(obj.required("size_bytes"), obj.at("size_bytes"));
+    if (const Json* groups = obj.optional("groups")) {
+      p.groups = groupSizes(*groups, obj.at("groups"), network);
+    }
+    return p;
+  }
+
+  std::string source_;
+};
+
+// Checks "format" and "schema_version" and upgrades an older document.
+void checkVersion(Json& doc, const Reader& reader, const std::string& source) {
+  const std::string notProject = "; this is not a Libra Studio project file";
+  if (!doc.is_object()) {
+    reader.fail("", "expected a JSON object at the top level, got " + describe(doc) + notProject);
+  }
+  auto format = doc.find("format");
+  if (format == doc.end()) reader.fail("", "missing key 'format'" + notProject);
+  if (!format->is_string() || format->get<std::string>() != kProjectFormat) {
+    reader.fail("format", "expected \"" + std::string(kProjectFormat) + "\", got " +
+                              describe(*format) + notProject);
+  }
+  auto version = doc.find("schema_version");
+  if (version == doc.end()) reader.fail("", "missing key 'schema_version'");
+  if (!version->is_number_integer()) {
+    reader.fail("schema_version", "expected an integer, got " + describe(*version));
+  }
+  const bool negative = version->is_number_integer() && !version->is_number_unsigned() &&
+                        version->get<std::int64_t>() < 0;
+  if (negative || version->get<std::uint64_t>() < 1) {
+    reader.fail("schema_version", "expected an integer >= 1, got " + describe(*version));
+  }
+  if (version->get<std::uint64_t>() > static_cast<std::uint64_t>(kProjectSchemaVersion)) {
+    throw InputError(source + " was written by a newer Libra Studio (schema " + version->dump() +
+                     "; this version reads up to " + std::to_string(kProjectSchemaVersion) +
+                     "): update Libra Studio");
+  }
+  migrate(doc, version->get<int>());
+}
+
+}  // namespace
+
+Project projectFromJson(std::string_view text, const std::string& source) {
+  Json doc = parseDocument(text, source);
+  const Reader reader(source);
+  checkVersion(doc, reader, source);
+  Project project = reader.project(doc);
+
+  try {
+    validateProject(project);
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
+  // A bad constraint is reported now, with its place in the file, not at solve time.
+  const std::vector<std::string> names = project.network.names();
+  const std::vector<double> costs = costPerBandwidth(project.network, project.costModel);
+  for (std::size_t i = 0; i < project.constraints.size(); ++i) {
+    try {
+      (void)parseConstraint(project.constraints[i], names, costs);
+    } catch (const InputError& e) {
+      reader.fail(element("constraints", i), e.what());
+    }
+  }
+  return project;
+}
+
+std::string projectToJson(const Project& project) {
+  const Writer w;
+  Json doc = Json::object();
+  doc["format"] = std::string(kProjectFormat);
+  doc["schema_version"] = kProjectSchemaVersion;
+  doc["name"] = project.name;
+  doc["network"] = w.network(project.network);
+  doc["cost_model"] = w.costModel(project.costModel);
+  Json workloads = Json::array();
+  for (std::size_t i = 0; i < project.workloads.size(); ++i) {
+    workloads.push_back(w.workload(project.workloads[i], element("workloads", i)));
+  }
+  doc["workloads"] = std::move(workloads);
+  doc["training_loop"] = std::string(toString(project.trainingLoop));
+  doc["constraints"] = project.constraints;
+  doc["objective"] = std::string(toString(project.objective));
+  if (!project.uiState.empty()) {
+    try {
+      doc["ui"] = Json::parse(project.uiState);
+    } catch (const Json::exception& e) {
+      throw InputError("project: the UI state is not valid JSON (" + parseErrorReason(e.what()) +
+                       ")");
+    }
+  }
+  // Invalid UTF-8 (e.g. a name read from a Latin-1 file) becomes U+FFFD rather
+  // than making the save fail.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Project loadProject(const std::filesystem::path& path) {
+  return projectFromJson(readFile(path), path.string());
+}
+
+void saveProject(const Project& project, const std::filesystem::path& path) {
+  writeFileAtomically(path, projectToJson(project));
+}
+
+void writeFileAtomically(const std::filesystem::path& path, std::string_view contents) {
+  const std::string shown = path.string();
+  if (path.filename().empty()) fileError("write", shown, "it names a directory, not a file");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+
+  // A unique name next to the target, so the rename stays on one file system.
+  // O_EXCL with mode 0666 lets the umask decide the permissions of a new file.
+  static std::atomic<unsigned> counter{0};
+  fs::path temp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temp = dir / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                  std::to_string(counter.fetch_add(1)));
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || attempt > 100)) fileError("write", shown, errnoText(errno));
+  }
+
+  // From here on a failure removes the temporary file; the old file is untouched.
+  int error = 0;
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+    (void)::fchmod(fd, existing.st_mode & 07777);  // a replaced file keeps its permissions
+  }
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0 && error == 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno != EINTR) error = errno;
+      continue;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temp.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temp.c_str());
+    fileError("write", shown, errnoText(error));
+  }
+
+  // Make the rename itself durable; failing here loses nothing already written.
+  const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirFd >= 0) {
+    (void)::fsync(dirFd);
+    ::close(dirFd);
+  }
+}
+
+std::string readFile(const std::filesystem::path& path) {
+  const std::string shown = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fileError("read", shown, errnoText(errno));
+  std::string out;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      ::close(fd);
+      fileError("read", shown, errnoText(error));
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace libra

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "libra/project.hpp"
 
@@ -14,6 +15,16 @@ namespace libra {
 // Network from LIBRA yml (Topology / NpusCount / CostDimension) or SC22 json
 // (npus-count / topology / network-type), chosen by content.
 Network readNetworkFile(const std::filesystem::path& path);
+
+struct NetworkFile {
+  Network network;
+  // The bandwidth budget an SC22 json network carries ("total-bandwidth", GB/s per
+  // NPU summed over the dimensions); LIBRA yml networks have none.
+  std::optional<double> totalBandwidth;
+};
+// readNetworkFile plus what the file says beyond the network itself.
+NetworkFile readNetworkFileWithBudget(const std::filesystem::path& path);
+
 // Cost model from yml or json: one map per level with Link / Switch / Nic.
 CostModel readCostModelFile(const std::filesystem::path& path);
 // Communicator yml: Forward / InputGrad / WeightGrad, one group size per dim (-1 = unused).
@@ -42,6 +53,11 @@ struct ImportOptions {
   TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
   std::optional<std::string> name;
 };
-Project importLibra(const ImportOptions& options);
+// Builds a validated project from the reference inputs. What the inputs leave open
+// is filled with stated defaults (a communicator derived from the workload
+// header, the reference unit prices, a bandwidth budget); when `notes` is given,
+// one human-readable sentence per such decision is appended to it, for the
+// caller to show.
+Project importLibra(const ImportOptions& options, std::vector<std::string>* notes = nullptr);
 
 }  // namespace libra

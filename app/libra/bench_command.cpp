@@ -1,0 +1,87 @@
+// `libra bench PROJECT.json`: solver speed and backend agreement, measured in one
+// process (see engine/include/libra/bench.hpp).
+#include <iostream>
+#include <ostream>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/bench.hpp"
+#include "libra/error.hpp"
+#include "output.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+struct Args {
+  std::string project;
+  std::vector<std::string> constraints;
+  int repetitions = 301;
+  bool json = false;
+};
+
+void run(Context& context, const Args& args) {
+  if (args.repetitions < 1) throw InputError("--repetitions: must be a whole number >= 1");
+  const Project project = loadProjectFile(args.project);
+  const Problem problem = buildProblemFor(project, args.project, args.constraints);
+  BenchOptions options;
+  options.solveRepetitions = args.repetitions;
+  options.ipoptRepetitions = std::max(3, args.repetitions / 15);
+  options.paretoRepetitions = std::max(3, args.repetitions / 30);
+  const BenchReport r = runBench(problem, options, [&](const std::string& phase) {
+    if (!args.json) context.err << "bench: " << phase << "...\n";
+  });
+  if (args.json) {
+    Json out;
+    out["native_solve_ns"] = r.nativeSolveNs;
+    out["ipopt_solve_ns"] = r.ipoptSolveNs;
+    out["pareto_100_ns"] = r.pareto100Ns;
+    out["max_relative_disagreement"] = r.maxRelativeDisagreement;
+    out["native_speedup"] = r.ipoptSolveNs / r.nativeSolveNs;
+    out["pareto_100_over_ipopt_solve"] = r.pareto100Ns / r.ipoptSolveNs;
+    out["performance_disagreement"] = r.performanceDisagreement;
+    out["perf_per_cost_disagreement"] = r.perfPerCostDisagreement;
+    out["native_iterations"] = r.nativeIterations;
+    out["ipopt_iterations"] = r.ipoptIterations;
+    out["distinct_collectives"] = r.distinctCollectives;
+    context.out << out.dump(2) << "\n";
+    return;
+  }
+  const Style style{context.color};
+  context.out << style.bold(project.name.empty() ? args.project : project.name) << "\n";
+  printFields(context.out, style,
+              {{"native solve (median)", formatDuration(r.nativeSolveNs) + "  (" +
+                                             std::to_string(r.nativeIterations) + " iterations)"},
+               {"IPOPT solve (median)", formatDuration(r.ipoptSolveNs) + "  (" +
+                                            std::to_string(r.ipoptIterations) + " iterations)"},
+               {"native speed-up", formatFixed(r.ipoptSolveNs / r.nativeSolveNs, 1) + "x"},
+               {"100-point Pareto front", formatDuration(r.pareto100Ns) + "  (" +
+                                              formatFixed(r.pareto100Ns / r.ipoptSolveNs, 2) +
+                                              " IPOPT solves)"},
+               {"max relative disagreement", formatExact(r.maxRelativeDisagreement)},
+               {"distinct collectives", std::to_string(r.distinctCollectives)}});
+}
+
+}  // namespace
+
+void registerBench(CLI::App& app, Context& context) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Measure native and IPOPT solve times, a 100-point Pareto front, and agreement");
+  cmd->add_option("project", args->project, "Project file (JSON)")->required();
+  cmd->add_option("--constraint", args->constraints, "Extra constraint (repeatable)");
+  cmd->add_option("--repetitions", args->repetitions,
+                  "Native solves to time (IPOPT and Pareto runs scale with it)")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->footer(
+      "All times are medians over repeated runs in this one process, so ratios between\n"
+      "them are comparable on any machine. JSON keys: native_solve_ns, ipopt_solve_ns,\n"
+      "pareto_100_ns, max_relative_disagreement (and more).\n"
+      "\n"
+      "Example:\n"
+      "  libra bench gpt3-4d.json --constraint 'total == 500' --json");
+  cmd->callback([&context, args] { run(context, *args); });
+}
+
+}  // namespace libra::cli

@@ -1,0 +1,48 @@
+// The `libra` command line: shared context, exit codes and the commands'
+// register functions. Each command (or group of commands) lives in its own file
+// and adds itself to the CLI11 app through one register function; main.cpp only
+// lists them. To add a command: write `registerFoo(CLI::App&, Context&)` in
+// foo_command.cpp, declare it here and append it to the list in main.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+
+namespace libra::cli {
+
+// The exit codes of spec/cli.md.
+enum ExitCode : int {
+  kExitSuccess = 0,
+  kExitNoSolution = 1,  // infeasible, unbounded, or the solver failed
+  kExitBadInput = 2,    // bad usage or bad input; one line on stderr
+};
+
+struct Context {
+  std::ostream& out;
+  std::ostream& err;
+  bool color = false;  // stdout is a terminal that takes ANSI colours
+  int exitCode = kExitSuccess;
+};
+
+using RegisterCommand = void (*)(CLI::App& app, Context& context);
+
+void registerImportLibra(CLI::App& app, Context& context);  // import_command.cpp
+void registerSolve(CLI::App& app, Context& context);        // solve_command.cpp
+void registerEvaluate(CLI::App& app, Context& context);     // solve_command.cpp
+void registerPareto(CLI::App& app, Context& context);       // pareto_command.cpp
+void registerBench(CLI::App& app, Context& context);        // bench_command.cpp
+void registerReproduceLibra(CLI::App& app, Context& context);  // reproduce_command.cpp
+
+// Sets up the top-level app (description, --version, help footer).
+void configureApp(CLI::App& app);
+
+// Parses the arguments and runs the selected command. Maps every error to the
+// exit codes above: usage and input errors print one line
+// `libra: error: <what>` on stderr and return 2; --help and --version return 0.
+int run(CLI::App& app, int argc, const char* const* argv, Context& context);
+
+// True when stdout is a terminal, TERM is not "dumb" and NO_COLOR is not set.
+bool stdoutTakesColor();
+
+}  // namespace libra::cli

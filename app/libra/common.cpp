@@ -1,0 +1,208 @@
+#include "common.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "libra/constraints.hpp"
+#include "libra/cost.hpp"
+#include "libra/error.hpp"
+#include "libra/project_io.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool mentions(const std::string& message, const std::string& what) {
+  return !what.empty() && message.find(what) != std::string::npos;
+}
+
+// Prefixes `source: ` unless the message already names it.
+std::string from(const std::string& source, const std::string& message) {
+  return mentions(message, source) ? message : source + ": " + message;
+}
+
+}  // namespace
+
+void requireInputFile(const std::string& path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  const std::string what = flag + " '" + path + "'";
+  if (path.empty()) throw InputError(flag + ": the file name is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      throw InputError(what + ": cannot be read (" + ec.message() + ")");
+    }
+    throw InputError(what + ": no such file");
+  }
+  if (fs::is_directory(st)) throw InputError(what + ": is a directory, not a file");
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) {
+    throw InputError(what + ": cannot be read (" + std::strerror(errno) + ")");
+  }
+}
+
+Project loadProjectFile(const std::string& path) {
+  requireInputFile(path, "project file");
+  try {
+    return loadProject(path);
+  } catch (const InputError& e) {
+    throw InputError(from(path, e.what()));
+  } catch (const std::exception& e) {
+    // Anything else the reader lets through (filesystem, JSON library) still
+    // becomes one line that names the file.
+    throw InputError(from(path, e.what()));
+  }
+}
+
+Problem buildProblemFor(const Project& project, const std::string& source,
+                        std::span<const std::string> extraConstraints) {
+  try {
+    validateProject(project);
+  } catch (const InputError& e) {
+    throw InputError(from(source, e.what()));
+  }
+  // Parse the constraints one by one first, so that a bad one is reported with
+  // where it came from; buildProblem then parses them again (cheap).
+  const std::vector<std::string> names = project.network.names();
+  const std::vector<double> costs = costPerBandwidth(project.network, project.costModel);
+  for (std::size_t i = 0; i < project.constraints.size(); ++i) {
+    try {
+      (void)parseConstraint(project.constraints[i], names, costs);
+    } catch (const InputError& e) {
+      throw InputError(source + ": constraints[" + std::to_string(i) + "]: " + e.what());
+    }
+  }
+  for (const std::string& text : extraConstraints) {
+    try {
+      (void)parseConstraint(text, names, costs);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--constraint: ") + e.what());
+    }
+  }
+  try {
+    return buildProblem(project, extraConstraints);
+  } catch (const InputError& e) {
+    throw InputError(from(source, e.what()));
+  }
+}
+
+Objective parseObjectiveFlag(const std::string& text, const std::string& flag) {
+  if (auto o = parseObjective(text)) return *o;
+  throw InputError(flag + ": '" + text + "' is not an objective; use performance or perf-per-cost");
+}
+
+Backend parseBackendFlag(const std::string& text) {
+  if (auto b = parseBackend(text)) return *b;
+  throw InputError("--solver: '" + text + "' is not a solver; use native or ipopt");
+}
+
+TrainingLoop parseTrainingLoopFlag(const std::string& text) {
+  if (auto l = parseTrainingLoop(text)) return *l;
+  throw InputError("--training-loop: '" + text +
+                   "' is not a training loop; use no-overlap, recompute or overlap");
+}
+
+std::vector<double> parseBandwidthList(const std::string& text) {
+  std::vector<double> values;
+  if (trim(text).empty()) throw InputError("bandwidth: no values given; write B0,B1,... in GB/s");
+  std::size_t start = 0;
+  for (int position = 1;; ++position) {
+    const std::size_t comma = text.find(',', start);
+    std::string_view item = trim(std::string_view(text).substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (item.empty()) {
+      throw InputError("bandwidth: value at position " + std::to_string(position) +
+                       " is empty; write B0,B1,... in GB/s");
+    }
+    std::string_view digits = item;
+    if (digits.front() == '+') digits.remove_prefix(1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+      throw InputError("bandwidth: '" + std::string(item) + "' at position " +
+                       std::to_string(position) + " is out of range");
+    }
+    if (ec != std::errc() || end != digits.data() + digits.size()) {
+      throw InputError("bandwidth: '" + std::string(item) + "' at position " +
+                       std::to_string(position) + " is not a number");
+    }
+    values.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return values;
+}
+
+std::string statusWord(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::Unbounded:
+      return "unbounded";
+    case SolveStatus::Cancelled:
+    case SolveStatus::Error:
+      return "error";
+  }
+  return "error";
+}
+
+std::optional<EqualSplit> equalSplit(const Problem& problem) {
+  const int dims = problem.dims();
+  if (dims == 0) return std::nullopt;
+  std::optional<double> total;
+  bool totalIsEquality = false;
+  for (const LinearConstraint& c : problem.constraints) {
+    if (static_cast<int>(c.coefficients.size()) != dims) continue;
+    const double k = c.coefficients[0];
+    if (k == 0) continue;
+    bool uniform = true;
+    for (double a : c.coefficients) uniform = uniform && std::abs(a - k) <= 1e-12 * std::abs(k);
+    if (!uniform) continue;
+    // k * total (rel) rhs; dividing by a negative k flips <= and >=.
+    Relation rel = c.relation;
+    if (k < 0 && rel != Relation::Equal) {
+      rel = rel == Relation::LessEqual ? Relation::GreaterEqual : Relation::LessEqual;
+    }
+    if (rel == Relation::GreaterEqual) continue;
+    const double budget = c.rhs / k;
+    if (!(budget > 0) || !std::isfinite(budget)) continue;
+    if (rel == Relation::Equal && !totalIsEquality) {
+      total = budget;
+      totalIsEquality = true;
+    } else if (!total) {
+      total = budget;
+    }
+  }
+  if (!total) return std::nullopt;
+  EqualSplit split;
+  split.bandwidth.assign(dims, *total / dims);
+  for (const LinearConstraint& c : problem.constraints) {
+    if (!c.isSatisfied(split.bandwidth, 1e-9)) return std::nullopt;
+  }
+  split.eval = problem.evaluate(split.bandwidth);
+  if (!split.eval.finite) return std::nullopt;
+  return split;
+}
+
+std::vector<std::string> violatedConstraints(const Problem& problem, std::span<const double> bw) {
+  std::vector<std::string> out;
+  for (const LinearConstraint& c : problem.constraints) {
+    if (!c.isSatisfied(bw, 1e-9)) out.push_back(c.text);
+  }
+  return out;
+}
+
+}  // namespace libra::cli

@@ -1,0 +1,52 @@
+// Helpers the commands share: reading projects, building problems with errors
+// that name their source, parsing flag values strictly.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "libra/project.hpp"
+#include "libra/solver.hpp"
+
+namespace libra::cli {
+
+// Loads a project file. Every failure is an InputError whose message names the file.
+Project loadProjectFile(const std::string& path);
+
+// Checks that `path` names a readable regular file; `flag` (e.g. "--network")
+// names where it came from in the message.
+void requireInputFile(const std::string& path, const std::string& flag);
+
+// buildProblem with messages that say where the bad part came from: `source`
+// (the project file) for the project's own content and constraints,
+// --constraint for the extra ones.
+Problem buildProblemFor(const Project& project, const std::string& source,
+                        std::span<const std::string> extraConstraints);
+
+Objective parseObjectiveFlag(const std::string& text, const std::string& flag = "--objective");
+Backend parseBackendFlag(const std::string& text);
+TrainingLoop parseTrainingLoopFlag(const std::string& text);
+
+// "B0,B1,..." -> numbers, strictly: every item must be a whole number (no
+// trailing text, no empty items). Range and length are checked by
+// Problem::checkBandwidth.
+std::vector<double> parseBandwidthList(const std::string& text);
+
+// The status word of the JSON output: optimal, infeasible, unbounded, or error
+// (cancelled and failed solves).
+std::string statusWord(SolveStatus status);
+
+// The same total split evenly over the dimensions, when the constraints hold a
+// total budget (sum of bw == B or <= B) and the even split satisfies all of them.
+struct EqualSplit {
+  std::vector<double> bandwidth;
+  Evaluation eval;
+};
+std::optional<EqualSplit> equalSplit(const Problem& problem);
+
+// The constraints `bw` violates (their text), for evaluate.
+std::vector<std::string> violatedConstraints(const Problem& problem, std::span<const double> bw);
+
+}  // namespace libra::cli

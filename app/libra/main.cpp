@@ -1,0 +1,24 @@
+// Entry point of `libra`: the list of commands. Each command registers itself;
+// see cli.hpp for how to add one.
+#include <iostream>
+
+#include "cli.hpp"
+
+int main(int argc, char** argv) {
+  using namespace libra::cli;
+  CLI::App app;
+  configureApp(app);
+  Context context{std::cout, std::cerr, stdoutTakesColor()};
+
+  for (RegisterCommand add : {
+           registerImportLibra,
+           registerSolve,
+           registerEvaluate,
+           registerPareto,
+           registerBench,
+           registerReproduceLibra,
+       }) {
+    add(app, context);
+  }
+  return run(app, argc, argv, context);
+}

@@ -1,0 +1,93 @@
+// Output of the command line: number formats, aligned tables, and the
+// human-readable and JSON forms of a result (spec/cli.md fixes the JSON keys).
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common.hpp"
+#include "libra/project.hpp"
+#include "libra/solver.hpp"
+
+namespace libra::cli {
+
+// Keys stay in the order they are written, so the output reads like spec/cli.md.
+using Json = nlohmann::ordered_json;
+
+// ANSI styling, a no-op unless `color` (stdout is a terminal).
+struct Style {
+  bool color = false;
+  std::string bold(std::string_view text) const;
+  std::string good(std::string_view text) const;  // green
+  std::string bad(std::string_view text) const;   // red
+};
+
+// --- numbers -----------------------------------------------------------------
+std::string formatFixed(double value, int decimals);  // "inf" / "nan" when not finite
+// $ with thousands separators ("$12,345,678"; cents below $1,000), engineering
+// notation from $1e15 on ("$1.235e+18").
+std::string formatUsd(double usd);
+// A duration in the unit that suits it: ns, us, ms or s ("701.234 ms").
+std::string formatDuration(double ns);
+// Shortest text that reads back to the same double (CSV and exact output).
+std::string formatExact(double value);
+
+// --- tables ------------------------------------------------------------------
+// Columns padded to their widest cell; numbers right-aligned.
+class Table {
+ public:
+  enum class Align { Left, Right };
+
+  void addColumn(std::string header, Align align = Align::Right);
+  void addRow(std::vector<std::string> cells);
+  void print(std::ostream& out, const Style& style, std::string_view indent = "  ") const;
+
+ private:
+  struct Column {
+    std::string header;
+    Align align;
+  };
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Label/value lines with the values aligned after the longest label.
+void printFields(std::ostream& out, const Style& style,
+                 const std::vector<std::pair<std::string, std::string>>& fields);
+
+// --- results -----------------------------------------------------------------
+// What solve and evaluate print: a bandwidth vector with its evaluation.
+struct Result {
+  std::string status;  // "optimal" or "evaluated"
+  Objective objective = Objective::Performance;
+  std::vector<double> bandwidth;
+  Evaluation eval;
+  // Solver details (solve only).
+  std::optional<Backend> backend;
+  int iterations = 0;
+  double solveTimeNs = 0;
+  std::optional<EqualSplit> equalSplit;
+  // The constraints the bandwidth breaks (evaluate only).
+  std::optional<std::vector<std::string>> violated;
+};
+
+void printResult(std::ostream& out, const Style& style, const Project& project,
+                 const Problem& problem, const Result& result);
+Json resultJson(const Project& project, const Problem& problem, const Result& result);
+
+// The object printed with --json when there is no solution.
+Json failureJson(const std::string& status, const std::string& message,
+                 std::optional<Objective> objective, std::optional<Backend> backend);
+
+// Reports a solve without solution: `libra: <status>: <message>` on stderr and,
+// with `json`, the failure object on stdout. Returns kExitNoSolution.
+int reportNoSolution(std::ostream& out, std::ostream& err, const Json& failure, bool json);
+
+// The help text paragraph on constraint expressions, shared by the commands.
+extern const char* const kConstraintHelp;
+
+}  // namespace libra::cli

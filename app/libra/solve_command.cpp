@@ -1,0 +1,167 @@
+// `libra solve` and `libra evaluate`: one bandwidth vector and its time and cost.
+#include <chrono>
+#include <memory>
+#include <ostream>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/error.hpp"
+#include "output.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+constexpr const char* kSolveFooter =
+    "The result is the bandwidth of one NPU into each dimension (GB/s), the iteration time\n"
+    "(compute and exposed communication) and the network cost ($). Each --constraint is added\n"
+    "to the project's constraints; --objective overrides the project's objective:\n"
+    "  performance     least iteration time\n"
+    "  perf-per-cost   least iteration time x network cost\n"
+    "Both solvers give the same answer; native is the default.\n"
+    "\n"
+    "Examples:\n"
+    "  libra solve gpt3.json\n"
+    "  libra solve gpt3.json --constraint 'bw[pod] <= 50' --solver ipopt\n"
+    "  libra solve gpt3.json --objective perf-per-cost --json\n"
+    "\n"
+    "Exit codes: 0 solved; 1 infeasible, unbounded or solver failure (the message says what to\n"
+    "add or relax); 2 bad usage or bad input.";
+
+constexpr const char* kEvaluateFooter =
+    "Prints the iteration time and network cost of the given bandwidths, one value per\n"
+    "dimension in GB/s per NPU, innermost first, without optimizing. Also reports the\n"
+    "constraints the bandwidths break.\n"
+    "\n"
+    "Examples:\n"
+    "  libra evaluate gpt3.json --bandwidth 200,200,100\n"
+    "  libra evaluate gpt3.json --bandwidth=339.1,84.9,57.6,18.4 --json\n"
+    "\n"
+    "Exit codes: 0 evaluated; 2 bad usage or bad input (file, wrong number of values, a value\n"
+    "that is not a finite number >= 0).";
+
+struct SolveArgs {
+  std::string project;
+  std::string objective;
+  std::vector<std::string> constraints;
+  std::string solver = "native";
+  bool json = false;
+};
+
+struct EvaluateArgs {
+  std::string project;
+  std::string bandwidth;
+  std::string objective;
+  std::vector<std::string> constraints;
+  bool json = false;
+};
+
+void emit(Context& context, const Project& project, const Problem& problem, const Result& result,
+          bool json) {
+  if (json) {
+    context.out << resultJson(project, problem, result).dump(2) << std::endl;
+  } else {
+    printResult(context.out, Style{context.color}, project, problem, result);
+  }
+}
+
+int runSolve(const SolveArgs& args, Context& context) {
+  const Backend backend = parseBackendFlag(args.solver);
+  std::optional<Objective> objectiveFlag;
+  if (!args.objective.empty()) objectiveFlag = parseObjectiveFlag(args.objective);
+  const Project project = loadProjectFile(args.project);
+  const Objective objective = objectiveFlag.value_or(project.objective);
+  const Problem problem = buildProblemFor(project, args.project, args.constraints);
+
+  SolveOptions options;
+  options.backend = backend;
+  const auto start = std::chrono::steady_clock::now();
+  const Solution solution = solve(problem, objective, options);
+  const double elapsedNs =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+
+  if (!solution.ok()) {
+    return reportNoSolution(
+        context.out, context.err,
+        failureJson(statusWord(solution.status), solution.message, objective, backend), args.json);
+  }
+  Result result;
+  result.status = "optimal";
+  result.objective = objective;
+  result.bandwidth = solution.bandwidth;
+  result.eval = solution.eval;
+  result.backend = backend;
+  result.iterations = solution.iterations;
+  result.solveTimeNs = elapsedNs;
+  result.equalSplit = equalSplit(problem);
+  emit(context, project, problem, result, args.json);
+  return kExitSuccess;
+}
+
+int runEvaluate(const EvaluateArgs& args, Context& context) {
+  std::optional<Objective> objectiveFlag;
+  if (!args.objective.empty()) objectiveFlag = parseObjectiveFlag(args.objective);
+  std::vector<double> bandwidth = parseBandwidthList(args.bandwidth);
+  const Project project = loadProjectFile(args.project);
+  const Problem problem = buildProblemFor(project, args.project, args.constraints);
+  problem.checkBandwidth(bandwidth);
+
+  Result result;
+  result.status = "evaluated";
+  result.objective = objectiveFlag.value_or(project.objective);
+  result.eval = problem.evaluate(bandwidth);
+  result.bandwidth = std::move(bandwidth);
+  result.equalSplit = equalSplit(problem);
+  result.violated = violatedConstraints(problem, result.bandwidth);
+  emit(context, project, problem, result, args.json);
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void registerSolve(CLI::App& app, Context& context) {
+  auto args = std::make_shared<SolveArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("solve", "Best per-dimension bandwidths under the constraints");
+  cmd->add_option("PROJECT", args->project, "Project file (JSON, e.g. written by import-libra)")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--objective", args->objective,
+                  "performance (least time) or perf-per-cost (least time x cost); default: the "
+                  "project's")
+      ->type_name("NAME");
+  cmd->add_option("--constraint", args->constraints,
+                  "Extra linear constraint, e.g. 'total == 500', 'bw[pod] <= 50', 'cost <= 4.5e7' "
+                  "(repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
+      ->type_name("NAME");
+  cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
+  cmd->footer(std::string(kSolveFooter) + "\n\n" + kConstraintHelp);
+  cmd->callback([args, &context] { context.exitCode = runSolve(*args, context); });
+}
+
+void registerEvaluate(CLI::App& app, Context& context) {
+  auto args = std::make_shared<EvaluateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "evaluate", "Iteration time and network cost of given bandwidths (no optimization)");
+  cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
+  cmd->add_option("--bandwidth", args->bandwidth,
+                  "Bandwidth of one NPU into each dimension in GB/s, innermost first, "
+                  "comma-separated")
+      ->required()
+      ->type_name("B0,B1,...");
+  cmd->add_option("--objective", args->objective,
+                  "Objective to report (perf-per-cost adds time x cost); default: the project's")
+      ->type_name("NAME");
+  cmd->add_option("--constraint", args->constraints,
+                  "Extra constraint to check the bandwidths against (repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
+  cmd->footer(kEvaluateFooter);
+  cmd->callback([args, &context] { context.exitCode = runEvaluate(*args, context); });
+}
+
+}  // namespace libra::cli

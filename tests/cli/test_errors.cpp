@@ -1,0 +1,188 @@
+// Bad usage and bad input give exit 2 and one line on stderr that says what and
+// where; problems without a solution give exit 1 and say what to add or relax.
+#include "cli_test_support.hpp"
+
+namespace libra::testing {
+namespace {
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;
+  std::vector<std::string> mentions;  // each must appear in the error line
+};
+
+std::string project() {
+  return dataFile("one_collective.json");
+}
+
+std::vector<BadInput> badInputs() {
+  const std::string p = project();
+  const std::string net = dataFile("libra/tiny_network.yml");
+  const std::string wl = dataFile("libra/tiny_workload.txt");
+  return {
+      // Files.
+      {"MissingFile",
+       {"solve", dataFile("no_such_project.json")},
+       {"no_such_project.json", "no such file"}},
+      {"DirectoryInsteadOfFile", {"solve", dataFile("libra")}, {"libra", "directory"}},
+      {"EmptyFile", {"solve", dataFile("empty.json")}, {"empty.json", "empty"}},
+      {"TruncatedJson",
+       {"evaluate", dataFile("truncated.json"), "--bandwidth", "1,2,3"},
+       {"truncated.json"}},
+      {"UnknownKey", {"pareto", dataFile("unknown_key.json")}, {"unknown_key.json", "npu"}},
+      {"NewerSchema", {"solve", dataFile("newer_version.json")}, {"newer_version.json", "99"}},
+      {"BadConstraintInFile",
+       {"solve", dataFile("bad_constraint.json")},
+       {"bad_constraint.json", "constraints[1]", "rack"}},
+      // Commands and flags.
+      {"NoCommand", {}, {"command"}},
+      {"UnknownCommand", {"frobnicate", p}, {"frobnicate"}},
+      {"UnknownFlag", {"solve", p, "--frobnicate"}, {"--frobnicate"}},
+      {"UnknownTopLevelFlag", {"--frobnicate"}, {"--frobnicate"}},
+      {"ExtraArgument", {"solve", p, "second.json"}, {"second.json"}},
+      {"MissingProject", {"solve"}, {"PROJECT"}},
+      {"UnknownSolver", {"solve", p, "--solver", "cplex"}, {"--solver", "cplex"}},
+      {"UnknownObjective", {"solve", p, "--objective", "speed"}, {"--objective", "speed"}},
+      {"JsonAndCsv", {"pareto", p, "--json", "--csv"}, {"--json", "--csv"}},
+      {"PointsZero", {"pareto", p, "--points", "0"}, {"--points", "0"}},
+      {"PointsNegative", {"pareto", p, "--points", "-3"}, {"--points", "-3"}},
+      {"PointsNotANumber", {"pareto", p, "--points", "many"}, {"--points", "many"}},
+      {"PointsTooMany", {"pareto", p, "--points", "99999999999"}, {"--points"}},
+      // Bandwidth lists.
+      {"BandwidthMissing", {"evaluate", p}, {"--bandwidth"}},
+      {"BandwidthNotANumber",
+       {"evaluate", p, "--bandwidth", "1,abc,3"},
+       {"bandwidth", "'abc'", "position 2"}},
+      {"BandwidthTrailingText", {"evaluate", p, "--bandwidth", "1,2GB,3"}, {"bandwidth", "'2GB'"}},
+      {"BandwidthEmptyItem", {"evaluate", p, "--bandwidth", "1,,3"}, {"bandwidth", "position 2"}},
+      {"BandwidthWrongCount",
+       {"evaluate", p, "--bandwidth", "1,2"},
+       {"bandwidth", "2 values", "3 dimensions"}},
+      {"BandwidthNaN", {"evaluate", p, "--bandwidth", "1,nan,3"}, {"bandwidth", "nan", "node"}},
+      {"BandwidthInfinite", {"evaluate", p, "--bandwidth", "1,2,inf"}, {"bandwidth", "pod"}},
+      {"BandwidthNegative", {"evaluate", p, "--bandwidth=1,-2,3"}, {"bandwidth", "-2"}},
+      // Constraint expressions.
+      {"ConstraintSyntax",
+       {"solve", p, "--constraint", "bw[0] >= 6x"},
+       {"--constraint", "column 11", "x"}},
+      {"ConstraintWithoutRelation",
+       {"solve", p, "--constraint", "total 500"},
+       {"--constraint", "column"}},
+      {"ConstraintUnknownName",
+       {"solve", p, "--constraint", "bw[rack] <= 5"},
+       {"--constraint", "rack", "chip, node, pod"}},
+      {"ConstraintIndexOutOfRange",
+       {"pareto", p, "--constraint", "bw[7] <= 5"},
+       {"--constraint", "7"}},
+      {"ConstraintNotLinear",
+       {"solve", p, "--constraint", "bw[0]*bw[1] <= 5"},
+       {"--constraint", "column", "linear"}},
+      // import-libra.
+      {"ImportMissingNetwork",
+       {"import-libra", "--network", dataFile("nope.yml"), "--workload", wl, "-o", "/tmp/x.json"},
+       {"--network", "nope.yml"}},
+      {"ImportMissingWorkloadFlag",
+       {"import-libra", "--network", net, "-o", "/tmp/x.json"},
+       {"--workload"}},
+      {"ImportBadNetwork",
+       {"import-libra", "--network", dataFile("libra/bad_network.yml"), "--workload", wl, "-o",
+        "/tmp/x.json"},
+       {"bad_network.yml", "Torus"}},
+      {"ImportNetworkIsAWorkload",
+       {"import-libra", "--network", wl, "--workload", wl, "-o", "/tmp/x.json"},
+       {"tiny_workload.txt"}},
+      {"ImportOutputDirectoryMissing",
+       {"import-libra", "--network", net, "--workload", wl, "-o", "/nonexistent-dir/x.json"},
+       {"/nonexistent-dir"}},
+      {"ImportOutputIsADirectory",
+       {"import-libra", "--network", net, "--workload", wl, "-o", "/tmp"},
+       {"-o", "/tmp", "directory"}},
+      {"ImportUnknownTrainingLoop",
+       {"import-libra", "--network", net, "--workload", wl, "--training-loop", "async", "-o",
+        "/tmp/x.json"},
+       {"--training-loop", "async"}},
+  };
+}
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, ExitsWithCode2AndOneLineThatSaysWhere) {
+  expectUsageError(GetParam().args, GetParam().mentions);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, BadInputTest, ::testing::ValuesIn(badInputs()),
+                         [](const ::testing::TestParamInfo<BadInput>& info) {
+                           return info.param.name;
+                         });
+
+TEST_F(CliTest, ABadFileIsReportedBeforeAnythingIsWritten) {
+  // A malformed project written by hand: wrong type deep inside.
+  const std::string path = variant("one_collective.json", "bad_type.json", [](json& doc) {
+    doc["workloads"][0]["layers"][0]["weight_grad"]["size_bytes"] = "a lot";
+  });
+  expectUsageError({"solve", path}, {"bad_type.json", "size_bytes"});
+}
+
+TEST_F(CliTest, AnUnreadableFileIsReported) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  const std::string path = tmp("locked.json");
+  writeText(path, readText(project()));
+  fs::permissions(path, fs::perms::none);
+  expectUsageError({"solve", path}, {"locked.json"});
+}
+
+// --- exit 1: no solution -----------------------------------------------------
+
+class NoSolutionTest : public CliTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  // Runs `args` twice, without and with --json, and checks the common contract.
+  void check(std::vector<std::string> args, const std::string& status, const std::string& advice) {
+    args.push_back("--solver");
+    args.push_back(GetParam());
+    const ProcessResult human = runLibra(args);
+    {
+      SCOPED_TRACE(describe(args, human));
+      EXPECT_EQ(human.exitCode, 1);
+      EXPECT_EQ(human.out, "");
+      const auto lines = human.errLines();
+      ASSERT_EQ(lines.size(), 1u);
+      EXPECT_EQ(lines[0].rfind("libra: " + status + ": ", 0), 0u);
+      EXPECT_TRUE(contains(lines[0], advice)) << "no advice '" << advice << "'";
+    }
+    args.push_back("--json");
+    const ProcessResult withJson = runLibra(args);
+    SCOPED_TRACE(describe(args, withJson));
+    EXPECT_EQ(withJson.exitCode, 1);
+    const json j = parseJson(withJson.out);
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j["status"], status);
+    ASSERT_TRUE(j.contains("message"));
+    EXPECT_TRUE(contains(j["message"].get<std::string>(), advice));
+    EXPECT_EQ(withJson.errLines().size(), 1u);
+  }
+};
+
+TEST_P(NoSolutionTest, InfeasibleConstraintsSayWhatToRelax) {
+  check({"solve", project(), "--constraint", "bw[0] >= 600"}, "infeasible", "relax");
+  check({"solve", project(), "--constraint", "bw[chip] >= 600", "--objective", "perf-per-cost"},
+        "infeasible", "relax");
+}
+
+TEST_P(NoSolutionTest, UnboundedProblemsSayWhatToAdd) {
+  const std::string unbounded = variant("one_collective.json", "unbounded.json",
+                                        [](json& doc) { doc["constraints"] = json::array(); });
+  check({"solve", unbounded}, "unbounded", "add");
+  check({"pareto", unbounded}, "unbounded", "add");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NoSolutionTest, ::testing::Values("native", "ipopt"));
+
+TEST_F(CliTest, ParetoCsvWithoutSolutionPrintsNothingOnStdout) {
+  const ProcessResult r = runLibra({"pareto", project(), "--csv", "--constraint", "bw[0] >= 600"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.errLines().size(), 1u);
+}
+
+}  // namespace
+}  // namespace libra::testing

@@ -1,0 +1,493 @@
+// Golden checks of `libra` on small hand-written projects: the numbers printed
+// must match the closed forms of spec/model.md, computed here independently.
+#include <algorithm>
+#include <numeric>
+
+#include "cli_test_support.hpp"
+
+namespace libra::testing {
+namespace {
+
+// data/one_collective.json: dims chip Ring(4), node FullyConnected(2), pod Switch(8);
+// prices $2, $4 and $7.8 + $18 + $31.6 per GB/s; one weight-gradient AllReduce of
+// 1e9 bytes over every NPU; compute 1000 + 2000 + 3000 ns; total == 500.
+struct OneCollective {
+  static constexpr double kNpus = 4 * 2 * 8;
+  static constexpr double kBudget = 500;
+  static constexpr double kComputeNs = 1000 + 2000 + 3000;
+  const std::vector<double> price{2, 4, 7.8 + 18 + 31.6};
+  const std::vector<double> v = traffic(Coll::AllReduce, 1e9, {4, 2, 8});
+  double sumV() const { return std::accumulate(v.begin(), v.end(), 0.0); }
+  // Closed form under sum bw == B: bw_d = B V_d / sum V, T_comm = sum V / B.
+  std::vector<double> optimalBandwidth(double budget = kBudget) const {
+    std::vector<double> bw;
+    for (double vd : v) bw.push_back(budget * vd / sumV());
+    return bw;
+  }
+};
+
+constexpr double kSolverTolerance = 1e-6;
+
+class SolveClosedForm : public CliTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(SolveClosedForm, JsonMatchesTheClosedFormOfOneCollective) {
+  const OneCollective m;
+  const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--json",
+                                      "--solver", GetParam()};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err, "");
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.is_object());
+
+  // The fixed keys of spec/cli.md.
+  for (const char* key : {"status", "objective", "bandwidth_gbps", "iteration_time_ns",
+                          "compute_time_ns", "communication_time_ns", "network_cost_usd"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["status"], "optimal");
+  EXPECT_EQ(j["objective"], "performance");
+  EXPECT_FALSE(j.contains("message"));
+  EXPECT_EQ(j["solver"], GetParam());
+
+  const std::vector<double> expected = m.optimalBandwidth();
+  const auto bw = j["bandwidth_gbps"].get<std::vector<double>>();
+  ASSERT_EQ(bw.size(), 3u);
+  for (int d = 0; d < 3; ++d) EXPECT_REL_NEAR(bw[d], expected[d], kSolverTolerance) << "dim " << d;
+
+  const double comm = m.sumV() / OneCollective::kBudget;
+  EXPECT_REL_NEAR(j["communication_time_ns"].get<double>(), comm, kSolverTolerance);
+  EXPECT_REL_NEAR(j["compute_time_ns"].get<double>(), OneCollective::kComputeNs, 1e-12);
+  EXPECT_REL_NEAR(j["iteration_time_ns"].get<double>(), OneCollective::kComputeNs + comm,
+                  kSolverTolerance);
+  EXPECT_REL_NEAR(j["network_cost_usd"].get<double>(),
+                  networkCost(OneCollective::kNpus, m.price, expected), kSolverTolerance);
+
+  // Extras: names and per-dimension busy time (every dimension takes sum V / B).
+  EXPECT_EQ(j["dimensions"], json({"chip", "node", "pod"}));
+  const auto busy = j["busy_time_ns"].get<std::vector<double>>();
+  ASSERT_EQ(busy.size(), 3u);
+  for (double b : busy) EXPECT_REL_NEAR(b, comm, kSolverTolerance);
+
+  // The equal split of the same total: 500 / 3 on each dimension.
+  ASSERT_TRUE(j.contains("equal_split"));
+  const double third = OneCollective::kBudget / 3;
+  const double equalTime = OneCollective::kComputeNs + collectiveTime(m.v, {third, third, third});
+  EXPECT_REL_NEAR(j["equal_split"]["iteration_time_ns"].get<double>(), equalTime, 1e-12);
+  EXPECT_REL_NEAR(j["equal_split"]["speedup"].get<double>(),
+                  equalTime / (OneCollective::kComputeNs + comm), kSolverTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SolveClosedForm, ::testing::Values("native", "ipopt"));
+
+TEST_F(CliTest, ExtraConstraintByNameIsAddedToTheProjects) {
+  // With bw[pod] == 100 the pod takes V_pod / 100 and the other two share 400 in
+  // proportion to their traffic; the slower of the two sets the time.
+  const OneCollective m;
+  const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--constraint",
+                                      "bw[pod] == 100", "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  const auto bw = j["bandwidth_gbps"].get<std::vector<double>>();
+  ASSERT_EQ(bw.size(), 3u);
+  const double rest = m.v[0] + m.v[1];
+  EXPECT_REL_NEAR(bw[2], 100.0, kSolverTolerance);
+  EXPECT_REL_NEAR(bw[0], 400 * m.v[0] / rest, kSolverTolerance);
+  EXPECT_REL_NEAR(bw[1], 400 * m.v[1] / rest, kSolverTolerance);
+  EXPECT_REL_NEAR(j["communication_time_ns"].get<double>(), std::max(m.v[2] / 100, rest / 400),
+                  kSolverTolerance);
+}
+
+TEST_F(CliTest, ObjectiveFlagOverridesTheProjects) {
+  // Under "total <= 300" time x cost favours less, and cheaper, bandwidth.
+  const std::string project = dataFile("mixed_collectives.json");
+  const ProcessResult perf = runLibra({"solve", project, "--json"});
+  const ProcessResult ppc = runLibra({"solve", project, "--json", "--objective", "perf-per-cost"});
+  ASSERT_EQ(perf.exitCode, 0) << perf.err;
+  ASSERT_EQ(ppc.exitCode, 0) << ppc.err;
+  const json a = parseJson(perf.out), b = parseJson(ppc.out);
+  EXPECT_EQ(a["objective"], "performance");
+  EXPECT_EQ(b["objective"], "perf-per-cost");
+  const double timeA = a["iteration_time_ns"], costA = a["network_cost_usd"];
+  const double timeB = b["iteration_time_ns"], costB = b["network_cost_usd"];
+  // Each optimum is the best at its own objective.
+  EXPECT_LE(timeA, timeB * (1 + 1e-9));
+  EXPECT_LE(timeB * costB, timeA * costA * (1 + 1e-9));
+  EXPECT_LT(costB, costA);
+}
+
+TEST_F(CliTest, TableShowsTheColumnsDimensionsAndTotals) {
+  const std::vector<std::string> args{"solve", dataFile("one_collective.json")};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_FALSE(contains(r.out, "\x1b[")) << "no colours when stdout is not a terminal";
+  const std::vector<std::string> parts{"one collective",
+                                       "performance",
+                                       "optimal",
+                                       "#",
+                                       "name",
+                                       "block",
+                                       "NPUs",
+                                       "bandwidth (GB/s)",
+                                       "busy time (ms)",
+                                       "cost share",
+                                       "chip",
+                                       "node",
+                                       "pod",
+                                       "Ring",
+                                       "FullyConnected",
+                                       "Switch",
+                                       "Iteration time",
+                                       "compute",
+                                       "exposed communication",
+                                       "Network cost",
+                                       "$",
+                                       "Speedup vs equal split"};
+  for (const std::string& part : parts) {
+    EXPECT_TRUE(contains(r.out, part)) << "missing: " << part;
+  }
+  // Rows of the table: the dimension's values in the order of the columns.
+  const OneCollective m;
+  const auto bw = m.optimalBandwidth();
+  char expectedBw[32];
+  std::snprintf(expectedBw, sizeof expectedBw, "%.3f", bw[0]);
+  bool found = false;
+  for (const std::string& line : r.outLines()) {
+    if (contains(line, " chip ") && contains(line, "Ring") && contains(line, expectedBw)) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "no table row for chip with " << expectedBw << " GB/s";
+  // Columns line up: the header's "NPUs" ends where each row's NPU count ends.
+  const auto lines = r.outLines();
+  const auto header = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return contains(l, "NPUs"); });
+  ASSERT_NE(header, lines.end());
+  const std::size_t npusEnd = header->find("NPUs") + 4;
+  for (auto it = header + 1; it != header + 4 && it != lines.end(); ++it) {
+    ASSERT_GE(it->size(), npusEnd);
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>((*it)[npusEnd - 1]))) << *it;
+    EXPECT_EQ((*it)[npusEnd], ' ') << *it;
+  }
+}
+
+TEST_F(CliTest, PerfPerCostTableShowsTimeTimesCost) {
+  const ProcessResult r =
+      runLibra({"solve", dataFile("one_collective.json"), "--objective", "perf-per-cost"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "perf-per-cost"));
+  EXPECT_TRUE(contains(r.out, "Time x cost"));
+}
+
+// data/mixed_collectives.json: inner Ring(4) at $2, outer Switch(4) at $57.4 per
+// GB/s; communicator forward/input gradient [4, 1], weight gradient [1, 4].
+struct Mixed {
+  static constexpr double kNpus = 16;
+  const std::vector<double> price{2, 7.8 + 18 + 31.6};
+  struct Phase {
+    double computeNs;
+    std::vector<double> v;  // empty: no collective
+    bool forward;
+  };
+  std::vector<Phase> phases{
+      {100, traffic(Coll::AllGather, 4e6, {4, 1}), true},
+      {200, traffic(Coll::ReduceScatter, 8e6, {4, 1}), false},
+      {300, traffic(Coll::AllReduce, 1.6e7, {1, 4}), false},
+      {400, traffic(Coll::AllToAll, 2e6, {4, 1}), true},
+      {600, {}, false},
+      {500, traffic(Coll::AllReduce, 8e6, {1, 4}), false},
+  };
+  // no-overlap: every phase once; recompute: the forward pass once more.
+  double iterationNs(const std::vector<double>& bw, bool recompute) const {
+    double t = 0;
+    for (const Phase& p : phases) {
+      const double once = p.computeNs + (p.v.empty() ? 0 : collectiveTime(p.v, bw));
+      t += (recompute && p.forward) ? 2 * once : once;
+    }
+    return t;
+  }
+  double computeNs() const {
+    double t = 0;
+    for (const Phase& p : phases) t += p.computeNs;
+    return t;
+  }
+  std::vector<double> busyNs(const std::vector<double>& bw) const {
+    std::vector<double> busy(2, 0.0);
+    for (const Phase& p : phases) {
+      for (std::size_t d = 0; d < p.v.size(); ++d) busy[d] += p.v[d] / bw[d];
+    }
+    return busy;
+  }
+};
+
+TEST_F(CliTest, EvaluateMatchesHandComputedTimeAndCost) {
+  const Mixed m;
+  const std::vector<double> bw{100, 50};
+  const std::vector<std::string> args{"evaluate", dataFile("mixed_collectives.json"), "--bandwidth",
+                                      "100,50", "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err, "");
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["status"], "evaluated");
+  EXPECT_EQ(j["objective"], "performance");
+  EXPECT_EQ(j["bandwidth_gbps"], json({100.0, 50.0}));
+  EXPECT_REL_NEAR(j["iteration_time_ns"].get<double>(), m.iterationNs(bw, false), 1e-12);
+  EXPECT_REL_NEAR(j["compute_time_ns"].get<double>(), m.computeNs(), 1e-12);
+  EXPECT_REL_NEAR(j["communication_time_ns"].get<double>(),
+                  m.iterationNs(bw, false) - m.computeNs(), 1e-12);
+  EXPECT_REL_NEAR(j["network_cost_usd"].get<double>(), networkCost(Mixed::kNpus, m.price, bw),
+                  1e-12);
+  const auto busy = j["busy_time_ns"].get<std::vector<double>>();
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_REL_NEAR(busy[0], m.busyNs(bw)[0], 1e-12);
+  EXPECT_REL_NEAR(busy[1], m.busyNs(bw)[1], 1e-12);
+  EXPECT_EQ(j["violated_constraints"], json::array());
+}
+
+TEST_F(CliTest, EvaluateCountsTheForwardPassTwiceWithRecompute) {
+  const Mixed m;
+  const std::string project = variant("mixed_collectives.json", "recompute.json",
+                                      [](json& doc) { doc["training_loop"] = "recompute"; });
+  const ProcessResult r = runLibra({"evaluate", project, "--bandwidth", "120, 80", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = parseJson(r.out);
+  EXPECT_REL_NEAR(j["iteration_time_ns"].get<double>(), m.iterationNs({120, 80}, true), 1e-12);
+}
+
+TEST_F(CliTest, EvaluateReportsBrokenConstraintsButSucceeds) {
+  const ProcessResult r =
+      runLibra({"evaluate", dataFile("mixed_collectives.json"), "--bandwidth", "10,50", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["violated_constraints"], json({"bw[inner] >= 20"}));
+
+  const ProcessResult table =
+      runLibra({"evaluate", dataFile("mixed_collectives.json"), "--bandwidth", "10,50"});
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_TRUE(contains(table.out, "evaluated"));
+  EXPECT_TRUE(contains(table.out, "violated"));
+  EXPECT_TRUE(contains(table.out, "bw[inner] >= 20"));
+}
+
+TEST_F(CliTest, EvaluateWithoutBandwidthOnAUsedDimensionIsInfinite) {
+  const ProcessResult r =
+      runLibra({"evaluate", dataFile("mixed_collectives.json"), "--bandwidth", "0,50"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "inf"));
+}
+
+class ParetoTest : public CliTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(ParetoTest, JsonHasNPointsInIncreasingCostAndTheOptimum) {
+  constexpr int kPoints = 7;
+  const std::vector<std::string> args{"pareto",   dataFile("one_collective.json"),
+                                      "--points", std::to_string(kPoints),
+                                      "--json",   "--solver",
+                                      GetParam()};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err, "");
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.contains("points"));
+  ASSERT_TRUE(j.contains("perf_per_cost_optimum"));
+  const json& points = j["points"];
+  ASSERT_EQ(points.size(), static_cast<std::size_t>(kPoints));
+  double bestTimeCost = INFINITY;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const json& p = points[i];
+    for (const char* key : {"network_cost_usd", "iteration_time_ns", "bandwidth_gbps"}) {
+      ASSERT_TRUE(p.contains(key)) << key << " in point " << i;
+    }
+    const auto bw = p["bandwidth_gbps"].get<std::vector<double>>();
+    ASSERT_EQ(bw.size(), 3u);
+    // Every point keeps the project's total == 500.
+    EXPECT_REL_NEAR(bw[0] + bw[1] + bw[2], 500.0, 1e-6);
+    if (i > 0) {
+      EXPECT_GT(p["network_cost_usd"].get<double>(),
+                points[i - 1]["network_cost_usd"].get<double>());
+      EXPECT_LE(p["iteration_time_ns"].get<double>(),
+                points[i - 1]["iteration_time_ns"].get<double>() * (1 + 1e-9));
+    }
+    bestTimeCost = std::min(
+        bestTimeCost, p["iteration_time_ns"].get<double>() * p["network_cost_usd"].get<double>());
+  }
+  // The last point is the performance optimum (the closed form).
+  const OneCollective m;
+  EXPECT_REL_NEAR(points.back()["iteration_time_ns"].get<double>(),
+                  OneCollective::kComputeNs + m.sumV() / OneCollective::kBudget, 1e-6);
+  const json& best = j["perf_per_cost_optimum"];
+  for (const char* key : {"network_cost_usd", "iteration_time_ns", "bandwidth_gbps"}) {
+    ASSERT_TRUE(best.contains(key)) << key;
+  }
+  EXPECT_LE(best["iteration_time_ns"].get<double>() * best["network_cost_usd"].get<double>(),
+            bestTimeCost * (1 + 1e-9));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ParetoTest, ::testing::Values("native", "ipopt"));
+
+TEST_F(CliTest, ParetoCsvHasAHeaderAndOneRowPerPoint) {
+  constexpr int kPoints = 9;
+  const ProcessResult r = runLibra(
+      {"pareto", dataFile("one_collective.json"), "--points", std::to_string(kPoints), "--csv"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto lines = r.outLines();
+  ASSERT_EQ(lines.size(), static_cast<std::size_t>(kPoints + 1));
+  EXPECT_EQ(lines[0],
+            "network_cost_usd,iteration_time_ns,bw_chip_gbps,bw_node_gbps,bw_pod_gbps,"
+            "perf_per_cost_optimum");
+  int marked = 0;
+  std::size_t markedRow = 0;
+  double bestTimeCost = INFINITY;
+  std::size_t bestRow = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> cells;
+    std::stringstream row(lines[i]);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 6u) << lines[i];
+    const double cost = std::stod(cells[0]), time = std::stod(cells[1]);
+    if (cost * time < bestTimeCost) {
+      bestTimeCost = cost * time;
+      bestRow = i;
+    }
+    ASSERT_TRUE(cells[5] == "0" || cells[5] == "1") << lines[i];
+    if (cells[5] == "1") {
+      ++marked;
+      markedRow = i;
+    }
+  }
+  EXPECT_EQ(marked, 1);
+  EXPECT_EQ(markedRow, bestRow) << "the mark sits on the least time x cost";
+}
+
+TEST_F(CliTest, ParetoTableMarksTheOptimum) {
+  const ProcessResult r = runLibra({"pareto", dataFile("one_collective.json"), "--points", "4"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* part : {"network cost", "iteration time (ms)", "chip (GB/s)", "pod (GB/s)", "*",
+                           "Perf-per-cost optimum"}) {
+    EXPECT_TRUE(contains(r.out, part)) << "missing: " << part;
+  }
+}
+
+TEST_F(CliTest, HelpDescribesUnitsAndExamples) {
+  const ProcessResult top = runLibra({"--help"});
+  ASSERT_EQ(top.exitCode, 0);
+  EXPECT_EQ(top.err, "");
+  for (const char* part :
+       {"import-libra", "solve", "evaluate", "pareto", "GB/s", "ns", "dollars", "Examples"}) {
+    EXPECT_TRUE(contains(top.out, part)) << "libra --help lacks " << part;
+  }
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+      {"import-libra",
+       {"--network", "--workload", "--communicator", "--cost-model", "--training-loop", "--name",
+        "-o", "--constraint", "Examples"}},
+      {"solve",
+       {"PROJECT", "--objective", "--constraint", "--solver", "--json", "GB/s", "Examples",
+        "total == 500"}},
+      {"evaluate", {"PROJECT", "--bandwidth", "--json", "GB/s", "Examples"}},
+      {"pareto",
+       {"PROJECT", "--points", "--constraint", "--json", "--csv", "--solver", "Examples"}},
+  };
+  for (const auto& [command, parts] : commands) {
+    const ProcessResult r = runLibra({command, "--help"});
+    EXPECT_EQ(r.exitCode, 0) << command;
+    EXPECT_EQ(r.err, "") << command;
+    for (const std::string& part : parts) {
+      EXPECT_TRUE(contains(r.out, part)) << "libra " << command << " --help lacks " << part;
+    }
+  }
+}
+
+TEST_F(CliTest, VersionPrintsTheVersion) {
+  const ProcessResult r = runLibra({"--version"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out.rfind("libra ", 0), 0u) << r.out;
+  EXPECT_EQ(r.outLines().size(), 1u);
+}
+
+// --- import-libra on small reference-format inputs (data/libra) --------------
+
+TEST_F(CliTest, ImportLibraWritesAProjectThatSolvesToTheClosedForm) {
+  const std::string out = tmp("tiny.json");
+  const std::vector<std::string> args{"import-libra",
+                                      "--network",
+                                      dataFile("libra/tiny_network.yml"),
+                                      "--workload",
+                                      dataFile("libra/tiny_workload.txt"),
+                                      "--communicator",
+                                      dataFile("libra/tiny_communicator.yml"),
+                                      "--cost-model",
+                                      dataFile("libra/tiny_cost_model.yml"),
+                                      "--name",
+                                      "tiny",
+                                      "-o",
+                                      out};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_TRUE(contains(r.out, out));
+  // The default budget is announced as a note.
+  for (const std::string& line : r.errLines()) EXPECT_EQ(line.rfind("note: ", 0), 0u) << line;
+  EXPECT_TRUE(contains(r.err, "total == 500"));
+
+  const json project = json::parse(readText(out));
+  EXPECT_EQ(project["format"], "libra-project");
+  EXPECT_EQ(project["name"], "tiny");
+  EXPECT_EQ(project["constraints"], json({"total == 500"}));
+
+  // Same network, prices and collective as data/one_collective.json.
+  const OneCollective m;
+  const ProcessResult solved = runLibra({"solve", out, "--json"});
+  ASSERT_EQ(solved.exitCode, 0) << solved.err;
+  const json j = parseJson(solved.out);
+  const auto bw = j["bandwidth_gbps"].get<std::vector<double>>();
+  const auto expected = m.optimalBandwidth();
+  ASSERT_EQ(bw.size(), 3u);
+  for (int d = 0; d < 3; ++d) EXPECT_REL_NEAR(bw[d], expected[d], kSolverTolerance);
+  EXPECT_REL_NEAR(j["network_cost_usd"].get<double>(),
+                  networkCost(OneCollective::kNpus, m.price, expected), kSolverTolerance);
+}
+
+TEST_F(CliTest, ImportLibraConstraintsReplaceTheDefaultBudget) {
+  const std::string out = tmp("tiny.json");
+  const ProcessResult r =
+      runLibra({"import-libra", "--network", dataFile("libra/tiny_network.yml"), "--workload",
+                dataFile("libra/tiny_workload.txt"), "--constraint", "total == 1000", "--objective",
+                "perf-per-cost", "-o", out, "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_FALSE(contains(r.err, "total == 500")) << "no note about a budget that is not there";
+  for (const std::string& line : r.errLines()) EXPECT_EQ(line.rfind("note: ", 0), 0u) << line;
+  const json summary = parseJson(r.out);
+  EXPECT_EQ(summary["status"], "written");
+  const json project = json::parse(readText(out));
+  EXPECT_EQ(project["constraints"], json({"total == 1000"}));
+  EXPECT_EQ(project["objective"], "perf-per-cost");
+
+  // Without a communicator: data parallel over every NPU, the same AllReduce.
+  const ProcessResult solved = runLibra({"solve", out, "--json", "--objective", "performance"});
+  ASSERT_EQ(solved.exitCode, 0) << solved.err;
+  const OneCollective m;
+  const auto bw = parseJson(solved.out)["bandwidth_gbps"].get<std::vector<double>>();
+  const auto expected = m.optimalBandwidth(1000);
+  ASSERT_EQ(bw.size(), 3u);
+  for (int d = 0; d < 3; ++d) EXPECT_REL_NEAR(bw[d], expected[d], kSolverTolerance);
+}
+
+TEST_F(CliTest, ImportLibraWithABadConstraintWritesNothing) {
+  const std::string out = tmp("never.json");
+  expectUsageError(
+      {"import-libra", "--network", dataFile("libra/tiny_network.yml"), "--workload",
+       dataFile("libra/tiny_workload.txt"), "--constraint", "bw[rack] <= 5", "-o", out},
+      {"--constraint", "rack"});
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace libra::testing
