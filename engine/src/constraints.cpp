@@ -179,16 +179,28 @@ class Parser {
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       const std::string word = identifier();
       if (word == "total") return {1, std::vector<double>(dims, 1.0)};
-      if (word == "cost") return {1, std::vector<double>(costs_.begin(), costs_.end())};
+      if (word == "cost") {
+        if (static_cast<int>(costs_.size()) != dims) {
+          fail(start, "'cost' needs the unit prices of every dimension, which are not known here");
+        }
+        return {1, std::vector<double>(costs_.begin(), costs_.end())};
+      }
       if (word == "bw") {
         skipSpace();
         if (!consume("[")) fail(column(), "expected '[' after bw");
         skipSpace();
         const int at = column();
-        std::size_t end = text_.find(']', pos_);
-        if (end == std::string_view::npos) fail(at, "missing ']' after bw[");
-        const std::string key(text::trim(text_.substr(pos_, end - pos_)));
-        pos_ = end + 1;
+        // A key is a dimension index or name: letters, digits, '_', '-', '.'.
+        std::size_t end = pos_;
+        while (end < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
+                text_[end] == '-' || text_[end] == '.')) {
+          ++end;
+        }
+        const std::string key(text_.substr(pos_, end - pos_));
+        pos_ = end;
+        skipSpace();
+        if (!consume("]")) fail(at, "missing ']' after bw[" + key);
         if (key.empty()) fail(at, "empty dimension in bw[]");
         int index = -1;
         if (std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {

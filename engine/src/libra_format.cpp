@@ -7,6 +7,8 @@
 // names the file and the line or key.
 #include "libra/libra_format.hpp"
 
+#include "libra/mapping.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 
 #include "libra/cost.hpp"
 #include "libra/error.hpp"
+#include "json_text.hpp"
 #include "libra/project_io.hpp"
 #include "libra/time_model.hpp"
 #include "text.hpp"
@@ -202,42 +205,9 @@ std::vector<std::optional<YAML::Node>> namedEntries(const YamlSource& src,
 // ---------------------------------------------------------------------------
 // JSON sources.
 
-std::pair<std::size_t, std::size_t> lineAndColumn(std::string_view text, std::size_t byte) {
-  const std::size_t pos = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1;
-  std::size_t lineStart = 0;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      lineStart = i + 1;
-    }
-  }
-  return {line, pos - lineStart + 1};
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at
-// line 1, column 2: " prefix (we give the position ourselves).
-std::string jsonErrorReason(const std::string& what) {
-  std::string reason = what;
-  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
-    reason = reason.substr(reason.find("] ") + 2);
-  }
-  if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos) {
-    reason = reason.substr(reason.find(": ") + 2);
-  }
-  return reason;
-}
 
 Json parseJson(const std::string& text, const std::string& file) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    const auto [line, column] = lineAndColumn(text, e.byte);
-    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": malformed JSON: " + jsonErrorReason(e.what()));
-  } catch (const Json::exception& e) {
-    throw InputError(file + ": malformed JSON: " + jsonErrorReason(e.what()));
-  }
+  return json_text::parse<Json>(text, file);
 }
 
 Cell jsonCell(const Json& value, const std::string& where) {
@@ -615,42 +585,15 @@ Communicator deriveCommunicator(const Network& network, int tensorParallel) {
   for (const auto& d : network.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
   const std::string what = "tensor-parallel degree " + std::to_string(tensorParallel);
   if (tensorParallel < 1) throw InputError(what + " is invalid: it must be at least 1");
-  const std::int64_t total = network.npuCount();
-  if (tensorParallel > total) {
-    throw InputError(what + " does not fit network " + shape + ": it exceeds the network's " +
-                     std::to_string(total) + " NPUs");
+  // The reference communicators are tensor parallel from the inside out and data
+  // parallel over the rest from the outside in: the general mapping with TP only.
+  Parallelism parallelism;
+  parallelism.tp = tensorParallel;
+  try {
+    return mapParallelism(network, parallelism).communicator();
+  } catch (const InputError& e) {
+    throw InputError(what + " does not fit network " + shape + ": " + e.what());
   }
-  Communicator comm;
-  const std::size_t dims = network.dims.size();
-  std::vector<int>& tp = comm.of(PhaseKind::Forward);
-  tp.assign(dims, 1);
-  // Tensor parallelism fills dimensions from the inside out; the last one it
-  // reaches may be shared with data parallelism when the degree divides it.
-  int left = tensorParallel;
-  for (std::size_t d = 0; d < dims && left > 1; ++d) {
-    const Dimension& dim = network.dims[d];
-    if (left % dim.npus == 0) {
-      tp[d] = dim.npus;
-      left /= dim.npus;
-    } else if (dim.npus % left == 0) {
-      tp[d] = left;
-      left = 1;
-    } else {
-      throw InputError(what + " does not fit network " + shape + ": " +
-                       (d == 0 ? std::string("its ") + std::to_string(left)
-                               : "after " + std::to_string(tensorParallel / left) +
-                                     " NPUs in the inner dimensions, the remaining " +
-                                     std::to_string(left)) +
-                       " neither fills nor divides the " + std::to_string(dim.npus) +
-                       " NPUs of dimension " + std::to_string(d) + " ('" + dim.name + "')");
-    }
-  }
-  comm.of(PhaseKind::InputGrad) = tp;
-  // Data parallelism takes the rest, which is the outer part of the network.
-  std::vector<int>& dp = comm.of(PhaseKind::WeightGrad);
-  dp.resize(dims);
-  for (std::size_t d = 0; d < dims; ++d) dp[d] = network.dims[d].npus / tp[d];
-  return comm;
 }
 
 Project importLibra(const ImportOptions& options, std::vector<std::string>* notes) {

@@ -1,5 +1,7 @@
 #include "libra/network.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -66,6 +68,17 @@ void Network::validate() const {
     const std::string where = "network: dimension " + std::to_string(i) +
                               (d.name.empty() ? std::string() : " ('" + d.name + "')");
     if (d.name.empty()) throw InputError(where + ": the name is empty");
+    // Constraints refer to a dimension as bw[name], so a name must read as one
+    // word that cannot be taken for an index.
+    const bool wordStart = std::isalpha(static_cast<unsigned char>(d.name[0])) || d.name[0] == '_';
+    const bool wordRest = std::all_of(d.name.begin(), d.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+    if (!wordStart || !wordRest) {
+      throw InputError(where + ": the name '" + d.name +
+                       "' must start with a letter or '_' and hold only letters, digits, '_', "
+                       "'-' and '.' (constraints refer to it as bw[name])");
+    }
     if (!seen.insert(d.name).second) {
       throw InputError(where + ": the name '" + d.name + "' is used by another dimension");
     }
@@ -98,7 +111,9 @@ std::string dimensionNameFromLevel(std::string_view level) {
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   }
-  return name.empty() ? std::string("dim") : name;
+  if (name.empty()) return "dim";
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) name = "d" + name;
+  return name;
 }
 
 void makeNamesUnique(Network& network) {

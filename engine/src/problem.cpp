@@ -46,18 +46,6 @@ void Problem::checkBandwidth(std::span<const double> bw) const {
   }
 }
 
-void validateProject(const Project& project) {
-  project.network.validate();
-  (void)unitPrices(project.network, project.costModel);
-  if (project.workloads.empty()) throw InputError("project: it has no workload");
-  for (std::size_t w = 0; w < project.workloads.size(); ++w) {
-    const Workload& wl = project.workloads[w];
-    const std::string where =
-        "workload " + (wl.name.empty() ? std::to_string(w) : "'" + wl.name + "'");
-    validateCommunicator(wl.communicator, project.network, where);
-  }
-}
-
 namespace {
 
 void addBound(Problem& p, int d, Relation rel, double value, const char* what) {
@@ -74,10 +62,13 @@ void addBound(Problem& p, int d, Relation rel, double value, const char* what) {
 }  // namespace
 
 Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints) {
-  validateProject(project);
+  project.network.validate();
   Problem p;
   p.dimNames = project.network.names();
   p.costPerBandwidth = costPerBandwidth(project.network, project.costModel);
+  if (project.workloads.empty()) throw InputError("project: it has no workload");
+  // Compiling the time model checks communicators, phase groups, compute times,
+  // collective sizes and weights, with messages naming the workload and layer.
   p.time = buildTimeModel(project.network, project.workloads, project.trainingLoop);
   for (int d = 0; d < project.network.size(); ++d) {
     const Dimension& dim = project.network.dims[d];
@@ -85,13 +76,19 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
     if (dim.minBandwidth) addBound(p, d, Relation::GreaterEqual, *dim.minBandwidth, "minimum");
     if (dim.maxBandwidth) addBound(p, d, Relation::LessEqual, *dim.maxBandwidth, "maximum");
   }
-  for (const auto& text : project.constraints) {
-    p.constraints.push_back(parseConstraint(text, p.dimNames, p.costPerBandwidth));
+  for (std::size_t i = 0; i < project.constraints.size(); ++i) {
+    try {
+      p.constraints.push_back(parseConstraint(project.constraints[i], p.dimNames, p.costPerBandwidth));
+    } catch (const InputError& e) {
+      throw InputError("constraints[" + std::to_string(i) + "]: " + e.what());
+    }
   }
   for (const auto& text : extraConstraints) {
     p.constraints.push_back(parseConstraint(text, p.dimNames, p.costPerBandwidth));
   }
   return p;
 }
+
+void validateProject(const Project& project) { (void)buildProblem(project); }
 
 }  // namespace libra

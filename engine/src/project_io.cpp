@@ -29,6 +29,7 @@
 
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
+#include "json_text.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -97,45 +98,9 @@ std::string describe(const Json& value) {
   return s;
 }
 
-// Line and column (1-based) of a byte offset as nlohmann reports it: `byte` is
-// the 1-based index of the last character read.
-std::pair<std::size_t, std::size_t> lineAndColumn(std::string_view text, std::size_t byte) {
-  const std::size_t pos = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1;
-  std::size_t lineStart = 0;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      lineStart = i + 1;
-    }
-  }
-  return {line, pos - lineStart + 1};
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at
-// line 1, column 2: " prefix (we give the position ourselves).
-std::string parseErrorReason(const std::string& what) {
-  std::string reason = what;
-  if (reason.rfind("[json.exception.", 0) == 0 && reason.find("] ") != std::string::npos) {
-    reason = reason.substr(reason.find("] ") + 2);
-  }
-  if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos) {
-    reason = reason.substr(reason.find(": ") + 2);
-  }
-  return reason;
-}
 
 Json parseDocument(std::string_view text, const std::string& source) {
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    if (text::trim(text).empty()) throw InputError(source + ": the file is empty");
-    const auto [line, column] = lineAndColumn(text, e.byte);
-    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": malformed JSON: " + parseErrorReason(e.what()));
-  } catch (const Json::exception& e) {
-    throw InputError(source + ": malformed JSON: " + parseErrorReason(e.what()));
-  }
+  return json_text::parse<Json>(text, source);
 }
 
 // ---------------------------------------------------------------------------
@@ -562,16 +527,6 @@ Project projectFromJson(std::string_view text, const std::string& source) {
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
-  // A bad constraint is reported now, with its place in the file, not at solve time.
-  const std::vector<std::string> names = project.network.names();
-  const std::vector<double> costs = costPerBandwidth(project.network, project.costModel);
-  for (std::size_t i = 0; i < project.constraints.size(); ++i) {
-    try {
-      (void)parseConstraint(project.constraints[i], names, costs);
-    } catch (const InputError& e) {
-      reader.fail(element("constraints", i), e.what());
-    }
-  }
   return project;
 }
 
@@ -595,7 +550,7 @@ std::string projectToJson(const Project& project) {
     try {
       doc["ui"] = Json::parse(project.uiState);
     } catch (const Json::exception& e) {
-      throw InputError("project: the UI state is not valid JSON (" + parseErrorReason(e.what()) +
+      throw InputError("project: the UI state is not valid JSON (" + json_text::errorReason(e.what()) +
                        ")");
     }
   }

@@ -205,8 +205,12 @@ rc::Gen<Project> genProject() {
     std::set<std::string> usedLevels;
     for (int d = 0; d < dims; ++d) {
       Dimension dim;
-      const bool identifier = *rc::gen::arbitrary<bool>();
-      dim.name = (identifier ? std::string("dim") : *genText() + "#") + std::to_string(d);
+      // Any name that constraints can refer to as bw[name]: a letter or '_', then
+      // letters, digits, '_', '-' and '.'.
+      const std::string first = *rc::gen::elementOf(std::vector<std::string>{"d", "_", "Pod", "x"});
+      const std::string rest = *rc::gen::container<std::string>(
+          rc::gen::elementOf(std::string("abcXYZ019_-.")));
+      dim.name = first + rest + "_" + std::to_string(d);
       dim.block = *rc::gen::element(BuildingBlock::Ring, BuildingBlock::FullyConnected,
                                     BuildingBlock::Switch);
       dim.npus = *rc::gen::inRange(2, 65);

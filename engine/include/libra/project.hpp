@@ -29,7 +29,8 @@ struct Project {
 // project's own. Throws InputError (or ConstraintError) naming what is wrong.
 Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints = {});
 
-// Throws InputError for an invalid project (network, communicators, prices, layers).
+// Throws InputError for an invalid project: network, prices, workloads (layers,
+// communicators, phase groups, weights) and constraints ("constraints[2]: ...").
 void validateProject(const Project& project);
 
 }  // namespace libra

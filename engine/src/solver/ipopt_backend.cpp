@@ -97,14 +97,13 @@ class EpigraphNlp : public Ipopt::TNLP {
 
   bool eval_f(Index, const Number* z, bool, Number& obj) override {
     obj = f_.constant;
-    for (int d = 0; d < n_; ++d) obj += f_.regularization(d) * z[d];
     for (int k = 0; k < K_; ++k) obj += f_.linearT(k) * z[n_ + k];
     for (int g = 0; g < M_; ++g) obj += f_.pieceGroups[g].weight * z[n_ + K_ + g];
     return true;
   }
 
   bool eval_grad_f(Index, const Number*, bool, Number* grad) override {
-    for (int d = 0; d < n_; ++d) grad[d] = f_.regularization(d);
+    for (int d = 0; d < n_; ++d) grad[d] = 0;
     for (int k = 0; k < K_; ++k) grad[n_ + k] = f_.linearT(k);
     for (int g = 0; g < M_; ++g) grad[n_ + K_ + g] = f_.pieceGroups[g].weight;
     return true;

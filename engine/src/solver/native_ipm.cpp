@@ -1,7 +1,7 @@
 // Native solver for the performance problem: a primal-dual interior-point method
 // with Mehrotra's predictor-corrector on the epigraph form
 //
-//   minimize    c't + sum_g w_g s_g + r'x
+//   minimize    c't + sum_g w_g s_g
 //   subject to  V_kd / x_d - t_k <= 0            for every (k, d) with V_kd > 0
 //               a_j + W_j't - s_g <= 0            for every piece j of group g
 //               Ain x - bin <= 0,  -x_d <= 0 (dimensions without traffic)
@@ -57,7 +57,8 @@ using Mat = Eigen::MatrixXd;
 
 class InteriorPoint {
  public:
-  explicit InteriorPoint(const StandardForm& f) : f_(f) {
+  // `conservative`: the fallback mode (see solveNative).
+  InteriorPoint(const StandardForm& f, bool conservative) : f_(f), conservative_(conservative) {
     n_ = f.n;
     K_ = static_cast<int>(f.V.rows());
     M_ = static_cast<int>(f.pieceGroups.size());
@@ -72,7 +73,8 @@ class InteriorPoint {
     }
     edgeBegin_[K_] = static_cast<int>(edges_.size());
     for (int d = 0; d < n_; ++d) {
-      if (!f.used[d]) idle_.push_back(d);
+      // Idle dimensions get a sign bound, except those an equality fixes at 0.
+      if (!f.used[d] && !f.fixedZero[d]) idle_.push_back(d);
     }
     for (int g = 0; g < M_; ++g) {
       const auto& pg = f.pieceGroups[g];
@@ -98,6 +100,12 @@ class InteriorPoint {
   BackendResult run(const std::atomic<bool>* cancel) {
     initialize();
     BackendResult result;
+    // The best iterate so far by its worst residual relative to the tolerances:
+    // once the residuals reach the floor of double precision further steps can
+    // only add noise, so a later stall falls back on it.
+    double bestError = std::numeric_limits<double>::infinity();
+    Vec bestX;
+    char why[200] = "";
     for (int iteration = 1; iteration <= kMaxIterations; ++iteration) {
       result.iterations = iteration;
       if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -107,16 +115,27 @@ class InteriorPoint {
       }
       evaluate();
       const double gap = lambda_.dot(u_);
-      const double primal = std::sqrt(rf_.squaredNorm() + rp_.squaredNorm());
-      const double dual = std::sqrt(rdx_.squaredNorm() + rdt_.squaredNorm() + rds_.squaredNorm());
+      // Residuals relative to the size of what they are made of: the primal ones
+      // against the iterate and right-hand sides (V/x - t + u cancels terms as
+      // large as t), the dual one against its largest term (lambda_e V/x^2; IPOPT
+      // scales its dual error alike), the gap against the objective.
+      const double primal = primalError();
+      const double dual =
+          std::sqrt(rdx_.squaredNorm() + rdt_.squaredNorm() + rds_.squaredNorm()) / dualScale();
+      const double relativeGap = gap / std::max(1.0, std::abs(objective()));
       if (trace_) {
-        std::fprintf(stderr, "ipm %3d gap %.3e primal %.3e dual %.3e x", iteration, gap, primal,
-                     dual);
+        std::fprintf(stderr, "ipm %3d gap %.3e primal %.3e dual %.3e x", iteration, relativeGap,
+                     primal, dual);
         for (int d = 0; d < n_; ++d) std::fprintf(stderr, " %.6g", x_(d));
         std::fprintf(stderr, "\n");
       }
-      if (primal <= kFeasibilityTolerance && dual <= kFeasibilityTolerance &&
-          gap <= kGapTolerance * std::max(1.0, std::abs(objective()))) {
+      const double error = std::max({primal / kFeasibilityTolerance, dual / kFeasibilityTolerance,
+                                     relativeGap / kGapTolerance});
+      if (error < bestError) {
+        bestError = error;
+        bestX = x_;
+      }
+      if (error <= 1) {
         result.status = SolveStatus::Optimal;
         result.x = x_;
         return result;
@@ -128,35 +147,96 @@ class InteriorPoint {
       const double worst = std::max(rf_.lpNorm<Eigen::Infinity>(),
                                     me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0);
       if (!step(gap, worst)) {
-        if (primal <= 1e-8 && dual <= 1e-7 && gap <= 1e-8) {
-          result.status = SolveStatus::Optimal;  // as close as double precision allows
-          result.x = x_;
-          return result;
-        }
-        result.status = SolveStatus::Error;
-        char buffer[200];
-        std::snprintf(buffer, sizeof buffer,
-                      "the native solver stalled (primal residual %.2e, dual residual %.2e, "
-                      "gap %.2e); try --solver ipopt",
-                      primal, dual, gap);
-        result.message = buffer;
-        return result;
+        std::snprintf(why, sizeof why,
+                      "the native solver stalled (relative residuals: primal %.2e, dual %.2e, "
+                      "gap %.2e)",
+                      primal, dual, relativeGap);
+        break;
+      }
+      if (iteration == kMaxIterations) {
+        std::snprintf(why, sizeof why, "the native solver did not converge in %d iterations",
+                      kMaxIterations);
       }
     }
+    // Within a hundred times the tolerances is as close as double precision gets
+    // on badly scaled problems; beyond that the answer is not trusted.
+    if (bestError <= 100) {
+      result.status = SolveStatus::Optimal;
+      result.x = bestX;
+      return result;
+    }
     result.status = SolveStatus::Error;
-    result.message = "the native solver did not converge in " + std::to_string(kMaxIterations) +
-                     " iterations; try --solver ipopt";
+    result.message = std::string(why) + "; try --solver ipopt";
     return result;
   }
 
+
  private:
   static constexpr int kMaxIterations = 150;
-  static constexpr double kFeasibilityTolerance = 1e-10;
+  // Relative tolerances. The primal one is per constraint row; the answer is then
+  // projected onto the active rows (projectOntoConstraints), so constraints hold
+  // to rounding whatever this tolerance.
+  static constexpr double kFeasibilityTolerance = 1e-9;
   static constexpr double kGapTolerance = 1e-11;
 
-  // The scaled objective at the iterate (c't + w's + r'x).
+  // The primal residual, relative to the size of what it is made of: every linear
+  // row (equality, inequality, idle bound) against its own terms |b_i| and
+  // sum_j |a_ij x_j|, so that each constraint holds to 1e-10 of its own scale
+  // (a `bw[d3] == 1` beside a `total == 600`); the epigraph rows V/x - t + u
+  // against t, which they cancel.
+  double primalError() const {
+    // Rows whose terms all vanish (x_d == 0) are measured against a small
+    // fraction of the largest bandwidth instead.
+    const double floor = std::max(1e-4 * x_.cwiseAbs().maxCoeff(), 1e-300);
+    double linear = 0;
+    for (int i = 0; i < me_; ++i) {
+      const double size = std::max({std::abs(f_.beq(i)), f_.Aeq.row(i).cwiseAbs().dot(x_.cwiseAbs()), floor});
+      linear = std::max(linear, std::abs(rp_(i)) / size);
+    }
+    int i = E_;
+    for (int d : idle_) {
+      linear = std::max(linear, std::abs(rf_(i)) / std::max({std::abs(x_(d)), u_(i), floor}));
+      ++i;
+    }
+    for (int r = 0; r < mi_; ++r, ++i) {
+      const double size = std::max({std::abs(f_.bin(r)), f_.Ain.row(r).cwiseAbs().dot(x_.cwiseAbs()), u_(i), floor});
+      linear = std::max(linear, std::abs(rf_(i)) / size);
+    }
+    double epigraphScale = 1.0;
+    if (K_) epigraphScale = std::max(epigraphScale, t_.cwiseAbs().maxCoeff());
+    if (M_) epigraphScale = std::max(epigraphScale, s_.cwiseAbs().maxCoeff());
+    const double epigraph = std::max(E_ ? rf_.head(E_).lpNorm<Eigen::Infinity>() : 0.0,
+                                     pieces_.empty() ? 0.0
+                                                     : rf_.tail(static_cast<int>(pieces_.size()))
+                                                           .lpNorm<Eigen::Infinity>()) /
+                            epigraphScale;
+    return std::max(linear, epigraph);
+  }
+
+  // Largest |V/x - t + u| over the epigraph rows (u: the current slacks unless given).
+  double epigraphResidual(const Vec& x, const Vec& t, const Vec* u = nullptr) const {
+    const Vec& slack = u ? *u : u_;
+    double worst = 0;
+    for (int e = 0; e < E_; ++e) {
+      const Edge& ed = edges_[e];
+      worst = std::max(worst, std::abs(ed.v / x(ed.d) - t(ed.k) + slack(e)));
+    }
+    return worst;
+  }
+
+  // The size of the terms of the dual residual: the objective's gradient and the
+  // largest multiplier times its constraint's gradient.
+  double dualScale() const {
+    double scale = 1.0;
+    if (K_) scale = std::max(scale, f_.linearT.cwiseAbs().maxCoeff());
+    if (M_) scale = std::max(scale, groupWeight_.cwiseAbs().maxCoeff());
+    for (int e = 0; e < E_; ++e) scale = std::max(scale, lambda_(e) * slope_[e]);
+    return scale;
+  }
+
+  // The scaled objective at the iterate (c't + w's).
   double objective() const {
-    double v = f_.linearT.dot(t_) + f_.regularization.dot(x_);
+    double v = f_.linearT.dot(t_);
     if (M_) v += groupWeight_.dot(s_);
     return v;
   }
@@ -222,7 +302,7 @@ class InteriorPoint {
       rp_.noalias() = f_.Aeq * x_;
       rp_ -= f_.beq;
     }
-    rdx_ = f_.regularization;
+    rdx_.setZero(n_);
     if (me_) rdx_.noalias() += f_.Aeq.transpose() * nu_;
     rdt_ = f_.linearT;
     rds_ = groupWeight_;
@@ -383,7 +463,7 @@ class InteriorPoint {
   // Solves for the direction (dx_, dt_, ds_, dnu_) given rho_ (see step()).
   bool direction() {
     // rhs = -(grad f0 + Aeq' nu + sum_i rho_i grad f_i), block by block.
-    gx_ = f_.regularization;
+    gx_.setZero(n_);
     gt_ = f_.linearT;
     gs_ = groupWeight_;
     if (me_) gx_.noalias() += f_.Aeq.transpose() * nu_;
@@ -483,15 +563,30 @@ class InteriorPoint {
     const double muAff = (u_ + aAff * du_).dot(lambda_ + aAff * dl_) / m_;
     // Mehrotra's centring, but complementarity must not run far ahead of
     // feasibility or the iterates stall against the boundary.
-    const double sigma = std::max(std::pow(std::clamp(muAff / mu, 0.0, 1.0), 3),
-                                  std::min(0.5, 0.1 * infeasibility / mu));
+    double sigma = std::max(std::pow(std::clamp(muAff / mu, 0.0, 1.0), 3),
+                            std::min(0.5, 0.1 * infeasibility / mu));
+    if (conservative_) sigma = std::max(sigma, 0.3);
     // Corrector: centre towards sigma*mu with the second-order term du_aff*dl_aff:
     // rho_i = (lambda_i r_f,i + sigma mu - du_i dl_i) / u_i.
-    rho_ = (lambda_.cwiseProduct(rf_) - du_.cwiseProduct(dl_)).array() + sigma * mu;
+    rho_ = (lambda_.cwiseProduct(rf_) - (conservative_ ? 0.0 : 1.0) * du_.cwiseProduct(dl_))
+               .array() +
+           sigma * mu;
     rho_.array() /= u_.array();
     if (!direction()) return false;
     slackAndMultiplierSteps();
-    const double a = std::min(1.0, 0.995 * maxStep());
+    double a = std::min(1.0, (conservative_ ? 0.9 : 0.995) * maxStep());
+    // V/x is convex, so a full step always leaves a residual in the epigraph rows
+    // (the linearization error). When bandwidths differ by orders of magnitude
+    // that error can exceed what the step fixed, and the iterates drift: shorten
+    // the step while it would multiply the epigraph residual by more than 10.
+    const double before = epigraphResidual(x_, t_);
+    for (int halving = 0; halving < 6 && E_ > 0; ++halving) {
+      trialX_ = x_ + a * dx_;
+      trialT_ = t_ + a * dt_;
+      trialU_ = u_ + a * du_;
+      if (epigraphResidual(trialX_, trialT_, &trialU_) <= 10 * before + 1e-14 * t_.cwiseAbs().maxCoeff()) break;
+      a *= 0.5;
+    }
     if (trace_) std::fprintf(stderr, "    aAff %.3e sigma %.3e step %.3e\n", aAff, sigma, a);
     if (!(a > 1e-14)) {
       if (trace_) std::fprintf(stderr, "ipm: step %.3e too short\n", a);
@@ -507,6 +602,7 @@ class InteriorPoint {
   }
 
   const StandardForm& f_;
+  bool conservative_ = false;
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, m_ = 0, E_ = 0;
   bool separable_ = true;
   bool trace_ = false;
@@ -528,13 +624,22 @@ class InteriorPoint {
   Eigen::LDLT<Mat> sFactor_;
   // Direction and its workspace.
   Vec rho_, gx_, gt_, gs_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, ds_, dnu_, g_, du_, dl_;
+  Vec trialX_, trialT_, trialU_;
 };
 
 }  // namespace
 
 BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel) {
-  InteriorPoint ipm(form);
-  return ipm.run(cancel);
+  BackendResult result = InteriorPoint(form, false).run(cancel);
+  if (result.status != SolveStatus::Error) return result;
+  // Mehrotra's aggressive steps can lose their way on degenerate or badly scaled
+  // problems (a bottleneck fixed by an equality with slack everywhere else,
+  // collectives 1e7 apart in size). Run once more with steady centring (sigma
+  // >= 0.3), no second-order correction and shorter steps: slower, but it keeps
+  // feasibility and complementarity in step.
+  BackendResult retry = InteriorPoint(form, true).run(cancel);
+  retry.iterations += result.iterations;
+  return retry.status == SolveStatus::Error ? result : retry;
 }
 
 }  // namespace libra::detail

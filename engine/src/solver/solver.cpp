@@ -47,7 +47,10 @@ Solution failure(SolveStatus status, std::string message, Objective objective) {
 }
 
 Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int iterations) {
-  for (double& b : bw) b = std::max(b, 0.0);
+  // Rounding leaves a dimension the constraints hold at 0 with 1e-14 GB/s or so:
+  // report it as the 0 it is.
+  const double top = bw.empty() ? 0.0 : *std::max_element(bw.begin(), bw.end());
+  for (double& b : bw) b = b < 1e-12 * top ? 0.0 : b;
   Solution s;
   s.status = SolveStatus::Optimal;
   s.objective = Objective::Performance;
@@ -78,6 +81,8 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
   }
   std::vector<double> bw(problem.dims());
   for (int d = 0; d < problem.dims(); ++d) bw[d] = r.x(d) * pre.form.bwScale;
+  bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
+  bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
   return fromBandwidth(problem, std::move(bw), r.iterations);
 }
 

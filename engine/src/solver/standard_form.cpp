@@ -13,10 +13,6 @@ namespace libra::detail {
 namespace {
 
 constexpr double kLpTolerance = 1e-9;
-// Weight of the cost of dimensions that carry no traffic, relative to the
-// iteration time: it only breaks ties (such a dimension gets the least bandwidth
-// the constraints allow) and never trades off against time.
-constexpr double kRegularization = 1e-8;
 
 struct Rows {
   Eigen::MatrixXd Aeq, Ain;
@@ -153,7 +149,7 @@ double StandardForm::objective(const Eigen::VectorXd& x) const {
     }
     tau(k) = t;
   }
-  double f = constant + linearT.dot(tau) + regularization.dot(x);
+  double f = constant + linearT.dot(tau);
   for (const auto& g : pieceGroups) {
     double worst = -std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < g.constants.size(); ++j) {
@@ -278,6 +274,22 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     appendRow(finalRows.Ain, finalRows.bin, row, cap);
     finalRows.inText.push_back("artificial bound");
   }
+  // A dimension without traffic that the constraints force to 0 (bw[1] <= 0)
+  // leaves no interior for its sign bound: fix it by an equality instead.
+  std::vector<bool> fixedZero(n, false);
+  for (int d = 0; d < n; ++d) {
+    if (used[d] || std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
+      continue;
+    }
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+    e(d) = 1;
+    const lp::Result r = maximize(e, rows);
+    if (r.status == lp::Status::Optimal && r.value <= kLpTolerance * 10) {
+      fixedZero[d] = true;
+      appendRow(finalRows.Aeq, finalRows.beq, e.transpose(), 0.0);
+      finalRows.eqText.push_back("fixed at zero");
+    }
+  }
 
   // Warm start: use the given point when it is feasible, pulled slightly towards
   // the LP point so that it is not on the boundary.
@@ -294,9 +306,31 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   StandardForm& f = out.form;
   f.n = n;
   f.used = used;
+  f.fixedZero = fixedZero;
   f.time = &time;
   f.bwScale = scale0 * s;
   f.start /= s;
+  // Linearly dependent equality rows (the same budget written twice, a fixed
+  // bandwidth that also follows from the others) make the KKT system singular;
+  // the LP above found the rows consistent, so the independent ones suffice.
+  if (finalRows.Aeq.rows() > 1) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(finalRows.Aeq.transpose());
+    qr.setThreshold(1e-10);
+    const Eigen::Index rank = qr.rank();
+    if (rank < finalRows.Aeq.rows()) {
+      std::vector<int> keep(qr.colsPermutation().indices().data(),
+                            qr.colsPermutation().indices().data() + rank);
+      std::sort(keep.begin(), keep.end());
+      Eigen::MatrixXd A(rank, n);
+      Eigen::VectorXd b(rank);
+      for (Eigen::Index i = 0; i < rank; ++i) {
+        A.row(i) = finalRows.Aeq.row(keep[i]);
+        b(i) = finalRows.beq(keep[i]);
+      }
+      finalRows.Aeq = A;
+      finalRows.beq = b;
+    }
+  }
   f.Aeq = finalRows.Aeq;
   f.beq = finalRows.beq / s;
   f.Ain = finalRows.Ain;
@@ -313,17 +347,24 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   std::vector<int> kept;  // original index of each merged collective
   {
     std::map<std::vector<long long>, int> directions;
+    std::vector<double> tops(K);
     for (int k = 0; k < K; ++k) {
       const auto& v = time.traffic[k];
-      const double top = *std::max_element(v.begin(), v.end());
+      tops[k] = *std::max_element(v.begin(), v.end());
       std::vector<long long> key(n);
-      for (int d = 0; d < n; ++d) key[d] = std::llround(v[d] / top * 1e12);
+      for (int d = 0; d < n; ++d) key[d] = std::llround(v[d] / tops[k] * 1e12);
       auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
       if (inserted) kept.push_back(k);
       representative[k] = it->second;
-      const auto& w = time.traffic[kept[it->second]];
-      factor[k] = top / *std::max_element(w.begin(), w.end());
     }
+    // The largest collective of each direction represents it, so every factor is
+    // <= 1 and the shared epigraph variable keeps the scale of the collective that
+    // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
+    for (int k = 0; k < K; ++k) {
+      int& r = kept[representative[k]];
+      if (tops[k] > tops[r]) r = k;
+    }
+    for (int k = 0; k < K; ++k) factor[k] = tops[k] / tops[kept[representative[k]]];
   }
   const int merged = static_cast<int>(kept.size());
   f.V.resize(merged, n);
@@ -369,16 +410,107 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
       f.pieceGroups.push_back(std::move(pg));
     }
   }
-  f.regularization = Eigen::VectorXd::Zero(n);
-  double startCost = 0;
-  for (int d = 0; d < n; ++d) startCost += problem.costPerBandwidth[d] * f.start(d);
-  if (startCost > 0) {
-    for (int d = 0; d < n; ++d) {
-      if (!used[d]) f.regularization(d) = kRegularization * problem.costPerBandwidth[d] / startCost;
-    }
-  }
   out.status = SolveStatus::Optimal;
   return out;
+}
+
+std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+                                         std::vector<double> bw) {
+  const int n = problem.dims();
+  const std::vector<bool> used = problem.time.usedDims();
+  std::vector<int> idle;
+  for (int d = 0; d < n; ++d) {
+    if (!used[d]) idle.push_back(d);
+  }
+  if (idle.empty() || static_cast<int>(idle.size()) == n) return bw;
+  const Rows rows = buildRows(problem, costBudget, 1.0);
+  const int m = static_cast<int>(idle.size());
+  Rows reduced;
+  reduced.Aeq.resize(0, m);
+  reduced.Ain.resize(0, m);
+  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                    Eigen::VectorXd& outB) {
+    for (int i = 0; i < A.rows(); ++i) {
+      Eigen::RowVectorXd row(m);
+      double rhs = b(i);
+      for (int d = 0; d < n; ++d) {
+        if (used[d]) rhs -= A(i, d) * bw[d];
+      }
+      for (int j = 0; j < m; ++j) row(j) = A(i, idle[j]);
+      // Rows without idle dimensions hold already (up to the solver's tolerance).
+      if (row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs);
+    }
+  };
+  reduce(rows.Aeq, rows.beq, reduced.Aeq, reduced.beq);
+  reduce(rows.Ain, rows.bin, reduced.Ain, reduced.bin);
+  Eigen::VectorXd price(m);
+  for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[idle[j]];
+  if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
+  const lp::Result r = lp::minimize(price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
+                                    kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
+  if (r.status != lp::Status::Optimal) return bw;
+  for (int j = 0; j < m; ++j) bw[idle[j]] = r.x(j);
+  return bw;
+}
+
+std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
+                                           std::vector<double> bw) {
+  const int n = problem.dims();
+  if (n == 0) return bw;
+  const Rows rows = buildRows(problem, costBudget, 1.0);
+  Eigen::Map<const Eigen::VectorXd> x0(bw.data(), n);
+  auto size = [&](const Eigen::RowVectorXd& row, double b) {
+    return std::max({std::abs(b), row.cwiseAbs().dot(x0.cwiseAbs()), 1e-300});
+  };
+  // The rows to hold with equality: the equalities and the inequalities that are
+  // tight at the answer (within 1e-7 of their own scale), plus the sign bounds of
+  // the dimensions at zero.
+  std::vector<Eigen::RowVectorXd> active;
+  std::vector<double> rhs;
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    active.push_back(rows.Aeq.row(i));
+    rhs.push_back(rows.beq(i));
+  }
+  for (int i = 0; i < rows.Ain.rows(); ++i) {
+    if (rows.Ain.row(i).dot(x0) - rows.bin(i) > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) {
+      active.push_back(rows.Ain.row(i));
+      rhs.push_back(rows.bin(i));
+    }
+  }
+  for (int d = 0; d < n; ++d) {
+    if (bw[d] <= 0) {
+      Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+      row(d) = 1;
+      active.push_back(row);
+      rhs.push_back(0);
+    }
+  }
+  if (active.empty()) return bw;
+  Eigen::MatrixXd A(active.size(), n);
+  Eigen::VectorXd b(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) {
+    A.row(i) = active[i];
+    b(i) = rhs[i];
+  }
+  // Least-norm correction: x = x0 - A^+ (A x0 - b), robust to dependent rows.
+  const Eigen::VectorXd residual = A * x0 - b;
+  const Eigen::VectorXd x =
+      x0 - A.completeOrthogonalDecomposition().solve(residual);
+  if (!x.allFinite()) return bw;
+  // Keep the projection only if it holds every row at least as well as before.
+  auto worst = [&](const Eigen::VectorXd& v) {
+    double w = 0;
+    for (int i = 0; i < rows.Aeq.rows(); ++i) {
+      w = std::max(w, std::abs(rows.Aeq.row(i).dot(v) - rows.beq(i)) / size(rows.Aeq.row(i), rows.beq(i)));
+    }
+    for (int i = 0; i < rows.Ain.rows(); ++i) {
+      w = std::max(w, (rows.Ain.row(i).dot(v) - rows.bin(i)) / size(rows.Ain.row(i), rows.bin(i)));
+    }
+    for (int d = 0; d < n; ++d) w = std::max(w, -v(d) / std::max(std::abs(x0(d)), 1e-300));
+    return w;
+  };
+  if (worst(x) > worst(x0)) return bw;
+  return std::vector<double>(x.data(), x.data() + n);
 }
 
 CostRange costRange(const Problem& problem) {

@@ -22,7 +22,8 @@ struct StandardForm {
   Eigen::VectorXd beq;
   Eigen::MatrixXd Ain;  // Ain x <= bin
   Eigen::VectorXd bin;
-  std::vector<bool> used;  // dimension carries traffic
+  std::vector<bool> used;       // dimension carries traffic
+  std::vector<bool> fixedZero;  // idle dimension the constraints force to 0 (an equality row holds it)
   double bwScale = 1;      // bw = bwScale * x
   double timeScale = 1;    // times are divided by this
   const TimeModel* time = nullptr;
@@ -37,7 +38,6 @@ struct StandardForm {
     std::vector<std::vector<std::pair<int, double>>> terms;  // W_j
   };
   std::vector<PieceGroup> pieceGroups;  // groups with more than one piece (overlap loop)
-  Eigen::VectorXd regularization;       // small cost weight on dimensions that carry no traffic
 
   Eigen::VectorXd start;  // feasible point (scaled), positive on used dimensions
 
@@ -58,6 +58,19 @@ struct Presolved {
 // point when it is feasible and positive on used dimensions.
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart = nullptr);
+
+// Dimensions that carry no traffic do not affect the time: give them the cheapest
+// bandwidth the constraints allow with the other dimensions fixed at `bw` (an
+// exact LP, so both backends agree to the last digit). Returns `bw` unchanged
+// when there are no such dimensions or the LP fails.
+std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+                                         std::vector<double> bw);
+
+// The answer moved, by the least amount, onto the equality constraints and the
+// inequalities that are tight at it, so that they hold to rounding rather than to
+// the solver's tolerance. Returns `bw` unchanged if that would not improve them.
+std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
+                                           std::vector<double> bw);
 
 // Cost range over the feasible set: [min, max] in $; max may be +inf.
 struct CostRange {

@@ -1,0 +1,345 @@
+// RapidCheck properties of the solvers on random problems (generators.hpp).
+//
+// Case counts are set per property (rc_support.hpp): cheap native-only
+// properties run 100 cases, those that call IPOPT (a few ms per solve, calls
+// serialized) or scan Pareto fronts 30. RC_PARAMS="max_success=N" overrides.
+// The IPOPT and Pareto properties do not shrink their counterexamples (each step
+// would cost IPOPT solves or two front scans); the others do, which keeps their
+// reports small.
+//
+// Tolerances:
+//  - backends agree on the objective within 1e-6 relative (both stop at a
+//    duality gap ~1e-11 of the scaled objective; 1e-6 leaves room for the
+//    scaling by the start point's communication time);
+//  - constraints hold within 1e-9 relative (LinearConstraint::isSatisfied);
+//  - monotonicity and optimality comparisons between solves: 1e-9 relative.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "engine_test_support.hpp"
+#include "generators.hpp"
+#include "optimality_check.hpp"
+#include "rc_support.hpp"
+
+namespace libra {
+namespace {
+
+using test::checkProperty;
+using test::exactNumber;
+using test::genProblem;
+using test::genUniform;
+using test::ProblemOptions;
+using test::RandomProblem;
+using test::withBackend;
+
+double relDiff(double a, double b) {
+  return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
+}
+
+std::string describe(const Solution& s) {
+  return std::string(toString(s.status)) + " " + s.message + " bw " +
+         test::formatVector(s.bandwidth) + " T " + exactNumber(s.eval.iterationNs) + " cost " +
+         exactNumber(s.eval.costUsd);
+}
+
+// A problem built to be feasible must be solved; anything else is a failure
+// with the solver's message.
+void assertSolved(const RandomProblem& r, const Solution& s) {
+  if (r.knownFeasible) {
+    RC_ASSERT(s.status != SolveStatus::Infeasible);
+  }
+  if (!s.ok()) RC_FAIL("not solved: " + describe(s));
+  RC_ASSERT(s.eval.finite);
+}
+
+void assertConstraintsHold(const Problem& p, const Solution& s) {
+  for (const auto& c : p.constraints) {
+    if (!c.isSatisfied(s.bandwidth)) {
+      RC_FAIL("constraint '" + c.text + "' violated by " + exactNumber(c.violation(s.bandwidth)) +
+              " at " + test::formatVector(s.bandwidth));
+    }
+  }
+  for (double b : s.bandwidth) RC_ASSERT(b >= 0);
+}
+
+// --- the two backends agree -------------------------------------------------
+
+TEST(SolverProperties, BackendsAgreeAndSatisfyTheConstraints) {
+  checkProperty(
+      30,
+      [] {
+        ProblemOptions opt;
+        opt.arbitraryPercent = 25;
+        const RandomProblem r = *genProblem(opt);
+        const Problem p = r.problem();
+        const Solution native = solve(p, Objective::Performance, withBackend(Backend::Native));
+        // A native failure is reported before IPOPT runs.
+        if (r.knownFeasible || native.status != SolveStatus::Infeasible) assertSolved(r, native);
+        const Solution ipopt = solve(p, Objective::Performance, withBackend(Backend::Ipopt));
+        if (!r.knownFeasible && native.status == SolveStatus::Infeasible) {
+          // The shared presolve decides infeasibility for both.
+          RC_TAG("infeasible draw");
+          RC_ASSERT(ipopt.status == SolveStatus::Infeasible);
+          RC_ASSERT(!native.message.empty());
+          return;
+        }
+        RC_TAG(p.time.isSeparable() ? "separable" : "overlap pieces");
+        assertSolved(r, ipopt);
+        assertConstraintsHold(p, native);
+        assertConstraintsHold(p, ipopt);
+        if (relDiff(native.eval.iterationNs, ipopt.eval.iterationNs) > 1e-6) {
+          RC_FAIL("backends disagree: native " + describe(native) + " / ipopt " + describe(ipopt));
+        }
+      },
+      /*shrink=*/false);  // every shrink step would cost an IPOPT solve; the seed reproduces
+}
+
+// --- more budget is never slower --------------------------------------------
+
+// `total <= B` vs `total <= B (1 + r)`: the feasible set only grows, whatever
+// the other constraints.
+TEST(SolverProperties, LargerBudgetCapIsNeverSlower) {
+  checkProperty(100, [] {
+    ProblemOptions opt;
+    opt.totalKind = 1;
+    const RandomProblem r = *genProblem(opt);
+    const double factor = 1 + *genUniform(0.001, 3);
+    const Problem small = r.problem();
+    const Problem large = r.withTotal("total <= " + exactNumber(r.budget * factor));
+    const Solution a = solve(small, Objective::Performance);
+    const Solution b = solve(large, Objective::Performance);
+    assertSolved(r, a);
+    assertSolved(r, b);
+    if (b.eval.iterationNs > a.eval.iterationNs * (1 + 1e-9)) {
+      RC_FAIL("budget x" + exactNumber(factor) + " is slower: " + describe(a) + " -> " +
+              describe(b));
+    }
+  });
+}
+
+// `total == B` vs `total == B (1 + r)` with extra constraints that survive
+// scaling a point up (lower bounds, orderings, lower bounds on partial sums):
+// (1 + r) bw*(B) is feasible for the larger budget and no slower, since the time
+// falls in every bandwidth.
+TEST(SolverProperties, LargerExactBudgetIsNeverSlower) {
+  checkProperty(100, [] {
+    ProblemOptions opt;
+    opt.totalKind = 0;
+    opt.extraKinds = test::kScaleUpExtraKinds;
+    const RandomProblem r = *genProblem(opt);
+    const double factor = 1 + *genUniform(0.001, 3);
+    const Problem small = r.problem();
+    const Problem large = r.withTotal("total == " + exactNumber(r.budget * factor));
+    const Solution a = solve(small, Objective::Performance);
+    const Solution b = solve(large, Objective::Performance);
+    assertSolved(r, a);
+    assertSolved(r, b);
+    if (b.eval.iterationNs > a.eval.iterationNs * (1 + 1e-9)) {
+      RC_FAIL("budget x" + exactNumber(factor) + " is slower: " + describe(a) + " -> " +
+              describe(b));
+    }
+    // With the total as the only constraint and a separable loop, T - compute is
+    // homogeneous of degree -1 in bw, so the split scales exactly (model.md 7).
+    if (r.project.constraints.size() == 1 && small.time.isSeparable()) {
+      const double expected =
+          small.evaluate(a.bandwidth).computeNs + a.eval.communicationNs / factor;
+      RC_ASSERT(relDiff(b.eval.iterationNs, expected) <= 1e-7);
+    }
+  });
+}
+
+// --- perf-per-cost against the Pareto front ---------------------------------
+
+TEST(SolverProperties, PerfPerCostIsNoWorseThanAnyPointOfTheFront) {
+  checkProperty(
+      30,
+      [] {
+        ProblemOptions opt;
+        opt.maxCollectives = 60;
+        const RandomProblem r = *genProblem(opt);
+        const Problem p = r.problem();
+        const Solution ppc = solve(p, Objective::PerfPerCost);
+        assertSolved(r, ppc);
+        RC_ASSERT(ppc.objective == Objective::PerfPerCost);
+        assertConstraintsHold(p, ppc);
+        const ParetoFront front = paretoFront(p, 10);
+        RC_ASSERT(front.status == SolveStatus::Optimal);
+        // Every budget of the scan lies above the cheapest cost, where every
+        // dimension with traffic can have bandwidth: no point may go missing.
+        if (front.maxCostUsd - front.minCostUsd > 1e-9 * front.maxCostUsd) {
+          RC_ASSERT(front.points.size() == 10u);
+        } else {
+          RC_ASSERT(front.points.size() == 1u);  // one cost only: a single point
+        }
+        const double best = ppc.eval.iterationNs * ppc.eval.costUsd;
+        for (std::size_t i = 0; i < front.points.size(); ++i) {
+          const Solution& s = front.points[i];
+          RC_ASSERT(s.ok());
+          if (i > 0) {
+            RC_ASSERT(s.eval.costUsd > front.points[i - 1].eval.costUsd);
+            RC_ASSERT(s.eval.iterationNs <= front.points[i - 1].eval.iterationNs * (1 + 1e-9));
+          }
+          const double tc = s.eval.iterationNs * s.eval.costUsd;
+          if (best > tc * (1 + 1e-9)) {
+            RC_FAIL("front point " + std::to_string(i) +
+                    " beats the perf-per-cost optimum: " + describe(s) + " vs " + describe(ppc));
+          }
+        }
+      },
+      /*shrink=*/false);  // each shrink step scans two fronts; the seed reproduces
+}
+
+// --- the report is the evaluation of the answer -----------------------------
+
+TEST(SolverProperties, ReportedTimeAndCostAreTheEvaluationOfTheAnswer) {
+  checkProperty(100, [] {
+    const RandomProblem r = *genProblem();
+    const Problem p = r.problem();
+    const Solution s = solve(p, Objective::Performance);
+    assertSolved(r, s);
+    const Evaluation e = p.evaluate(s.bandwidth);
+    // Same function on the same vector: equal to the last bit.
+    RC_ASSERT(e.iterationNs == s.eval.iterationNs);
+    RC_ASSERT(e.costUsd == s.eval.costUsd);
+    RC_ASSERT(e.computeNs == s.eval.computeNs);
+    RC_ASSERT(e.busyNs == s.eval.busyNs);
+    assertConstraintsHold(p, s);
+  });
+}
+
+// --- optimality: no better feasible neighbour --------------------------------
+
+TEST(SolverProperties, NoFeasiblePerturbationIsFaster) {
+  checkProperty(100, [] {
+    const RandomProblem r = *genProblem();
+    const Problem p = r.problem();
+    const Solution s = solve(p, Objective::Performance);
+    assertSolved(r, s);
+    const auto report = test::perturbationCheck(p, s.bandwidth, 1e-9, 12345, 100);
+    if (report.improved > 0) {
+      RC_FAIL("a feasible point is faster by " + exactNumber(report.worstRelativeImprovement) +
+              " relative: " + test::formatVector(report.worstPoint) + " vs " + describe(s));
+    }
+  });
+}
+
+// --- independent reference: golden-section search in 1 or 2 free variables ---
+
+// Minimizes a convex function of one variable on [a, b] by golden-section search.
+double goldenMin(const std::function<double(double)>& f, double a, double b, double& argmin) {
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double x1 = b - ratio * (b - a), x2 = a + ratio * (b - a);
+  double f1 = f(x1), f2 = f(x2);
+  for (int i = 0; i < 120 && b - a > 1e-15 * std::max(1.0, std::abs(b)); ++i) {
+    if (f1 <= f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - ratio * (b - a);
+      f1 = f(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + ratio * (b - a);
+      f2 = f(x2);
+    }
+  }
+  argmin = f1 <= f2 ? x1 : x2;
+  return std::min(f1, f2);
+}
+
+// Problems with 2 or 3 dimensions, `total == B` and per-dimension bounds: the
+// feasible set is a segment or a polygon parametrized by (x, y) with
+// z = B - x - y, and T is convex on it, so nested golden-section search finds
+// the optimum independently of both solvers.
+TEST(SolverProperties, MatchesNestedGoldenSectionSearch) {
+  checkProperty(100, [] {
+    ProblemOptions opt;
+    opt.minDims = 2;
+    opt.maxDims = 3;
+    opt.maxCollectives = 40;
+    opt.totalKind = 0;
+    opt.extraKinds = {test::ExtraKind::LowerBound, test::ExtraKind::UpperBound};
+    opt.maxExtras = 3;
+    const RandomProblem r = *genProblem(opt);
+    const Problem p = r.problem();
+    const int n = p.dims();
+    const double B = r.budget;
+    std::vector<double> lo(n, 0.0), hi(n, B);
+    for (std::size_t c = 1; c < p.constraints.size(); ++c) {
+      const auto& lc = p.constraints[c];
+      for (int d = 0; d < n; ++d) {
+        if (lc.coefficients[d] == 0) continue;
+        if (lc.relation == Relation::GreaterEqual) lo[d] = std::max(lo[d], lc.rhs);
+        if (lc.relation == Relation::LessEqual) hi[d] = std::min(hi[d], lc.rhs);
+      }
+    }
+    auto timeAt = [&](const std::vector<double>& bw) { return p.evaluate(bw).iterationNs; };
+    double ref = 0;
+    std::vector<double> refBw(n);
+    if (n == 2) {
+      double x;
+      ref = goldenMin(
+          [&](double v) {
+            return timeAt({v, B - v});
+          },
+          std::max(lo[0], B - hi[1]), std::min(hi[0], B - lo[1]), x);
+      refBw = {x, B - x};
+    } else {
+      auto inner = [&](double x, double& yArg) {
+        return goldenMin(
+            [&](double y) {
+              return timeAt({x, y, B - x - y});
+            },
+            std::max(lo[1], B - x - hi[2]), std::min(hi[1], B - x - lo[2]), yArg);
+      };
+      double x, y;
+      ref = goldenMin(
+          [&](double v) {
+            double yy;
+            return inner(v, yy);
+          },
+          std::max(lo[0], B - hi[1] - hi[2]), std::min(hi[0], B - lo[1] - lo[2]), x);
+      inner(x, y);
+      refBw = {x, y, B - x - y};
+    }
+    for (Backend b : {Backend::Native}) {
+      const Solution s = solve(p, Objective::Performance, withBackend(b));
+      assertSolved(r, s);
+      // The solver may not be worse than a feasible point found by search...
+      if (s.eval.iterationNs > ref * (1 + 1e-9)) {
+        RC_FAIL("search found a faster point " + test::formatVector(refBw) + " T " +
+                exactNumber(ref) + " than " + describe(s));
+      }
+      // ... and the search, accurate to ~1e-12 in each coordinate on a
+      // Lipschitz objective, must come close to the solver's optimum.
+      if (relDiff(s.eval.iterationNs, ref) > 1e-7) {
+        RC_FAIL("search ends at " + test::formatVector(refBw) + " T " + exactNumber(ref) +
+                ", solver at " + describe(s));
+      }
+    }
+  });
+}
+
+// A constructed-feasible problem is never reported infeasible or unbounded,
+// with either objective (cheap presolve-only check on many cases).
+TEST(SolverProperties, ConstructedFeasibleProblemsAreSolved) {
+  checkProperty(100, [] {
+    ProblemOptions opt;
+    opt.maxCollectives = 20;
+    const RandomProblem r = *genProblem(opt);
+    const Problem p = r.problem();
+    const Solution s = solve(p, Objective::Performance);
+    assertSolved(r, s);
+    // x0 is feasible (up to the rounding of printed constraints), so the
+    // optimum is at least as fast as x0.
+    RC_ASSERT(s.eval.iterationNs <= p.evaluate(r.point).iterationNs * (1 + 1e-9));
+  });
+}
+
+}  // namespace
+}  // namespace libra
