@@ -14,8 +14,9 @@ namespace libra::cli {
 // The exit codes of spec/cli.md.
 enum ExitCode : int {
   kExitSuccess = 0,
-  kExitNoSolution = 1,  // infeasible, unbounded, or the solver failed
-  kExitBadInput = 2,    // bad usage or bad input; one line on stderr
+  kExitNoSolution = 1,     // infeasible, unbounded, or the solver failed
+  kExitBadInput = 2,       // bad usage or bad input; one line on stderr
+  kExitInterrupted = 130,  // stopped by Ctrl-C (128 + SIGINT) after reporting what was done
 };
 
 struct Context {
@@ -27,12 +28,15 @@ struct Context {
 
 using RegisterCommand = void (*)(CLI::App& app, Context& context);
 
-void registerImportLibra(CLI::App& app, Context& context);  // import_command.cpp
-void registerSolve(CLI::App& app, Context& context);        // solve_command.cpp
-void registerEvaluate(CLI::App& app, Context& context);     // solve_command.cpp
-void registerPareto(CLI::App& app, Context& context);       // pareto_command.cpp
-void registerBench(CLI::App& app, Context& context);        // bench_command.cpp
+void registerImportLibra(CLI::App& app, Context& context);     // import_command.cpp
+void registerSolve(CLI::App& app, Context& context);           // solve_command.cpp
+void registerEvaluate(CLI::App& app, Context& context);        // solve_command.cpp
+void registerPareto(CLI::App& app, Context& context);          // pareto_command.cpp
+void registerBench(CLI::App& app, Context& context);           // bench_command.cpp
 void registerReproduceLibra(CLI::App& app, Context& context);  // reproduce_command.cpp
+void registerPresets(CLI::App& app, Context& context);         // presets_command.cpp
+void registerNew(CLI::App& app, Context& context);             // new_command.cpp
+void registerSweep(CLI::App& app, Context& context);           // sweep_command.cpp
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

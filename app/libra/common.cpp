@@ -52,6 +52,30 @@ void requireInputFile(const std::string& path, const std::string& flag) {
   }
 }
 
+void requireWritableTarget(const std::string& path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError(flag + ": the file name is empty");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw InputError(flag + " '" + path + "': is a directory; give a file name" +
+                     (flag == "-o" ? " such as project.json" : ""));
+  }
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw InputError(flag + " '" + path + "': the directory '" + parent.string() +
+                     "' does not exist");
+  }
+}
+
+void saveProjectFile(const Project& project, const std::string& path) {
+  try {
+    saveProject(project, path);
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    throw InputError(mentions(message, path) ? message : "-o '" + path + "': " + message);
+  }
+}
+
 Project loadProjectFile(const std::string& path) {
   requireInputFile(path, "project file");
   try {
@@ -72,28 +96,11 @@ Problem buildProblemFor(const Project& project, const std::string& source,
   } catch (const InputError& e) {
     throw InputError(from(source, e.what()));
   }
-  // Parse the constraints one by one first, so that a bad one is reported with
-  // where it came from; buildProblem then parses them again (cheap).
-  const std::vector<std::string> names = project.network.names();
-  const std::vector<double> costs = costPerBandwidth(project.network, project.costModel);
-  for (std::size_t i = 0; i < project.constraints.size(); ++i) {
-    try {
-      (void)parseConstraint(project.constraints[i], names, costs);
-    } catch (const InputError& e) {
-      throw InputError(source + ": constraints[" + std::to_string(i) + "]: " + e.what());
-    }
-  }
-  for (const std::string& text : extraConstraints) {
-    try {
-      (void)parseConstraint(text, names, costs);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--constraint: ") + e.what());
-    }
-  }
+  // The project is valid, so anything wrong now is in an extra constraint.
   try {
     return buildProblem(project, extraConstraints);
   } catch (const InputError& e) {
-    throw InputError(from(source, e.what()));
+    throw InputError(std::string("--constraint: ") + e.what());
   }
 }
 

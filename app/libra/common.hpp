@@ -19,6 +19,13 @@ Project loadProjectFile(const std::string& path);
 // names where it came from in the message.
 void requireInputFile(const std::string& path, const std::string& flag);
 
+// Checks, before any work, that `path` can be the output file of `flag`: not
+// empty, not a directory, in a directory that exists.
+void requireWritableTarget(const std::string& path, const std::string& flag = "-o");
+
+// saveProject (atomic) with a failure message that names the -o file.
+void saveProjectFile(const Project& project, const std::string& path);
+
 // buildProblem with messages that say where the bad part came from: `source`
 // (the project file) for the project's own content and constraints,
 // --constraint for the extra ones.

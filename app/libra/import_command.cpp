@@ -1,6 +1,5 @@
 // `libra import-libra`: a project file from the reference LIBRA / ASTRA-sim 1.0 inputs.
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <ostream>
 
@@ -8,7 +7,6 @@
 #include "common.hpp"
 #include "libra/error.hpp"
 #include "libra/libra_format.hpp"
-#include "libra/project_io.hpp"
 #include "output.hpp"
 
 namespace libra::cli {
@@ -51,19 +49,6 @@ struct ImportArgs {
   bool json = false;
 };
 
-void requireWritableTarget(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw InputError("-o: the file name is empty");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw InputError("-o '" + path + "': is a directory; give a file name such as project.json");
-  }
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec)) {
-    throw InputError("-o '" + path + "': the directory '" + parent.string() + "' does not exist");
-  }
-}
-
 int runImport(const ImportArgs& args, Context& context) {
   ImportOptions options;
   requireInputFile(args.network, "--network");
@@ -102,14 +87,7 @@ int runImport(const ImportArgs& args, Context& context) {
   (void)buildProblemFor(project, "imported project", args.constraints);
   if (!args.constraints.empty()) project.constraints = args.constraints;
 
-  try {
-    saveProject(project, args.output);
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    throw InputError(message.find(args.output) != std::string::npos
-                         ? message
-                         : "-o '" + args.output + "': " + message);
-  }
+  saveProjectFile(project, args.output);
 
   for (const std::string& note : notes) context.err << "note: " << note << '\n';
   context.err.flush();

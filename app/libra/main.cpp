@@ -11,10 +11,13 @@ int main(int argc, char** argv) {
   Context context{std::cout, std::cerr, stdoutTakesColor()};
 
   for (RegisterCommand add : {
+           registerPresets,
+           registerNew,
            registerImportLibra,
            registerSolve,
            registerEvaluate,
            registerPareto,
+           registerSweep,
            registerBench,
            registerReproduceLibra,
        }) {

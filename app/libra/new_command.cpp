@@ -1,0 +1,188 @@
+// `libra new`: a project file whose workload is generated from a model preset for
+// a given network, device and parallelism.
+#include <memory>
+#include <ostream>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/error.hpp"
+#include "libra/libra_format.hpp"
+#include "output.hpp"
+#include "preset_options.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+constexpr const char* kDefaultBudget = "total == 500";
+
+constexpr const char* kNewFooter =
+    "Generates the workload of one NPU for one training iteration from a preset (layers,\n"
+    "collective sizes in bytes, compute times in ns) on the given network and writes a\n"
+    "project file that solve, evaluate, pareto and libra-studio open. The project records\n"
+    "the preset, device and parallelism it was made from.\n"
+    "  --network     LIBRA yml (Topology / NpusCount / CostDimension) or SC22 json;\n"
+    "                dimensions innermost first, names from the cost levels (InterPod -> pod)\n"
+    "  --device      default h100 (NVIDIA H100 SXM5, 989.4 TFLOP/s dense BF16, 40 % of it)\n"
+    "  --constraint  bandwidth constraints stored in the project (GB/s per NPU, repeatable);\n"
+    "                default 'total == 500' (an SC22 json network's total-bandwidth if it\n"
+    "                has one), and a note on stderr says so\n"
+    "  --cost-model  prices in $ per GB/s per NPU by cost level; default: the LIBRA paper's\n"
+    "                reference unit prices\n"
+    "A parallelism that does not fit the network (a degree that does not divide the NPUs, or\n"
+    "that cannot be formed from the dimensions) is an error naming the degree and dimension.\n"
+    "\n"
+    "Examples:\n"
+    "  libra new --preset gpt3-175b --network 3d_network.yml -o gpt3.json\n"
+    "  libra new --preset llama3-70b --network 4d.yml --tp 8 --pp 4 --device b200 \\\n"
+    "            --constraint 'total == 1000' --constraint 'bw[pod] <= 100' -o llama.json\n"
+    "  libra new --preset mixtral-8x22b --network 4d.yml --tp 4 --ep 8 --zero3 -o moe.json\n"
+    "\n"
+    "Exit codes: 0 written; 2 bad usage or bad input (unknown preset or device, unreadable\n"
+    "network, a parallelism that does not fit, a bad constraint).";
+
+struct NewArgs {
+  PresetFlags preset;
+  std::string network;
+  std::vector<std::string> constraints;
+  std::string name;
+  std::string objective;
+  std::string output;
+  bool json = false;
+};
+
+// Without --cost-model a network level the reference prices do not cover would
+// fail later with a message about "the cost model"; say which file to give.
+void checkPrices(const Network& network, const CostModel& model, const NewArgs& args) {
+  try {
+    (void)unitPrices(network, model);
+  } catch (const InputError& e) {
+    if (!args.preset.costModel.empty()) {
+      throw InputError("--cost-model '" + args.preset.costModel + "': " + e.what());
+    }
+    throw InputError("--network '" + args.network + "': " + e.what() +
+                     " (the reference prices cover InterChiplet, InterPackage, InterNode, "
+                     "InterPod, Tile, Package, Node and Pod; give --cost-model FILE)");
+  }
+}
+
+void printWritten(Context& context, const NewArgs& args, const Project& project,
+                  const PresetChoice& choice) {
+  const Parallelism resolved = resolveDegrees(choice.parallelism, project.network.npuCount());
+  std::size_t layers = 0;
+  for (const Workload& w : project.workloads) layers += w.layers.size();
+  if (args.json) {
+    Json j;
+    j["status"] = "written";
+    j["output"] = args.output;
+    j["project"] = project.name;
+    j["preset"] = choice.preset->id;
+    j["device"] = choice.device.id;
+    j["parallelism"] = {{"tp", resolved.tp},
+                        {"ep", resolved.ep},
+                        {"pp", resolved.pp},
+                        {"dp", resolved.dp},
+                        {"label", resolved.label()}};
+    j["dimensions"] = project.network.names();
+    j["npus"] = project.network.npuCount();
+    j["layers"] = layers;
+    j["constraints"] = project.constraints;
+    j["objective"] = std::string(toString(project.objective));
+    context.out << j.dump(2) << std::endl;
+    return;
+  }
+  std::string dims;
+  for (const std::string& n : project.network.names()) dims += (dims.empty() ? "" : ", ") + n;
+  std::string constraints;
+  for (const std::string& c : project.constraints) {
+    constraints += (constraints.empty() ? "" : "; ") + c;
+  }
+  context.out << "wrote " << args.output << ": project '" << project.name << "', "
+              << choice.preset->id << " on " << choice.device.id << " (" << resolved.label()
+              << "), " << project.network.size() << " dimensions (" << dims << "), "
+              << project.network.npuCount() << " NPUs, " << layers
+              << (layers == 1 ? " layer" : " layers")
+              << ", constraints: " << (constraints.empty() ? "none" : constraints) << '\n';
+}
+
+int runNew(const NewArgs& args, Context& context) {
+  const PresetChoice choice = resolvePresetFlags(args.preset);
+  std::optional<Objective> objective;
+  if (!args.objective.empty()) objective = parseObjectiveFlag(args.objective);
+  requireInputFile(args.network, "--network");
+  NetworkFile network;
+  try {
+    network = readNetworkFileWithBudget(args.network);
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    throw InputError(message.find(args.network) != std::string::npos
+                         ? message
+                         : "--network '" + args.network + "': " + message);
+  }
+  checkPrices(network.network, choice.costModel, args);
+  requireWritableTarget(args.output);
+
+  ProjectOptions options;
+  options.name = args.name;
+  options.trainingLoop = choice.trainingLoop;
+  options.costModel = choice.costModel;
+  options.objective = objective.value_or(Objective::Performance);
+  options.generator = choice.generator;
+  options.constraints.clear();  // checked below with messages that name the flag
+
+  std::vector<std::string> notes;
+  std::vector<std::string> constraints = args.constraints;
+  if (constraints.empty()) {
+    if (network.totalBandwidth) {
+      constraints.push_back("total == " + formatExact(*network.totalBandwidth));
+      notes.push_back("no --constraint given: added '" + constraints.back() +
+                      "' from the network file's total-bandwidth (GB/s per NPU)");
+    } else {
+      constraints.emplace_back(kDefaultBudget);
+      notes.push_back(std::string("no --constraint given: added '") + kDefaultBudget +
+                      "' (GB/s per NPU, the LIBRA paper's budget)");
+    }
+  }
+
+  // Throws the engine's message for a parallelism that does not fit (it names the
+  // degree and the dimension) and for invalid generator options.
+  Project project =
+      makeProject(*choice.preset, choice.parallelism, choice.device, network.network, options);
+  (void)buildProblemFor(project, "new project", constraints);
+  project.constraints = std::move(constraints);
+
+  saveProjectFile(project, args.output);
+  for (const std::string& note : notes) context.err << "note: " << note << '\n';
+  context.err.flush();
+  printWritten(context, args, project, choice);
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void registerNew(CLI::App& app, Context& context) {
+  auto args = std::make_shared<NewArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "new", "Write a project file with a workload generated from a model preset");
+  cmd->add_option("--network", args->network, "Network file (LIBRA .yml or SC22 .json)")
+      ->required()
+      ->type_name("FILE");
+  addPresetFlags(cmd, args->preset, /*withDataParallel=*/true);
+  cmd->add_option("--constraint", args->constraints,
+                  "Constraint stored in the project (repeatable; default 'total == 500')")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_option("--name", args->name, "Project name (default: '<preset> on <N> NPUs')")
+      ->type_name("TEXT");
+  cmd->add_option("--objective", args->objective,
+                  "performance (default) or perf-per-cost, stored in the project")
+      ->type_name("NAME");
+  cmd->add_option("-o,--output", args->output, "Project file to write (JSON)")
+      ->required()
+      ->type_name("PROJECT.json");
+  cmd->add_flag("--json", args->json, "Print a JSON summary of what was written");
+  cmd->footer(std::string(kNewFooter) + "\n\n" + kPresetHelp + "\n\n" + kConstraintHelp);
+  cmd->callback([args, &context] { context.exitCode = runNew(*args, context); });
+}
+
+}  // namespace libra::cli

@@ -1,0 +1,61 @@
+// Flags shared by the commands that generate workloads from a preset (`libra new`
+// and `libra sweep`): the preset, the device, the parallelism degrees and the
+// generator's options, parsed strictly into the engine's types.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libra/cost.hpp"
+#include "libra/presets.hpp"
+
+namespace libra::cli {
+
+inline constexpr const char* kDefaultDevice = "h100";
+
+// As given on the command line; empty strings are flags that were not given.
+struct PresetFlags {
+  std::string preset;
+  std::string device = kDefaultDevice;
+  std::string tp, ep, pp, dp;
+  bool sequenceParallel = false;
+  bool zero3 = false;
+  bool recompute = false;
+  std::string microBatch;
+  std::string sequenceLength;
+  std::string microBatches;
+  std::string layout;
+  std::string trainingLoop;
+  std::string costModel;
+};
+
+// What the flags mean, checked.
+struct PresetChoice {
+  const Preset* preset = nullptr;
+  Device device;
+  // The preset's default parallelism with the given degrees and switches applied;
+  // dp = 0 (derived from the NPU count) unless --dp was given.
+  Parallelism parallelism;
+  GeneratorOptions generator;
+  TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
+  CostModel costModel;  // the file's, or referenceCostModel()
+};
+
+// Adds --preset (required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
+// --zero3, --recompute, --micro-batch, --sequence-length, --micro-batches, --layout,
+// --training-loop and --cost-model to `cmd`.
+void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);
+
+// Throws InputError naming the flag and the bad value.
+PresetChoice resolvePresetFlags(const PresetFlags& flags);
+
+// A whole number in [min, max] given to `flag`, strictly (no trailing text).
+std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, std::int64_t min,
+                              std::int64_t max);
+
+// The help paragraph on presets, devices and parallelism, shared by the commands.
+extern const char* const kPresetHelp;
+
+}  // namespace libra::cli

@@ -1,0 +1,644 @@
+// `libra sweep`: every network shape for N NPUs, solved for both objectives with a
+// workload generated from a preset, and ranked (the engine's runSweep, see
+// engine/include/libra/sweep.hpp and docs/workloads.md section 7).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/constraints.hpp"
+#include "libra/error.hpp"
+#include "libra/project_io.hpp"
+#include "libra/sweep.hpp"
+#include "output.hpp"
+#include "preset_options.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+constexpr std::int64_t kMinNpus = 4;
+constexpr std::int64_t kMaxNpus = std::int64_t{1} << 30;
+constexpr int kMinDims = 2;
+constexpr int kMaxJobs = 4096;
+
+constexpr const char* kSweepFooter =
+    "Enumerates every network shape for N NPUs: each ordered factorization N = n0 x n1 x ...\n"
+    "into D dimensions of at least 2 NPUs (D from --dims), times one building block per\n"
+    "dimension from --blocks. Cost levels go by position: a D-dimensional shape takes the\n"
+    "outermost D of InterChiplet, InterPackage, InterNode, InterPod, so its last dimension\n"
+    "is always InterPod and the dimensions are named chiplet, package, node, pod (bw[pod]\n"
+    "works in every shape). Each shape gets the preset's workload and is solved for both\n"
+    "objectives (performance: least iteration time; perf-per-cost: least time x cost, in\n"
+    "s*$) under the constraints (default 'total == 500', GB/s per NPU), on --jobs threads.\n"
+    "Shapes that cannot be built or solved are skipped and counted by reason: with the\n"
+    "reference prices a Switch needs a Nic price, which only InterPod has; a parallelism\n"
+    "that cannot be mapped onto the shape; a constraint naming a dimension the shape lacks.\n"
+    "\n"
+    "Output: the counts (enumerated, solved, skipped by reason), the wall time and the best\n"
+    "--top shapes for each objective (bandwidths innermost first, GB/s; iteration time;\n"
+    "network cost in $). --json prints everything, every solved shape included; --csv FILE\n"
+    "writes one row per solved shape and prints the tables.\n"
+    "On a terminal a progress bar with the time left is drawn on stderr.\n"
+    "\n"
+    "Ctrl-C stops the sweep cleanly: the shapes finished so far are reported as usual\n"
+    "(\"status\": \"cancelled\" with --json) and the exit code is 130.\n"
+    "\n"
+    "Examples:\n"
+    "  libra sweep --preset gpt3-175b --npus 4096 --dims 2..4\n"
+    "  libra sweep --preset llama3-70b --npus 1024 --dims 3 --blocks Ring,Switch --top 10\n"
+    "  libra sweep --preset gpt3-175b --npus 4096 --constraint 'total == 1000' \\\n"
+    "              --constraint 'bw[pod] <= 100' --jobs 8 --csv shapes.csv\n"
+    "\n"
+    "Exit codes: 0 done; 1 no shape could be solved; 2 bad usage or bad input;\n"
+    "130 interrupted (Ctrl-C) after printing what was finished.";
+
+struct SweepArgs {
+  PresetFlags preset;
+  std::string npus;
+  std::string dims = "2..4";
+  std::string blocks = "Ring,FullyConnected,Switch";
+  std::vector<std::string> constraints;
+  std::string jobs;
+  std::string top = "5";
+  std::string csv;
+  bool json = false;
+};
+
+// --- Ctrl-C ----------------------------------------------------------------------
+
+// Set by the SIGINT handler and read by the sweep's workers and solves. A
+// lock-free atomic is safe to store to from a signal handler.
+std::atomic<bool> gInterrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+void onInterrupt(int) {
+  gInterrupted.store(true, std::memory_order_relaxed);
+}
+
+// Installs the handler for the duration of the sweep. SA_RESETHAND restores the
+// default action after the first Ctrl-C, so a second one ends the program at once.
+class InterruptHandler {
+ public:
+  InterruptHandler() {
+    gInterrupted.store(false);
+    struct sigaction action {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    installed_ = sigaction(SIGINT, &action, &previous_) == 0;
+  }
+  ~InterruptHandler() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
+// --- progress bar ----------------------------------------------------------------
+
+std::string timeLeft(double seconds) {
+  char buffer[48];
+  const long s = std::lround(seconds);
+  if (s < 60) {
+    std::snprintf(buffer, sizeof buffer, "%ld s left", s);
+  } else if (s < 3600) {
+    std::snprintf(buffer, sizeof buffer, "%ld min %02ld s left", s / 60, s % 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%ld h %02ld min left", s / 3600, (s % 3600) / 60);
+  }
+  return buffer;
+}
+
+// `[#####-----] 1234/4686 shapes, 12 s left`, redrawn in place on stderr. The
+// engine calls update() at most ~10 times a second, from this thread.
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, bool enabled)
+      : err_(err), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  ~ProgressBar() { clear(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(int done, int total) {
+    if (!enabled_ || total <= 0) return;
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(static_cast<std::int64_t>(kWidth) * done / total);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string eta = "estimating the time left";
+    if (done >= total) {
+      eta = "done";
+    } else if (done > 0 && elapsed > 0.5) {
+      eta = timeLeft(elapsed / done * (total - done));
+    }
+    err_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '-') << "] " << done
+         << '/' << total << " shapes, " << eta << "\x1b[K" << std::flush;
+    drawn_ = true;
+  }
+
+  void clear() {
+    if (!drawn_) return;
+    err_ << "\r\x1b[K" << std::flush;
+    drawn_ = false;
+  }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+  bool drawn_ = false;
+};
+
+// --- flags -----------------------------------------------------------------------
+
+struct DimRange {
+  int min = 0;
+  int max = 0;
+};
+
+DimRange parseDims(const std::string& text, int maxDims) {
+  const std::size_t dots = text.find("..");
+  const std::string usage = "; write MIN..MAX (e.g. 2..4) or one count (e.g. 3)";
+  auto one = [&](const std::string& part) {
+    if (part.empty()) throw InputError("--dims: '" + text + "' is not a range" + usage);
+    std::int64_t value = 0;
+    try {
+      value = parseWholeNumber(part, "--dims", 0, std::numeric_limits<std::int64_t>::max());
+    } catch (const InputError&) {
+      throw InputError("--dims: '" + text + "' is not a range" + usage);
+    }
+    if (value < kMinDims || value > maxDims) {
+      throw InputError("--dims: " + part + " dimensions are out of range; give " +
+                       std::to_string(kMinDims) + " to " + std::to_string(maxDims) +
+                       " (one cost level per dimension: InterChiplet, InterPackage, InterNode, "
+                       "InterPod)");
+    }
+    return static_cast<int>(value);
+  };
+  DimRange range;
+  if (dots == std::string::npos) {
+    range.min = range.max = one(text);
+  } else {
+    range.min = one(text.substr(0, dots));
+    range.max = one(text.substr(dots + 2));
+    if (range.min > range.max) {
+      throw InputError("--dims: '" + text + "': MIN " + std::to_string(range.min) +
+                       " is greater than MAX " + std::to_string(range.max));
+    }
+  }
+  return range;
+}
+
+std::vector<BuildingBlock> parseBlocks(const std::string& text) {
+  std::vector<BuildingBlock> blocks;
+  std::size_t start = 0;
+  for (int position = 1;; ++position) {
+    const std::size_t comma = text.find(',', start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) {
+      throw InputError("--blocks: item " + std::to_string(position) +
+                       " is empty; write e.g. Ring,FullyConnected,Switch");
+    }
+    const auto block = parseBuildingBlock(item);
+    if (!block) {
+      throw InputError("--blocks: '" + item +
+                       "' is not a building block; use Ring, FullyConnected (or FC) and Switch");
+    }
+    if (std::find(blocks.begin(), blocks.end(), *block) != blocks.end()) {
+      throw InputError("--blocks: " + std::string(toString(*block)) + " is listed twice");
+    }
+    blocks.push_back(*block);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return blocks;
+}
+
+std::vector<std::int64_t> primeFactors(std::int64_t n) {
+  std::vector<std::int64_t> factors;
+  for (std::int64_t p = 2; p * p <= n; ++p) {
+    while (n % p == 0) {
+      factors.push_back(p);
+      n /= p;
+    }
+  }
+  if (n > 1) factors.push_back(n);
+  return factors;
+}
+
+// Refuses a range in which N has no shape at all; notes the counts without one.
+void checkFactorizations(std::int64_t npus, const DimRange& dims, std::vector<std::string>& notes) {
+  const std::vector<std::int64_t> primes = primeFactors(npus);
+  const int most = static_cast<int>(primes.size());  // at most one factor per prime
+  std::string product;
+  for (std::int64_t p : primes) product += (product.empty() ? "" : " x ") + std::to_string(p);
+  const std::string why = primes.size() == 1 ? std::to_string(npus) + " is prime"
+                                             : std::to_string(npus) + " = " + product;
+  if (most < dims.min) {
+    throw InputError("--npus " + std::to_string(npus) + ": " + std::to_string(npus) +
+                     " NPUs cannot be split into " + std::to_string(dims.min) +
+                     (dims.min == dims.max ? "" : " or more") +
+                     " dimensions of at least 2 NPUs each (" + why + ": at most " +
+                     std::to_string(most) + (most == 1 ? " dimension" : " dimensions") +
+                     "); change --npus or --dims");
+  }
+  if (most < dims.max) {
+    notes.push_back(std::to_string(npus) + " NPUs split into at most " + std::to_string(most) +
+                    " dimensions of at least 2 NPUs (" + why + "); no shapes with " +
+                    std::to_string(most + 1) + ".." + std::to_string(dims.max) + " dimensions");
+  }
+}
+
+// Every shape's dimensions are named after its cost levels, and a narrower shape
+// has a subset of the widest one's names. A constraint that does not parse on the
+// widest shape (bad syntax, or a dimension no shape has) would skip every shape.
+void checkConstraints(const SweepOptions& options) {
+  std::vector<std::string> names;
+  for (auto level = options.costLevels.end() - options.maxDims; level != options.costLevels.end();
+       ++level) {
+    names.push_back(dimensionNameFromLevel(*level));
+  }
+  const std::vector<double> unitPrices(names.size(), 1.0);
+  for (const std::string& text : options.constraints) {
+    try {
+      (void)parseConstraint(text, names, unitPrices);
+    } catch (const ConstraintError& e) {
+      throw InputError(std::string("--constraint: ") + e.what());
+    }
+  }
+}
+
+// --- output ----------------------------------------------------------------------
+
+std::string blockList(const std::vector<BuildingBlock>& blocks) {
+  std::string out;
+  for (BuildingBlock b : blocks) out += (out.empty() ? "" : ", ") + std::string(toString(b));
+  return out;
+}
+
+std::string bandwidthText(const std::vector<double>& bw) {
+  std::string out;
+  for (double b : bw) out += (out.empty() ? "" : " / ") + formatFixed(b, 1);
+  return out;
+}
+
+std::string timeCostText(const Evaluation& e) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4e", e.iterationNs * 1e-9 * e.costUsd);
+  return buffer;
+}
+
+Json solutionJson(const Solution& s) {
+  Json j;
+  j["bandwidth_gbps"] = s.bandwidth;
+  j["iteration_time_ns"] = s.eval.iterationNs;
+  j["compute_time_ns"] = s.eval.computeNs;
+  j["communication_time_ns"] = s.eval.communicationNs;
+  j["network_cost_usd"] = s.eval.costUsd;
+  j["time_cost_ns_usd"] = s.eval.iterationNs * s.eval.costUsd;
+  j["iterations"] = s.iterations;
+  return j;
+}
+
+Json networkJson(const Network& network) {
+  Json dims = Json::array();
+  for (const Dimension& d : network.dims) {
+    dims.push_back({{"name", d.name},
+                    {"block", std::string(toString(d.block))},
+                    {"npus", d.npus},
+                    {"cost_level", d.costLevel}});
+  }
+  return dims;
+}
+
+struct Summary {
+  const SweepOptions& options;
+  const SweepResult& result;
+  int top = 5;
+  int jobs = 1;
+  bool interrupted = false;
+
+  int solved() const { return static_cast<int>(result.shapes.size()); }
+  int notRun() const { return result.enumerated - solved() - result.skipped; }
+  std::string status() const {
+    if (interrupted || result.cancelled) return "cancelled";
+    return solved() > 0 ? "done" : "error";
+  }
+};
+
+Json summaryJson(const Summary& s) {
+  const SweepOptions& o = s.options;
+  const SweepResult& r = s.result;
+  Json j;
+  j["status"] = s.status();
+  if (s.solved() == 0 && !r.cancelled) {
+    j["message"] = "none of the " + std::to_string(r.enumerated) + " shapes could be solved";
+  }
+  j["preset"] = o.preset.id;
+  j["device"] = o.device.id;
+  j["parallelism"] = o.parallelism.label();
+  j["npus"] = o.npus;
+  j["dims"] = {o.minDims, o.maxDims};
+  Json blocks = Json::array();
+  for (BuildingBlock b : o.blocks) blocks.push_back(std::string(toString(b)));
+  j["blocks"] = std::move(blocks);
+  j["constraints"] = o.constraints;
+  j["jobs"] = s.jobs;
+  j["enumerated"] = r.enumerated;
+  j["solved"] = s.solved();
+  j["skipped"] = r.skipped;
+  j["not_run"] = s.notRun();
+  Json reasons = Json::array();
+  for (const auto& [reason, count] : r.skipReasons) {
+    const auto example = r.skipExample.find(reason);
+    reasons.push_back({{"reason", reason},
+                       {"count", count},
+                       {"example", example == r.skipExample.end() ? "" : example->second}});
+  }
+  j["skip_reasons"] = std::move(reasons);
+  j["wall_time_s"] = r.wallSeconds;
+  auto best = [&](const std::vector<int>& order, bool performance) {
+    Json list = Json::array();
+    for (int k = 0; k < static_cast<int>(order.size()) && k < s.top; ++k) {
+      const SweepShape& shape = r.shapes[order[k]];
+      Json item;
+      item["rank"] = k + 1;
+      item["shape"] = order[k];
+      item["label"] = shape.label;
+      item.update(solutionJson(performance ? shape.performance : shape.perfPerCost));
+      list.push_back(std::move(item));
+    }
+    return list;
+  };
+  j["best_performance"] = best(r.byTime, true);
+  j["best_perf_per_cost"] = best(r.byTimeCost, false);
+  j["ranking_performance"] = r.byTime;
+  j["ranking_perf_per_cost"] = r.byTimeCost;
+  Json shapes = Json::array();
+  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+    const SweepShape& shape = r.shapes[i];
+    Json item;
+    item["index"] = i;
+    item["label"] = shape.label;
+    item["dimensions"] = networkJson(shape.network);
+    item["performance"] = solutionJson(shape.performance);
+    item["perf_per_cost"] = solutionJson(shape.perfPerCost);
+    shapes.push_back(std::move(item));
+  }
+  j["shapes"] = std::move(shapes);
+  return j;
+}
+
+void printRanking(std::ostream& out, const Style& style, const Summary& s,
+                  const std::vector<int>& order, bool performance) {
+  const int shown = std::min<int>(s.top, static_cast<int>(order.size()));
+  out << style.bold(performance ? "Best shapes for performance" : "Best shapes for perf-per-cost")
+      << (performance ? " (least iteration time; " : " (least time x cost; ") << shown << " of "
+      << order.size() << ")\n";
+  Table table;
+  table.addColumn("#");
+  table.addColumn("shape", Table::Align::Left);
+  table.addColumn("bandwidth (GB/s)", Table::Align::Left);
+  table.addColumn("iteration time");
+  table.addColumn("network cost");
+  table.addColumn("time x cost (s*$)");
+  for (int k = 0; k < shown; ++k) {
+    const SweepShape& shape = s.result.shapes[order[k]];
+    const Solution& sol = performance ? shape.performance : shape.perfPerCost;
+    table.addRow({std::to_string(k + 1), shape.label, bandwidthText(sol.bandwidth),
+                  formatDuration(sol.eval.iterationNs), formatUsd(sol.eval.costUsd),
+                  timeCostText(sol.eval)});
+  }
+  table.print(out, style);
+}
+
+void printSummary(std::ostream& out, const Style& style, const Summary& s) {
+  const SweepOptions& o = s.options;
+  const SweepResult& r = s.result;
+  std::string constraints;
+  for (const std::string& c : o.constraints) constraints += (constraints.empty() ? "" : "; ") + c;
+  std::string shapes = std::to_string(r.enumerated) + " enumerated, " + std::to_string(s.solved()) +
+                       " solved, " + std::to_string(r.skipped) + " skipped";
+  if (s.notRun() > 0) shapes += ", " + std::to_string(s.notRun()) + " not run (interrupted)";
+  const std::string wall = formatDuration(r.wallSeconds * 1e9) + " on " + std::to_string(s.jobs) +
+                           (s.jobs == 1 ? " thread" : " threads");
+  printFields(out, style,
+              {{"Sweep", o.preset.id + " on " + o.device.id + ", " + o.parallelism.label() + ", " +
+                             std::to_string(o.npus) + " NPUs in " + std::to_string(o.minDims) +
+                             (o.minDims == o.maxDims ? "" : ".." + std::to_string(o.maxDims)) +
+                             " dimensions"},
+               {"Blocks", blockList(o.blocks)},
+               {"Constraints", constraints},
+               {"Shapes", shapes},
+               {"Wall time", wall},
+               {"Status", s.status() == "done" ? style.good(s.status()) : style.bad(s.status())}});
+  if (!r.skipReasons.empty()) {
+    out << '\n';
+    Table skips;
+    skips.addColumn("skipped");
+    skips.addColumn("reason (--json gives an example message for each)", Table::Align::Left);
+    for (const auto& [reason, count] : r.skipReasons) skips.addRow({std::to_string(count), reason});
+    skips.print(out, style);
+  }
+  if (s.solved() == 0) return;
+  out << '\n';
+  printRanking(out, style, s, r.byTime, true);
+  out << '\n';
+  printRanking(out, style, s, r.byTimeCost, false);
+}
+
+// One row per solved shape, in enumeration order; bandwidth columns for the widest
+// shape, empty where a shape has fewer dimensions. No field needs quoting: labels
+// hold block names, NPU counts and " x " only.
+std::string csvText(const Summary& s) {
+  const SweepResult& r = s.result;
+  const int width = s.options.maxDims;
+  std::vector<int> rankTime(r.shapes.size()), rankTimeCost(r.shapes.size());
+  for (std::size_t k = 0; k < r.byTime.size(); ++k) rankTime[r.byTime[k]] = static_cast<int>(k) + 1;
+  for (std::size_t k = 0; k < r.byTimeCost.size(); ++k) {
+    rankTimeCost[r.byTimeCost[k]] = static_cast<int>(k) + 1;
+  }
+  std::ostringstream out;
+  out << "shape,dimensions,npus,blocks,cost_levels";
+  for (const char* objective : {"performance", "perf_per_cost"}) {
+    for (int d = 0; d < width; ++d) out << ',' << objective << "_bw" << d << "_gbps";
+    out << ',' << objective << "_iteration_time_ns," << objective << "_network_cost_usd,"
+        << objective << "_time_cost_ns_usd";
+  }
+  out << ",rank_performance,rank_perf_per_cost\n";
+  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+    const SweepShape& shape = r.shapes[i];
+    std::string npus, blocks, levels;
+    for (const Dimension& d : shape.network.dims) {
+      npus += (npus.empty() ? "" : "x") + std::to_string(d.npus);
+      blocks += (blocks.empty() ? "" : ";") + std::string(toString(d.block));
+      levels += (levels.empty() ? "" : ";") + d.costLevel;
+    }
+    out << shape.label << ',' << shape.network.size() << ',' << npus << ',' << blocks
+        << ',' << levels;
+    for (const Solution* sol : {&shape.performance, &shape.perfPerCost}) {
+      for (int d = 0; d < width; ++d) {
+        out << ',';
+        if (d < static_cast<int>(sol->bandwidth.size())) out << formatExact(sol->bandwidth[d]);
+      }
+      out << ',' << formatExact(sol->eval.iterationNs) << ',' << formatExact(sol->eval.costUsd)
+          << ',' << formatExact(sol->eval.iterationNs * sol->eval.costUsd);
+    }
+    out << ',' << rankTime[i] << ',' << rankTimeCost[i] << '\n';
+  }
+  return out.str();
+}
+
+// --- the command -----------------------------------------------------------------
+
+int runSweepCommand(const SweepArgs& args, Context& context) {
+  const PresetChoice choice = resolvePresetFlags(args.preset);
+  SweepOptions options;
+  const int maxDims = static_cast<int>(options.costLevels.size());
+
+  if (args.npus.empty()) throw InputError("--npus is required (the number of NPUs, e.g. 4096)");
+  const std::int64_t npus = parseWholeNumber(args.npus, "--npus", 1, kMaxNpus);
+  if (npus < kMinNpus) {
+    throw InputError("--npus: " + args.npus +
+                     " NPUs cannot form a network of 2 or more dimensions of at least 2 NPUs "
+                     "each; give at least " +
+                     std::to_string(kMinNpus));
+  }
+  const DimRange dims = parseDims(args.dims, maxDims);
+  const std::vector<BuildingBlock> blocks = parseBlocks(args.blocks);
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int jobs = args.jobs.empty()
+                       ? hardware
+                       : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
+  const int top =
+      static_cast<int>(parseWholeNumber(args.top, "--top", 1, std::numeric_limits<int>::max()));
+  if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
+  std::vector<std::string> notes;
+  checkFactorizations(npus, dims, notes);
+
+  options.preset = *choice.preset;
+  options.parallelism = choice.parallelism;
+  options.device = choice.device;
+  options.generator = choice.generator;
+  options.npus = npus;
+  options.minDims = dims.min;
+  options.maxDims = dims.max;
+  options.blocks = blocks;
+  options.costModel = choice.costModel;
+  options.constraints = args.constraints;
+  if (options.constraints.empty()) {
+    options.constraints = {"total == 500"};
+    notes.emplace_back("no --constraint given: every shape gets 'total == 500' (GB/s per NPU)");
+  }
+  options.loop = choice.trainingLoop;
+  options.jobs = jobs;
+  checkConstraints(options);
+
+  SweepResult result;
+  bool interrupted = false;
+  {
+    const InterruptHandler handler;
+    ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1);
+    try {
+      result = runSweep(
+          options, [&](int done, int total) { bar.update(done, total); }, &gInterrupted);
+    } catch (const ConstraintError& e) {
+      throw InputError(std::string("--constraint: ") + e.what());
+    }
+    bar.clear();
+    interrupted = gInterrupted.load();
+  }
+
+  // Notes come after the sweep, so that an error the engine finds before it
+  // starts (a parallelism the preset cannot use) stays the only line on stderr.
+  for (const std::string& note : notes) context.err << "note: " << note << '\n';
+  context.err.flush();
+
+  const Summary summary{options, result, top, jobs, interrupted};
+  if (interrupted || result.cancelled) {
+    context.err << "libra: sweep interrupted: " << result.shapes.size() + result.skipped << " of "
+                << result.enumerated << " shapes finished; reporting those" << std::endl;
+  }
+  if (!args.csv.empty()) {
+    try {
+      writeFileAtomically(args.csv, csvText(summary));
+    } catch (const std::exception& e) {
+      const std::string message = e.what();
+      throw InputError(message.find(args.csv) != std::string::npos
+                           ? message
+                           : "--csv '" + args.csv + "': " + message);
+    }
+  }
+  if (args.json) {
+    context.out << summaryJson(summary).dump(2) << std::endl;
+  } else {
+    printSummary(context.out, Style{context.color}, summary);
+    if (!args.csv.empty()) {
+      context.out << "\nwrote " << args.csv << ": " << result.shapes.size() << " rows\n";
+    }
+  }
+  if (interrupted || result.cancelled) return kExitInterrupted;
+  if (result.shapes.empty()) {
+    std::string why;
+    for (const auto& [reason, count] : result.skipReasons) {
+      why += (why.empty() ? "" : "; ") + std::to_string(count) + " " + reason;
+    }
+    context.err << "libra: error: none of the " << result.enumerated << " shapes could be solved ("
+                << why << "); allow more --blocks or --dims, or change the parallelism"
+                << std::endl;
+    return kExitNoSolution;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void registerSweep(CLI::App& app, Context& context) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Solve every network shape for N NPUs with a preset's workload and rank them");
+  cmd->add_option("--npus", args->npus, "Number of NPUs, at least 4 (e.g. 4096)")
+      ->required()
+      ->type_name("N");
+  cmd->add_option("--dims", args->dims, "Dimension counts, MIN..MAX or one count (default 2..4)")
+      ->type_name("MIN..MAX");
+  cmd->add_option("--blocks", args->blocks,
+                  "Building blocks to try per dimension (default Ring,FullyConnected,Switch)")
+      ->type_name("LIST");
+  cmd->add_option("--constraint", args->constraints,
+                  "Constraint for every shape, e.g. 'bw[pod] <= 100' (repeatable; default "
+                  "'total == 500')")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_option("--jobs", args->jobs, "Worker threads (default: all cores)")->type_name("N");
+  cmd->add_option("--top", args->top, "Shapes listed per objective (default 5)")->type_name("N");
+  CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object with every shape");
+  CLI::Option* csv =
+      cmd->add_option("--csv", args->csv, "Write one CSV row per solved shape to FILE")
+          ->type_name("FILE");
+  csv->excludes(json);
+  addPresetFlags(cmd, args->preset, /*withDataParallel=*/false);
+  cmd->footer(std::string(kSweepFooter) + "\n\n" + kPresetHelp + "\n\n" + kConstraintHelp);
+  cmd->callback([args, &context] { context.exitCode = runSweepCommand(*args, context); });
+}
+
+}  // namespace libra::cli
