@@ -1,0 +1,60 @@
+// libra-studio: the live design-space explorer. Thin entry point; everything
+// lives in the libra_ui library.
+#include <QApplication>
+#include <QIcon>
+#include <cstdio>
+
+#include "file_controller.hpp"
+#include "headless.hpp"
+#include "main_window.hpp"
+
+int main(int argc, char** argv) {
+  using namespace libra::studio;
+  // Rendering without a user must work without any display: pick the offscreen
+  // platform before QApplication looks for one.
+  const bool noDisplay =
+      qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+  const bool headless = argumentsWantHeadless(argc, argv);
+  const bool platformChosen = !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+  if (headless || (noDisplay && !platformChosen)) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    installHeadlessMessageFilter();
+  }
+
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("LibraStudio"));
+  QApplication::setApplicationName(QStringLiteral("libra-studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Libra Studio"));
+  QApplication::setApplicationVersion(QStringLiteral(LIBRA_STUDIO_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("io.github.libra_studio.LibraStudio"));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/libra-studio.svg")));
+
+  StudioOptions options;
+  QString error;
+  bool exitNow = false;
+  if (!parseStudioOptions(QApplication::arguments(), options, error, exitNow)) {
+    std::fprintf(stderr, "libra-studio: %s\n", error.toUtf8().constData());
+    return 2;
+  }
+  if (exitNow) return 0;
+  if (options.headless()) return runHeadless(options);
+  if (noDisplay && !platformChosen) {
+    std::fprintf(
+        stderr,
+        "libra-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset); use --export-chart, "
+        "--screenshot or --measure-latency to run without one\n");
+    return 2;
+  }
+
+  MainWindow window;
+  QString message;
+  if (!options.project.isEmpty()) {
+    window.show();
+    window.files()->open(options.project);
+  } else {
+    window.files()->openExample(
+        options.example.isEmpty() ? QStringLiteral("gpt3-4d") : options.example, &message);
+    window.show();
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Regenerates the example projects bundled with libra-studio (gpt3-3d.json and
+# gpt3-4d.json, compiled into the GUI's resources) with the project's own
+# command line: GPT-3 175B (TP 16, data parallel over the remaining 256 NPUs) on
+# an H100, on the two 4,096-NPU networks of the LIBRA paper (networks/*.yml),
+# priced with the paper's reference unit prices. Run it after a change to the
+# presets, the generator or the project format, then rebuild the GUI.
+#
+# Usage: resources/examples/regenerate.sh [LIBRA [DIRECTORY]]
+#   LIBRA      the libra program (default: $LIBRA, else 'libra' on the PATH),
+#              e.g. build/app/libra/libra
+#   DIRECTORY  where to write the projects (default: next to this script)
+#
+# The CLI test BundledExamplesAreMadeByLibraNew runs this script into a scratch
+# directory and checks that the bundled files are byte for byte what it writes.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+libra=${1:-${LIBRA:-libra}}
+out=${2:-$here}
+
+"$libra" new --preset gpt3-175b --device h100 --tp 16 \
+  --network "$here/networks/gpt3-3d.yml" \
+  --name 'GPT-3 175B on a 3D network (Ring 16 x FC 8 x Switch 32)' \
+  --constraint 'total == 500' \
+  -o "$out/gpt3-3d.json"
+
+"$libra" new --preset gpt3-175b --device h100 --tp 16 \
+  --network "$here/networks/gpt3-4d.yml" \
+  --name 'GPT-3 175B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)' \
+  --constraint 'total == 1000' --constraint 'bw[chiplet] >= bw[package]' \
+  -o "$out/gpt3-4d.json"

@@ -1,0 +1,440 @@
+// The main window driven through its real widgets: edits re-solve in the
+// background and the charts follow; undo, documents and exports.
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QBarSet>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStyle>
+#include <QStyleOptionSlider>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+#include <QXmlStreamReader>
+#include <memory>
+
+#include "charts.hpp"
+#include "dimension_model.hpp"
+#include "document.hpp"
+#include "explorer_controller.hpp"
+#include "export_controller.hpp"
+#include "file_controller.hpp"
+#include "main_window.hpp"
+#include "project_edits.hpp"
+#include "results_view.hpp"
+#include "ui_test_support.hpp"
+
+using namespace libra;
+using namespace libra::studio;
+
+namespace {
+
+QPointF toChart(const Solution& s) {
+  return {s.eval.costUsd / 1e6, s.eval.iterationNs / 1e6};
+}
+
+bool samePoint(const QPointF& a, const QPointF& b) {
+  return test::close(a.x(), b.x(), 1e-6) && test::close(a.y(), b.y(), 1e-6);
+}
+
+QPoint sliderHandleCenter(QSlider* slider) {
+  QStyleOptionSlider option;
+  option.initFrom(slider);
+  option.orientation = slider->orientation();
+  option.minimum = slider->minimum();
+  option.maximum = slider->maximum();
+  option.sliderPosition = slider->sliderPosition();
+  option.sliderValue = slider->value();
+  option.upsideDown = slider->invertedAppearance();
+  const QRect handle =
+      slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, slider);
+  return handle.center();
+}
+
+// A real mouse drag: press on the handle, move in steps with the button held, release.
+void dragSlider(QSlider* slider, int pixels, int steps) {
+  const QPoint start = sliderHandleCenter(slider);
+  QTest::mousePress(slider, Qt::LeftButton, Qt::NoModifier, start);
+  for (int i = 1; i <= steps; ++i) {
+    const QPoint p = start + QPoint(pixels * i / steps, 0);
+    QMouseEvent move(QEvent::MouseMove, p, slider->mapToGlobal(p), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(slider, &move);
+    QTest::qWait(2);
+  }
+  QTest::mouseRelease(slider, Qt::LeftButton, Qt::NoModifier, start + QPoint(pixels, 0));
+}
+
+}  // namespace
+
+class ExplorerTest : public QObject {
+  Q_OBJECT
+
+ private:
+  std::unique_ptr<MainWindow> window_;
+
+  Document* doc() { return window_->document(); }
+  ResultsView* results() { return window_->results(); }
+  SolverController* solver() { return window_->explorer()->solver(); }
+
+  // Waits until the newest request's result is in the charts and on the screen.
+  bool waitForCurrentFrame() {
+    const quint64 want = solver()->latestGeneration();
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 15000) {
+      const auto& painted = results()->paretoChart()->paintedGenerations();
+      if (results()->shownGeneration() == want && !painted.isEmpty() && painted.back() == want)
+        return true;
+      QTest::qWait(5);
+    }
+    return false;
+  }
+
+  QPointF chartOptimum() const {
+    QScatterSeries* s = window_->results()->paretoChart()->optimumSeries();
+    return s->count() == 1 ? s->at(0) : QPointF(qQNaN(), qQNaN());
+  }
+
+  void verifyChartMatchesEngine() {
+    const Project& project = doc()->project();
+    const Solution expected = test::engineOptimum(project);
+    QVERIFY(expected.ok());
+    QVERIFY2(samePoint(chartOptimum(), toChart(expected)),
+             qPrintable(QStringLiteral("chart (%1, %2) vs engine (%3, %4)")
+                            .arg(chartOptimum().x())
+                            .arg(chartOptimum().y())
+                            .arg(toChart(expected).x())
+                            .arg(toChart(expected).y())));
+    // The whole front, point by point (it spans all costs: a cost budget is drawn on it).
+    Project unbudgeted = project;
+    unbudgeted.constraints = constraintsWithoutCostBudget(project.constraints);
+    const ParetoFront front = paretoFront(buildProblem(unbudgeted), paretoPointsOf(project));
+    QLineSeries* line = results()->paretoChart()->frontSeries();
+    QCOMPARE(line->count(), int(front.points.size()));
+    for (int i = 0; i < line->count(); ++i)
+      QVERIFY(samePoint(line->at(i), toChart(front.points[i])));
+    // The bandwidth bars are the optimum's split.
+    QBarSet* bars = results()->bandwidthChart()->optimumSet();
+    QCOMPARE(bars->count(), int(expected.bandwidth.size()));
+    for (int d = 0; d < bars->count(); ++d)
+      QVERIFY(test::close(bars->at(d), expected.bandwidth[d], 1e-5));
+  }
+
+ private Q_SLOTS:
+  void initTestCase() { test::isolateSettings(); }
+
+  void init() {
+    window_ = std::make_unique<MainWindow>(nullptr, false);
+    window_->files()->setPromptsEnabled(false);
+    QString error;
+    QVERIFY2(window_->files()->openExample(QStringLiteral("gpt3-4d"), &error), qPrintable(error));
+    window_->resize(1400, 900);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(waitForCurrentFrame());
+  }
+
+  void cleanup() {
+    doc()->undoStack()->setClean();
+    window_.reset();
+  }
+
+  void startsWithTheEnginesOptimum() {
+    verifyChartMatchesEngine();
+    QVERIFY(window_->statusLabel()->text().startsWith(QStringLiteral("Solved in")));
+    QVERIFY(!results()->isMarkedStale());
+    QCOMPARE(window_->findChild<QLabel*>(QStringLiteral("totalNpus"))->text(),
+             QStringLiteral("<b>4,096</b> NPUs"));
+  }
+
+  void editingANpuCountMovesTheChartToTheNewOptimum() {
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    QVERIFY(table);
+    const QPointF before = chartOptimum();
+    const QModelIndex index = table->model()->index(2, DimensionTableModel::Npus);
+    table->setCurrentIndex(index);
+    table->edit(index);
+    auto* editor = table->viewport()->findChild<QSpinBox*>();
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("8"));
+    QTest::keyClick(editor, Qt::Key_Return);  // the delegate commits on the next loop turn
+    QTRY_COMPARE(doc()->project().network.dims[2].npus, 8);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(!samePoint(chartOptimum(), before));
+    QCOMPARE(window_->findChild<QLabel*>(QStringLiteral("totalNpus"))->text(),
+             QStringLiteral("<b>8,192</b> NPUs"));
+    QVERIFY(window_->isWindowModified());
+  }
+
+  void oneSliderDragIsOneUndoStepAndUndoRestoresTheOptimum() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("totalBandwidthSlider"));
+    QVERIFY(slider && slider->isEnabled());
+    const QPointF before = chartOptimum();
+    const int valueBefore = slider->value();
+    const int stepsBefore = doc()->undoStack()->count();
+    QSignalSpy values(slider, &QSlider::valueChanged);
+    dragSlider(slider, 40, 20);
+    QVERIFY2(values.count() > 5, "the drag should move the slider through many values");
+    QVERIFY(slider->value() > valueBefore);
+    QCOMPARE(doc()->undoStack()->count(), stepsBefore + 1);
+    QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
+            std::optional<double>(slider->value()));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(!samePoint(chartOptimum(), before));
+
+    window_->findChild<QAction*>(QStringLiteral("undoAction"))->trigger();
+    QCOMPARE(slider->value(), valueBefore);
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(samePoint(chartOptimum(), before));
+    QVERIFY(!window_->isWindowModified());
+    window_->findChild<QAction*>(QStringLiteral("redoAction"))->trigger();
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
+  void rapidSliderChangesEndOnTheLastValueAndNeverPaintAStaleResult() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("totalBandwidthSlider"));
+    ParetoChartView* chart = results()->paretoChart();
+    const int paintedBefore = chart->paintedGenerations().size();
+    int staleShown = 0;
+    connect(results(), &ResultsView::resultShown, this, [&](quint64 generation) {
+      if (generation != solver()->latestGeneration()) ++staleShown;
+    });
+    int last = 0;
+    for (int i = 0; i < 100; ++i) {
+      last = 300 + 7 * i;
+      slider->setValue(last);
+      if (i % 9 == 0) QTest::qWait(1);  // let some results arrive mid-burst
+    }
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
+            std::optional<double>(last));
+    verifyChartMatchesEngine();
+    QCOMPARE(staleShown, 0);
+    const QList<quint64> painted = chart->paintedGenerations().mid(paintedBefore);
+    QVERIFY(!painted.isEmpty());
+    for (int i = 1; i < painted.size(); ++i)
+      QVERIFY2(painted[i] > painted[i - 1], "a frame went back in time");
+    QCOMPARE(painted.back(), solver()->latestGeneration());
+    // Never more than one frame per result, and far fewer frames than changes.
+    QVERIFY(painted.size() < 100);
+  }
+
+  void anInvalidEditKeepsThePreviousResultMarkedStale() {
+    const quint64 shown = results()->shownGeneration();
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    QVERIFY(table->model()->setData(table->model()->index(0, DimensionTableModel::CostLevel),
+                                    QStringLiteral("Moon")));
+    QTRY_VERIFY(window_->statusLabel()->text().startsWith(QStringLiteral("Invalid input")));
+    QVERIFY(window_->statusLabel()->text().contains(QStringLiteral("Moon")));
+    QVERIFY(results()->isMarkedStale());
+    QCOMPARE(results()->shownGeneration(), shown);
+    doc()->undoStack()->undo();
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(!results()->isMarkedStale());
+  }
+
+  void costBudgetAndObjectiveReachTheChart() {
+    window_->findChild<QCheckBox*>(QStringLiteral("costBudgetEnabled"))->click();
+    const auto budget = splitConstraints(doc()->project().constraints).costBudget;
+    QVERIFY(budget);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(chartOptimum().x() <= *budget / 1e6 * (1 + 1e-6));
+    auto* objective = window_->findChild<QComboBox*>(QStringLiteral("objectiveCombo"));
+    objective->setCurrentIndex(1);
+    Q_EMIT objective->activated(1);
+    QVERIFY(doc()->project().objective == Objective::PerfPerCost);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
+  void saveAndReopenGiveTheSameProject() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("explored.json"));
+    window_->findChild<QSlider*>(QStringLiteral("totalBandwidthSlider"))->setValue(640);
+    window_->findChild<QSpinBox*>(QStringLiteral("paretoPointsSpin"))
+        ->setValue(40);  // kept in the "ui" section
+    QVERIFY(window_->isWindowModified());
+    QVERIFY(window_->windowTitle().contains(QStringLiteral("[*]")));
+    QString error;
+    QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
+    QVERIFY(!window_->isWindowModified());
+    QVERIFY(window_->windowTitle().startsWith(QStringLiteral("explored.json")));
+    const Project saved = doc()->project();
+
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(json.value(QStringLiteral("format")).toString(), QStringLiteral("libra-project"));
+
+    QVERIFY(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error));
+    QVERIFY(doc()->project() != saved);
+    QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
+    QVERIFY(doc()->project() == saved);
+    QCOMPARE(doc()->filePath(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(!window_->isWindowModified());
+    QCOMPARE(FileController::recentFiles().front(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QCOMPARE(results()->paretoChart()->frontSeries()->count(), 40);
+
+    // Dropping a project file on the window opens it.
+    QVERIFY(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &drop);
+    QVERIFY(doc()->project() == saved);
+
+    // A broken file is refused with a message and changes nothing.
+    const QString broken = dir.filePath(QStringLiteral("broken.json"));
+    QFile b(broken);
+    QVERIFY(b.open(QIODevice::WriteOnly));
+    b.write("{ \"format\": \"libra-project\", ");
+    b.close();
+    QVERIFY(!window_->files()->openFile(broken, &error));
+    QVERIFY(error.contains(QStringLiteral("broken.json")));
+    QVERIFY(doc()->project() == saved);
+  }
+
+  void exportsAreValidFiles() {
+    QTemporaryDir dir;
+    QString error;
+    const QString png = dir.filePath(QStringLiteral("r.png"));
+    const QString svg = dir.filePath(QStringLiteral("r.svg"));
+    const QString pdf = dir.filePath(QStringLiteral("r.pdf"));
+    const QString csv = dir.filePath(QStringLiteral("r.csv"));
+    const QString json = dir.filePath(QStringLiteral("r.json"));
+    for (const QString& path : {png, svg, pdf, csv, json}) {
+      QVERIFY2(window_->exports()->exportTo(path, &error), qPrintable(error));
+    }
+    QFile pngFile(png);
+    QVERIFY(pngFile.open(QIODevice::ReadOnly));
+    QCOMPARE(pngFile.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 1600 && image.height() >= 1000);
+
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&svgFile);
+    QString root;
+    int texts = 0;
+    while (!xml.atEnd()) {
+      if (xml.readNext() == QXmlStreamReader::StartElement) {
+        if (root.isEmpty()) root = xml.name().toString();
+        if (xml.name() == QStringLiteral("text")) ++texts;
+      }
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QCOMPARE(root, QStringLiteral("svg"));
+    QVERIFY(texts > 10);  // axis labels and titles stay text
+
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    const QByteArray pdfBytes = pdfFile.readAll();
+    QVERIFY(pdfBytes.startsWith("%PDF"));
+    QVERIFY(pdfBytes.trimmed().endsWith("%%EOF"));
+
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
+    QVERIFY(lines.front().startsWith("kind,network_cost_usd,iteration_time_ns"));
+    QCOMPARE(lines.size(), 1 + 1 + 1 + 50 + 1);  // header, optimum, perf/cost, front, equal split
+
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    const QJsonObject optimum = o.value(QStringLiteral("optimum")).toObject();
+    QCOMPARE(optimum.value(QStringLiteral("status")).toString(), QStringLiteral("optimal"));
+    QCOMPARE(optimum.value(QStringLiteral("bandwidth_gbps")).toArray().size(), 4);
+    const Solution expected = test::engineOptimum(doc()->project());
+    QVERIFY(test::close(optimum.value(QStringLiteral("iteration_time_ns")).toDouble(),
+                        expected.eval.iterationNs));
+    QCOMPARE(o.value(QStringLiteral("pareto"))
+                 .toObject()
+                 .value(QStringLiteral("points"))
+                 .toArray()
+                 .size(),
+             50);
+  }
+
+  void presetParallelismRegeneratesTheWorkload() {
+    auto* tp = window_->findChild<QSpinBox*>(QStringLiteral("tpSpin"));
+    QVERIFY(tp);
+    QCOMPARE(tp->value(), 16);
+    tp->setValue(8);
+    const Workload& w = doc()->project().workloads.front();
+    QVERIFY(w.origin);
+    QCOMPARE(w.origin->parameters.at("tp"), 8.0);
+    QCOMPARE(w.origin->parameters.at("dp"), 512.0);
+    QCOMPARE(window_->findChild<QLabel*>(QStringLiteral("dpLabel"))->text(),
+             QStringLiteral("DP 512"));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    // A degree that does not divide the network is reported and not applied.
+    const Project before = doc()->project();
+    tp->setValue(3);
+    QVERIFY(doc()->project() == before);
+    QVERIFY(!window_->findChild<QLabel*>(QStringLiteral("presetError"))->text().isEmpty());
+    // Another device changes the compute times, not the traffic.
+    auto* device = window_->findChild<QComboBox*>(QStringLiteral("deviceCombo"));
+    const int a100 = device->findData(QStringLiteral("a100"));
+    QVERIFY(a100 >= 0);
+    tp->setValue(16);
+    device->setCurrentIndex(a100);
+    Q_EMIT device->activated(a100);
+    QCOMPARE(doc()->project().workloads.front().origin->device, std::string("a100"));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
+  void networkButtonsEditTheTableUnderTheModelTester() {
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    QAbstractItemModelTester tester(table->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    table->setCurrentIndex(table->model()->index(1, 0));
+    window_->findChild<QPushButton*>(QStringLiteral("addDimension"))->click();
+    QCOMPARE(doc()->project().network.size(), 5);
+    QCOMPARE(table->currentIndex().row(), 2);
+    window_->findChild<QPushButton*>(QStringLiteral("moveDimensionDown"))->click();
+    QCOMPARE(table->currentIndex().row(), 3);
+    window_->findChild<QPushButton*>(QStringLiteral("removeDimension"))->click();
+    QCOMPARE(doc()->project().network.size(), 4);
+    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    QCOMPARE(doc()->project().network.size(), 3);
+    QVERIFY(waitForCurrentFrame() ||
+            window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
+    while (doc()->undoStack()->canUndo()) doc()->undoStack()->undo();
+    QCOMPARE(doc()->project().network.size(), 4);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+};
+
+QTEST_MAIN(ExplorerTest)
+#include "test_explorer.moc"

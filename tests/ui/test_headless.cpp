@@ -1,0 +1,121 @@
+// libra-studio without a user: --export-chart / --export-svg / --screenshot render
+// without any display and exit 0; bad input exits 2 with one line on stderr.
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+class HeadlessTest : public QObject {
+  Q_OBJECT
+
+ private:
+  struct Run {
+    int code = -1;
+    QString out, err;
+  };
+
+  // Runs the real binary with no display at all: no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM.
+  static Run run(const QStringList& arguments) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(LIBRA_STUDIO_BINARY), arguments);
+    Run r;
+    if (!process.waitForFinished(120000)) return r;
+    r.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    r.out = QString::fromUtf8(process.readAllStandardOutput());
+    r.err = QString::fromUtf8(process.readAllStandardError());
+    return r;
+  }
+
+  // Every line on stderr: a failing run prints exactly one, naming what is wrong.
+  static QStringList errorLines(const QString& err) {
+    QStringList lines = err.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (const QString& line : lines) {
+      if (!line.startsWith(QStringLiteral("libra-studio: ")))
+        return {line, QStringLiteral("(unexpected)")};
+    }
+    return lines;
+  }
+
+ private Q_SLOTS:
+  void exportsTheBundledExampleWithoutADisplay() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("chart.png"));
+    const QString svg = dir.filePath(QStringLiteral("chart.svg"));
+    const Run r = run({QStringLiteral("--export-chart"), png, QStringLiteral("--export-svg"), svg});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains(QStringLiteral("status: optimal")));
+    QVERIFY(r.out.contains(QStringLiteral("bandwidth_gbps: chiplet=")));
+    QVERIFY(r.out.contains(QStringLiteral("iteration_time_ns: ")));
+    QVERIFY(r.out.contains(QStringLiteral("network_cost_usd: ")));
+    QFile pngFile(png);
+    QVERIFY(pngFile.open(QIODevice::ReadOnly));
+    QCOMPARE(pngFile.read(4), QByteArray("\x89PNG"));
+    QVERIFY(!QImage(png).isNull());
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    QVERIFY(svgFile.readAll().contains("<svg"));
+  }
+
+  void exportsAGivenProjectAsPdf() {
+    QTemporaryDir dir;
+    const QString pdf = dir.filePath(QStringLiteral("chart.pdf"));
+    const Run r = run({QStringLiteral(LIBRA_SOURCE_DIR "/resources/examples/gpt3-3d.json"),
+                       QStringLiteral("--export-chart"), pdf});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains(QStringLiteral("bandwidth_gbps: package=")));
+    QFile file(pdf);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.startsWith("%PDF"));
+    QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+  }
+
+  void screenshotsTheMainWindow() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    const Run r = run({QStringLiteral("--screenshot"), png});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), QSize(1500, 940));
+  }
+
+  void badInputExitsTwoWithOneLine() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("chart.png"));
+    Run r =
+        run({dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--export-chart"), png});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(errorLines(r.err).size(), 1);
+    QVERIFY(r.err.contains(QStringLiteral("missing.json")));
+    QVERIFY(!QFile::exists(png));
+
+    const QString malformed = dir.filePath(QStringLiteral("malformed.json"));
+    QFile f(malformed);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"format\": \"libra-project\", \"schema_version\": 1, \"network\": 3}");
+    f.close();
+    r = run({malformed, QStringLiteral("--export-chart"), png});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(errorLines(r.err).size(), 1);
+    QVERIFY(r.err.contains(QStringLiteral("malformed.json")));
+
+    r = run({QStringLiteral("--export-chart"), dir.filePath(QStringLiteral("chart.bmp"))});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(errorLines(r.err).size(), 1);
+
+    r = run({QStringLiteral("--no-such-flag")});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(errorLines(r.err).size(), 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(HeadlessTest)
+#include "test_headless.moc"

@@ -1,0 +1,423 @@
+#include "charts.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QCursor>
+#include <QGraphicsLayout>
+#include <QHorizontalStackedBarSeries>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "format.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+// One colour per dimension, the same in every chart (Tableau 10).
+QColor dimensionColor(int d) {
+  static const QColor colors[] = {
+      QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759), QColor(0x76b7b2),
+      QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f), QColor(0xbab0ac)};
+  return colors[d % 10];
+}
+
+const QColor kOptimumColor(0xd62728);
+const QColor kPerfPerCostColor(0x2ca02c);
+const QColor kEqualSplitColor(0x7f7f7f);
+const QColor kFrontColor(0x1f77b4);
+
+QChart* makeChart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  QFont f = chart->titleFont();
+  f.setBold(true);
+  f.setPointSizeF(f.pointSizeF() + 1);
+  chart->setTitleFont(f);
+  chart->setAnimationOptions(QChart::NoAnimation);  // a drag must not queue animations
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setBackgroundRoundness(0);
+  return chart;
+}
+
+// Extends [lo, hi] by a margin, and to a small span when it is a single value.
+std::pair<double, double> padded(double lo, double hi, double fraction = 0.06) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return {0, 1};
+  double span = hi - lo;
+  if (span <= std::fabs(hi) * 1e-6) span = std::max(std::fabs(hi) * 0.1, 1e-3);
+  return {lo - span * fraction, hi + span * fraction};
+}
+
+QPointF toChart(double costUsd, double timeNs) {
+  return {costUsd / 1e6, timeNs / 1e6};
+}
+
+// Sets [lo, hi] widened to whole multiples of a 1-2-2.5-5 step, about `ticks` of them,
+// with labels showing just the decimals the step needs.
+void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
+    axis->setRange(0, 1);
+    return;
+  }
+  const double raw = (hi - lo) / std::max(ticks - 1, 1);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    step = m * magnitude;
+    if (step >= raw) break;
+  }
+  const double niceLo = std::floor(lo / step + 1e-9) * step;
+  const double niceHi = std::ceil(hi / step - 1e-9) * step;
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(0);
+  axis->setTickInterval(step);
+  axis->setRange(niceLo, niceHi);
+  const int decimals = std::clamp(
+      static_cast<int>(-std::floor(std::log10(step) + 1e-9)) + (step / magnitude == 2.5 ? 1 : 0), 0,
+      6);
+  axis->setLabelFormat(QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+ResultChartView::ResultChartView(QWidget* parent) : QChartView(parent) {
+  setRenderHint(QPainter::Antialiasing);
+  setMinimumSize(260, 200);
+  staleLabel_ = new QLabel(this);
+  staleLabel_->setObjectName(QStringLiteral("staleLabel"));
+  staleLabel_->setStyleSheet(QStringLiteral(
+      "QLabel { background: rgba(255, 244, 214, 230); color: #6b4b00; border: 1px solid #d9b55c;"
+      " border-radius: 3px; padding: 2px 6px; }"));
+  staleLabel_->hide();
+}
+
+void ResultChartView::setStale(bool stale, const QString& reason) {
+  if (stale == stale_ && staleLabel_->text() == reason) return;
+  stale_ = stale;
+  staleLabel_->setText(reason.isEmpty() ? tr("Updating…") : reason);
+  staleLabel_->adjustSize();
+  staleLabel_->setMaximumWidth(std::max(120, width() - 16));
+  staleLabel_->move(std::max(4, width() - staleLabel_->width() - 8), 6);
+  staleLabel_->setVisible(stale);
+  if (chart()) {
+    for (QAbstractSeries* s : chart()->series()) s->setOpacity(stale ? 0.4 : 1.0);
+  }
+}
+
+void ResultChartView::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  staleLabel_->move(std::max(4, width() - staleLabel_->width() - 8), 6);
+}
+
+void ResultChartView::paintEvent(QPaintEvent* event) {
+  QChartView::paintEvent(event);
+  if (shownGeneration_ != lastPainted_) {
+    lastPainted_ = shownGeneration_;
+    painted_.append(shownGeneration_);
+    traceEvent("painted");
+    Q_EMIT framePainted(shownGeneration_);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
+  setObjectName(QStringLiteral("paretoChart"));
+  QChart* chart = makeChart(tr("Iteration time against network cost"));
+
+  frontLine_ = new QLineSeries;
+  frontLine_->setName(tr("Pareto front"));
+  frontLine_->setPen(QPen(kFrontColor, 2));
+  frontPoints_ = new QScatterSeries;
+  frontPoints_->setName(tr("front points"));
+  frontPoints_->setMarkerSize(6);
+  frontPoints_->setColor(kFrontColor);
+  frontPoints_->setBorderColor(kFrontColor);
+  budget_ = new QLineSeries;
+  budget_->setName(tr("Cost budget"));
+  budget_->setPen(QPen(QColor(0x8c564b), 1.5, Qt::DashLine));
+  equalSplit_ = new QScatterSeries;
+  equalSplit_->setName(tr("Equal split"));
+  equalSplit_->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+  equalSplit_->setMarkerSize(14);
+  equalSplit_->setColor(kEqualSplitColor);
+  perfPerCost_ = new QScatterSeries;
+  perfPerCost_->setName(tr("Best perf per cost"));
+  perfPerCost_->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+  perfPerCost_->setMarkerSize(15);
+  perfPerCost_->setColor(kPerfPerCostColor);
+  optimum_ = new QScatterSeries;
+  optimum_->setName(tr("Optimum"));
+  optimum_->setMarkerShape(QScatterSeries::MarkerShapeStar);
+  optimum_->setMarkerSize(20);
+  optimum_->setColor(kOptimumColor);
+  optimum_->setBorderColor(kOptimumColor.darker(140));
+
+  axisX_ = new QValueAxis;
+  axisX_->setTitleText(tr("Network cost (million $)"));
+  axisX_->setLabelFormat(QStringLiteral("%.1f"));
+  axisY_ = new QValueAxis;
+  axisY_->setTitleText(tr("Iteration time (ms)"));
+  axisY_->setLabelFormat(QStringLiteral("%.1f"));
+  chart->addAxis(axisX_, Qt::AlignBottom);
+  chart->addAxis(axisY_, Qt::AlignLeft);
+  for (QXYSeries* s : std::initializer_list<QXYSeries*>{frontLine_, frontPoints_, budget_,
+                                                        equalSplit_, perfPerCost_, optimum_}) {
+    chart->addSeries(s);
+    s->attachAxis(axisX_);
+    s->attachAxis(axisY_);
+    connect(s, &QXYSeries::hovered, this, &ParetoChartView::showTooltip);
+  }
+  // The front's own markers need no legend entry beside the line.
+  const auto markers = chart->legend()->markers(frontPoints_);
+  for (QLegendMarker* m : markers) m->setVisible(false);
+  setChart(chart);
+}
+
+void ParetoChartView::showResult(const SolveResult& result) {
+  result_ = std::make_shared<const SolveResult>(result);
+  QList<QPointF> front;
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  auto extend = [&](const QPointF& p) {
+    if (!std::isfinite(p.x()) || !std::isfinite(p.y())) return;
+    xlo = std::min(xlo, p.x());
+    xhi = std::max(xhi, p.x());
+    ylo = std::min(ylo, p.y());
+    yhi = std::max(yhi, p.y());
+  };
+  if (result.hasFront) {
+    front.reserve(static_cast<qsizetype>(result.front.points.size()));
+    for (const Solution& s : result.front.points) {
+      if (!s.ok()) continue;
+      front.append(toChart(s.eval.costUsd, s.eval.iterationNs));
+      extend(front.back());
+    }
+  }
+  frontLine_->replace(front);
+  frontPoints_->replace(front);
+
+  QList<QPointF> opt, ppc, eq;
+  if (result.optimum.ok()) {
+    opt.append(toChart(result.optimum.eval.costUsd, result.optimum.eval.iterationNs));
+    extend(opt.back());
+  }
+  if (result.hasFront && result.front.perfPerCostOptimum.ok()) {
+    const auto& e = result.front.perfPerCostOptimum.eval;
+    ppc.append(toChart(e.costUsd, e.iterationNs));
+    extend(ppc.back());
+  }
+  if (!result.equalSplit.empty() && result.equalSplitEval.finite) {
+    eq.append(toChart(result.equalSplitEval.costUsd, result.equalSplitEval.iterationNs));
+    extend(eq.back());
+  }
+  optimum_->replace(opt);
+  perfPerCost_->replace(ppc);
+  equalSplit_->replace(eq);
+
+  if (!std::isfinite(xlo)) {
+    xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  }
+  const auto [x0, x1] = padded(xlo, xhi);
+  const auto [y0, y1] = padded(ylo, yhi, 0.1);
+  QList<QPointF> budget;
+  if (result.costBudgetUsd) {
+    const double b = *result.costBudgetUsd / 1e6;
+    budget = {QPointF(b, y0), QPointF(b, y1)};
+  }
+  budget_->replace(budget);
+  setNiceRange(axisX_, x0, x1, 8);
+  setNiceRange(axisY_, y0, y1, 6);
+  for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
+    if (m->isVisible() != result.costBudgetUsd.has_value())
+      m->setVisible(result.costBudgetUsd.has_value());
+  }
+  setShownGeneration(result.generation);
+}
+
+void ParetoChartView::showTooltip(const QPointF& point, bool state) {
+  if (!state || !result_) {
+    QToolTip::hideText();
+    return;
+  }
+  // The nearest solution among the front and the markers.
+  const Solution* best = nullptr;
+  QString label;
+  double bestDistance = std::numeric_limits<double>::infinity();
+  const double sx = std::max(axisX_->max() - axisX_->min(), 1e-12);
+  const double sy = std::max(axisY_->max() - axisY_->min(), 1e-12);
+  auto consider = [&](const Solution& s, const QString& what) {
+    if (!s.ok()) return;
+    const QPointF p = toChart(s.eval.costUsd, s.eval.iterationNs);
+    const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
+    if (dist < bestDistance - 1e-9) {
+      bestDistance = dist;
+      best = &s;
+      label = what;
+    }
+  };
+  consider(result_->optimum, tr("Optimum"));
+  if (result_->hasFront) {
+    consider(result_->front.perfPerCostOptimum, tr("Best perf per cost"));
+    for (const Solution& s : result_->front.points) consider(s, tr("Pareto point"));
+  }
+  QString text;
+  const auto& names = result_->dimNames;
+  if (!result_->equalSplit.empty()) {
+    const QPointF p = toChart(result_->equalSplitEval.costUsd, result_->equalSplitEval.iterationNs);
+    const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
+    if (dist < bestDistance) {
+      text = tr("<b>Equal split</b><br>iteration %1, cost %2<br>%3")
+                 .arg(formatTimeNs(result_->equalSplitEval.iterationNs),
+                      formatCostUsd(result_->equalSplitEval.costUsd),
+                      formatSplit(names, result_->equalSplit));
+    }
+  }
+  if (text.isEmpty() && best) {
+    text = tr("<b>%1</b><br>iteration %2, cost %3<br>%4")
+               .arg(label, formatTimeNs(best->eval.iterationNs), formatCostUsd(best->eval.costUsd),
+                    formatSplit(names, best->bandwidth));
+  }
+  if (!text.isEmpty()) QToolTip::showText(QCursor::pos(), text, this);
+}
+
+// ---------------------------------------------------------------------------
+
+BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent) {
+  setObjectName(QStringLiteral("bandwidthChart"));
+  setRenderHint(QPainter::Antialiasing, false);  // axis-aligned bars: crisp and cheaper without
+  QChart* chart = makeChart(tr("Bandwidth per dimension"));
+  series_ = new QBarSeries;
+  optimumSet_ = new QBarSet(tr("Optimum"));
+  optimumSet_->setColor(kOptimumColor);
+  optimumSet_->setBorderColor(kOptimumColor);
+  equalSet_ = new QBarSet(tr("Equal split"));
+  equalSet_->setColor(kEqualSplitColor.lighter(130));
+  equalSet_->setBorderColor(kEqualSplitColor.lighter(130));
+  series_->append(optimumSet_);
+  series_->append(equalSet_);
+  chart->addSeries(series_);
+  axisX_ = new QBarCategoryAxis;
+  axisY_ = new QValueAxis;
+  axisY_->setTitleText(tr("GB/s per NPU"));
+  axisY_->setLabelFormat(QStringLiteral("%.0f"));
+  chart->addAxis(axisX_, Qt::AlignBottom);
+  chart->addAxis(axisY_, Qt::AlignLeft);
+  series_->attachAxis(axisX_);
+  series_->attachAxis(axisY_);
+  connect(series_, &QBarSeries::hovered, this, [this](bool status, int index, QBarSet* set) {
+    if (!status) return QToolTip::hideText();
+    QToolTip::showText(
+        QCursor::pos(),
+        tr("%1, %2: %3").arg(set->label(), axisX_->at(index), formatBandwidth(set->at(index))),
+        this);
+  });
+  setChart(chart);
+}
+
+void BandwidthChartView::showResult(const SolveResult& result) {
+  const int dims = static_cast<int>(result.dimNames.size());
+  QStringList categories;
+  for (const auto& name : result.dimNames) categories << toQString(name);
+  if (axisX_->categories() != categories) axisX_->setCategories(categories);
+  auto fill = [dims](QBarSet* set, const std::vector<double>& values) {
+    if (set->count() != dims) {
+      set->remove(0, set->count());
+      for (int d = 0; d < dims; ++d) set->append(0.0);
+    }
+    for (int d = 0; d < dims; ++d)
+      set->replace(d, d < static_cast<int>(values.size()) ? values[d] : 0.0);
+  };
+  fill(optimumSet_, result.optimum.ok() ? result.optimum.bandwidth : std::vector<double>{});
+  fill(equalSet_, result.equalSplit);
+  double top = 0;
+  for (int d = 0; d < dims; ++d) top = std::max({top, optimumSet_->at(d), equalSet_->at(d)});
+  setNiceRange(axisY_, 0, top > 0 ? top * 1.12 : 1, 5);
+  setShownGeneration(result.generation);
+}
+
+// ---------------------------------------------------------------------------
+
+BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent) {
+  setObjectName(QStringLiteral("breakdownChart"));
+  setRenderHint(QPainter::Antialiasing, false);
+  QChart* chart = makeChart(tr("Iteration time breakdown"));
+  series_ = new QHorizontalStackedBarSeries;
+  series_->setBarWidth(0.6);
+  chart->addSeries(series_);
+  axisY_ = new QBarCategoryAxis;
+  axisY_->setCategories({tr("Equal split"), tr("Optimum")});
+  axisX_ = new QValueAxis;
+  axisX_->setTitleText(tr("ms"));
+  axisX_->setLabelFormat(QStringLiteral("%.0f"));
+  chart->addAxis(axisY_, Qt::AlignLeft);
+  chart->addAxis(axisX_, Qt::AlignBottom);
+  series_->attachAxis(axisY_);
+  series_->attachAxis(axisX_);
+  connect(
+      series_, &QHorizontalStackedBarSeries::hovered, this,
+      [this](bool status, int index, QBarSet* set) {
+        if (!status) return QToolTip::hideText();
+        QToolTip::showText(
+            QCursor::pos(),
+            tr("%1, %2: %3 ms").arg(axisY_->at(index), set->label()).arg(set->at(index), 0, 'f', 2),
+            this);
+      });
+  setChart(chart);
+}
+
+void BreakdownChartView::showResult(const SolveResult& result) {
+  const int dims = static_cast<int>(result.dimNames.size());
+  QStringList labels{tr("Compute")};
+  for (const auto& n : result.dimNames) labels << tr("%1 comm.").arg(toQString(n));
+  bool sameStructure = sets_.size() == labels.size();
+  for (int i = 0; sameStructure && i < sets_.size(); ++i)
+    sameStructure = sets_[i]->label() == labels[i];
+  if (!sameStructure) {
+    series_->clear();  // the dimension list changed: a structural change, not a tick
+    sets_.clear();
+    for (int i = 0; i < labels.size(); ++i) {
+      auto* set = new QBarSet(labels[i]);
+      const QColor c = i == 0 ? QColor(0xc7c7c7) : dimensionColor(i - 1);
+      set->setColor(c);
+      set->setBorderColor(c);
+      set->append({0.0, 0.0});
+      series_->append(set);
+      sets_.append(set);
+    }
+  }
+  const bool ok = result.optimum.ok();
+  // Row 0: equal split, row 1: optimum.
+  sets_[0]->replace(0, ok ? result.equalSplitEval.computeNs / 1e6 : 0.0);
+  sets_[0]->replace(1, ok ? result.optimum.eval.computeNs / 1e6 : 0.0);
+  for (int d = 0; d < dims; ++d) {
+    const auto& eq = result.equalSplitCommunicationByDim;
+    const auto& op = result.communicationByDim;
+    sets_[d + 1]->replace(0, ok && d < static_cast<int>(eq.size()) ? eq[d] / 1e6 : 0.0);
+    sets_[d + 1]->replace(1, ok && d < static_cast<int>(op.size()) ? op[d] / 1e6 : 0.0);
+  }
+  double top = 0;
+  if (ok) {
+    top = std::max(result.optimum.eval.iterationNs,
+                   result.equalSplitEval.finite ? result.equalSplitEval.iterationNs : 0.0) /
+          1e6;
+  }
+  setNiceRange(axisX_, 0, top > 0 ? top * 1.02 : 1, 6);
+  setShownGeneration(result.generation);
+}
+
+}  // namespace libra::studio

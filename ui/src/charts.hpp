@@ -1,0 +1,116 @@
+// The three result charts. Each takes a SolveResult and updates its series in
+// place (QXYSeries::replace, QBarSet::replace): never clear + append, so a live
+// drag costs one scene update per chart.
+#pragma once
+
+#include <QChartView>
+#include <QList>
+#include <QPointF>
+
+#include "solver_controller.hpp"
+
+QT_BEGIN_NAMESPACE
+class QBarCategoryAxis;
+class QBarSeries;
+class QBarSet;
+class QHorizontalStackedBarSeries;
+class QLabel;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace libra::studio {
+
+// Shared base: chart styling, the "stale" overlay and the painted-frame log.
+class ResultChartView : public QChartView {
+  Q_OBJECT
+
+ public:
+  explicit ResultChartView(QWidget* parent = nullptr);
+
+  // Dims the series and shows `reason` over the chart while a newer result is pending.
+  void setStale(bool stale, const QString& reason = {});
+  bool isStale() const { return stale_; }
+  // The generation whose data the series hold, and every generation that reached
+  // the screen, in order (for the tests and the latency measurement).
+  quint64 shownGeneration() const { return shownGeneration_; }
+  const QList<quint64>& paintedGenerations() const { return painted_; }
+
+ Q_SIGNALS:
+  void framePainted(quint64 generation);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void setShownGeneration(quint64 generation) { shownGeneration_ = generation; }
+
+ private:
+  QLabel* staleLabel_;
+  bool stale_ = false;
+  quint64 shownGeneration_ = 0;
+  quint64 lastPainted_ = 0;
+  QList<quint64> painted_;
+};
+
+// Network cost ($M) against iteration time (ms): the front, the optimum, the
+// perf-per-cost optimum, the equal-split baseline and the cost budget.
+class ParetoChartView : public ResultChartView {
+  Q_OBJECT
+
+ public:
+  explicit ParetoChartView(QWidget* parent = nullptr);
+  void showResult(const SolveResult& result);
+
+  QLineSeries* frontSeries() const { return frontLine_; }
+  QScatterSeries* optimumSeries() const { return optimum_; }
+  QScatterSeries* perfPerCostSeries() const { return perfPerCost_; }
+  QScatterSeries* equalSplitSeries() const { return equalSplit_; }
+
+ private:
+  void showTooltip(const QPointF& point, bool state);
+
+  QLineSeries* frontLine_;
+  QScatterSeries* frontPoints_;
+  QScatterSeries* optimum_;
+  QScatterSeries* perfPerCost_;
+  QScatterSeries* equalSplit_;
+  QLineSeries* budget_;
+  QValueAxis* axisX_;
+  QValueAxis* axisY_;
+  SolveResultPtr result_;
+};
+
+// Bandwidth per dimension (GB/s per NPU): the optimum beside the equal split.
+class BandwidthChartView : public ResultChartView {
+  Q_OBJECT
+
+ public:
+  explicit BandwidthChartView(QWidget* parent = nullptr);
+  void showResult(const SolveResult& result);
+  QBarSet* optimumSet() const { return optimumSet_; }
+
+ private:
+  QBarSeries* series_;
+  QBarSet* optimumSet_;
+  QBarSet* equalSet_;
+  QBarCategoryAxis* axisX_;
+  QValueAxis* axisY_;
+};
+
+// Iteration time (ms) split into compute and the communication each dimension paces.
+class BreakdownChartView : public ResultChartView {
+  Q_OBJECT
+
+ public:
+  explicit BreakdownChartView(QWidget* parent = nullptr);
+  void showResult(const SolveResult& result);
+
+ private:
+  QHorizontalStackedBarSeries* series_;
+  QBarCategoryAxis* axisY_;
+  QValueAxis* axisX_;
+  QList<QBarSet*> sets_;  // compute, then one per dimension
+};
+
+}  // namespace libra::studio

@@ -1,0 +1,218 @@
+#include "dimension_model.hpp"
+
+#include <QBrush>
+#include <QFont>
+#include <QPalette>
+#include <cmath>
+#include <libra/network.hpp>
+
+#include "document.hpp"
+#include "format.hpp"
+#include "project_edits.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+std::optional<double>& boundOf(Dimension& d, int column) {
+  if (column == DimensionTableModel::MinBandwidth) return d.minBandwidth;
+  if (column == DimensionTableModel::MaxBandwidth) return d.maxBandwidth;
+  return d.fixedBandwidth;
+}
+
+const std::optional<double>& boundOf(const Dimension& d, int column) {
+  return boundOf(const_cast<Dimension&>(d), column);
+}
+
+}  // namespace
+
+DimensionTableModel::DimensionTableModel(Document* document, QObject* parent)
+    : QAbstractTableModel(parent), document_(document) {
+  rows_ = document_->project().network.size();
+  shown_ = document_->project().network;
+  connect(document_, &Document::projectChanged, this, &DimensionTableModel::syncWithDocument);
+}
+
+void DimensionTableModel::syncWithDocument() {
+  // Most edits (budgets, constraints) leave the network alone: then say nothing.
+  if (document_->project().network == shown_) return;
+  shown_ = document_->project().network;
+  const int rows = document_->project().network.size();
+  if (rows != rows_) {
+    beginResetModel();
+    rows_ = rows;
+    endResetModel();
+    return;
+  }
+  if (rows_ > 0) {
+    Q_EMIT dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
+    Q_EMIT headerDataChanged(Qt::Vertical, 0, rows_ - 1);
+  }
+}
+
+int DimensionTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : rows_;
+}
+
+int DimensionTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QStringList DimensionTableModel::buildingBlockNames() {
+  return {QStringLiteral("Ring"), QStringLiteral("FullyConnected"), QStringLiteral("Switch")};
+}
+
+QStringList DimensionTableModel::costLevelNames() const {
+  QStringList names;
+  for (const auto& [name, level] : document_->project().costModel.levels) names << toQString(name);
+  return names;
+}
+
+QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    return {};
+  const Network& net = document_->project().network;
+  if (index.row() >= net.size()) return {};
+  const Dimension& d = net.dims[index.row()];
+  const int col = index.column();
+
+  if (role == Qt::DisplayRole || role == Qt::EditRole) {
+    switch (col) {
+      case Name:
+        return toQString(d.name);
+      case Block:
+        return toQString(std::string(toString(d.block)));
+      case Npus:
+        return d.npus;
+      case CostLevel:
+        return toQString(d.costLevel);
+      default: {
+        const auto& b = boundOf(d, col);
+        if (!b) return role == Qt::EditRole ? QVariant(QString()) : QVariant(QStringLiteral("—"));
+        return role == Qt::EditRole ? QVariant(plainNumber(*b)) : QVariant(formatBandwidth(*b));
+      }
+    }
+  }
+  if (role == Qt::TextAlignmentRole) {
+    if (col == Npus || col >= MinBandwidth) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+  }
+  if (role == Qt::ForegroundRole && col >= MinBandwidth && !boundOf(d, col)) {
+    return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));
+  }
+  if (role == Qt::ToolTipRole) {
+    switch (col) {
+      case Name:
+        return tr("Dimension %1 (0 = innermost). Constraints refer to it as bw[%2].")
+            .arg(index.row())
+            .arg(toQString(d.name));
+      case Block:
+        return tr("Building block: Ring, FullyConnected or Switch");
+      case Npus:
+        return tr("NPUs in this dimension (at least 2)");
+      case CostLevel:
+        return tr("Cost level: the unit prices ($ per GB/s) this dimension is priced at");
+      case MinBandwidth:
+        return tr("Lower bound on this dimension's bandwidth, GB/s per NPU (empty: none)");
+      case MaxBandwidth:
+        return tr("Upper bound on this dimension's bandwidth, GB/s per NPU (empty: none)");
+      case FixedBandwidth:
+        return tr("Fixed bandwidth, GB/s per NPU (empty: chosen by the optimizer)");
+      default:
+        return {};
+    }
+  }
+  return {};
+}
+
+bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (role != Qt::EditRole) return false;
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    return false;
+  const int row = index.row();
+  const int col = index.column();
+  const Dimension& current = document_->project().network.dims[row];
+  const QString dimLabel = toQString(current.name);
+
+  switch (col) {
+    case Name: {
+      const QString name = value.toString().trimmed();
+      if (name.isEmpty()) return false;
+      const auto other = document_->project().network.indexOf(toStd(name));
+      if (other && *other != row) return false;  // names are unique
+      document_->edit(tr("Rename dimension %1 to %2").arg(dimLabel, name),
+                      [&](Project& p) { renameDimension(p, row, toStd(name)); });
+      return true;
+    }
+    case Block: {
+      const auto block = parseBuildingBlock(toStd(value.toString()));
+      if (!block) return false;
+      document_->edit(tr("Set %1 building block").arg(dimLabel),
+                      [&](Project& p) { p.network.dims[row].block = *block; });
+      return true;
+    }
+    case Npus: {
+      bool ok = false;
+      const int npus = value.toInt(&ok);
+      if (!ok || npus < 2) return false;
+      document_->edit(tr("Set %1 NPUs to %2").arg(dimLabel).arg(npus),
+                      [&](Project& p) { setDimensionNpus(p, row, npus); });
+      return true;
+    }
+    case CostLevel: {
+      const QString level = value.toString().trimmed();
+      if (level.isEmpty()) return false;
+      document_->edit(tr("Set %1 cost level").arg(dimLabel),
+                      [&](Project& p) { p.network.dims[row].costLevel = toStd(level); });
+      return true;
+    }
+    default: {
+      std::optional<double> bound;
+      const QString text = value.toString().trimmed();
+      if (!text.isEmpty() && text != QStringLiteral("—")) {
+        bool ok = false;
+        const double v = text.toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v < 0) return false;
+        bound = v;
+      }
+      const QString what = headerData(col, Qt::Horizontal, Qt::DisplayRole).toString();
+      document_->edit(tr("Set %1 %2").arg(dimLabel, what.toLower()),
+                      [&](Project& p) { boundOf(p.network.dims[row], col) = bound; });
+      return true;
+    }
+  }
+}
+
+QVariant DimensionTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Vertical) {
+    if (role == Qt::DisplayRole) return section;
+    if (role == Qt::ToolTipRole) return tr("Dimension %1; 0 is the innermost").arg(section);
+    return {};
+  }
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  switch (section) {
+    case Name:
+      return tr("Name");
+    case Block:
+      return tr("Block");
+    case Npus:
+      return tr("NPUs");
+    case CostLevel:
+      return tr("Cost level");
+    case MinBandwidth:
+      return role == Qt::DisplayRole ? tr("Min") : tr("Minimum bandwidth, GB/s per NPU");
+    case MaxBandwidth:
+      return role == Qt::DisplayRole ? tr("Max") : tr("Maximum bandwidth, GB/s per NPU");
+    case FixedBandwidth:
+      return role == Qt::DisplayRole ? tr("Fixed") : tr("Fixed bandwidth, GB/s per NPU");
+    default:
+      return {};
+  }
+}
+
+Qt::ItemFlags DimensionTableModel::flags(const QModelIndex& index) const {
+  if (!index.isValid()) return Qt::NoItemFlags;
+  return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
+}
+
+}  // namespace libra::studio

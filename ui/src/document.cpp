@@ -1,0 +1,63 @@
+#include "document.hpp"
+
+#include <QFileInfo>
+#include <libra/project_io.hpp>
+
+#include "format.hpp"
+
+namespace libra::studio {
+
+Document::Document(Project project, QObject* parent)
+    : QObject(parent), project_(std::move(project)) {
+  connect(&undoStack_, &QUndoStack::cleanChanged, this,
+          [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
+}
+
+void Document::setFilePath(const QString& path) {
+  if (path == filePath_) return;
+  filePath_ = path;
+  Q_EMIT filePathChanged();
+}
+
+QString Document::displayName() const {
+  if (!filePath_.isEmpty()) return QFileInfo(filePath_).fileName();
+  const QString name = toQString(project_.name);
+  return name.isEmpty() ? tr("Untitled") : name + tr(" (unsaved)");
+}
+
+bool Document::edit(const QString& text, const std::function<void(Project&)>& change,
+                    const MergeKey& key) {
+  Project after = project_;
+  change(after);
+  if (after == project_) return false;
+  undoStack_.push(new ProjectEditCommand(this, text, project_, std::move(after), key));
+  return true;
+}
+
+void Document::replaceProject(const Project& project) {
+  project_ = project;
+  Q_EMIT projectChanged();
+}
+
+void Document::reset(Project project, const QString& filePath) {
+  undoStack_.clear();
+  project_ = std::move(project);
+  undoStack_.setClean();
+  filePath_ = filePath;
+  Q_EMIT filePathChanged();
+  Q_EMIT documentReset();
+  Q_EMIT projectChanged();
+  Q_EMIT modifiedChanged(false);
+}
+
+Project Document::loadFile(const QString& path) {
+  return libra::loadProject(path.toStdString());
+}
+
+void Document::saveTo(const QString& path) {
+  libra::saveProject(project_, path.toStdString());
+  setFilePath(path);
+  undoStack_.setClean();
+}
+
+}  // namespace libra::studio

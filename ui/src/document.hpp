@@ -1,0 +1,68 @@
+// A Libra Studio document: the engine's Project value, the file it lives in and the
+// undo stack of its edits. Every change goes through edit(), which pushes a
+// ProjectEditCommand; the modified mark follows the stack's clean state.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+#include <functional>
+#include <libra/project.hpp>
+
+#include "commands.hpp"
+
+namespace libra::studio {
+
+class Document : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit Document(Project project = {}, QObject* parent = nullptr);
+
+  const Project& project() const { return project_; }
+  QUndoStack* undoStack() { return &undoStack_; }
+
+  // Empty for a document that was never saved.
+  QString filePath() const { return filePath_; }
+  void setFilePath(const QString& path);
+  // The file name, or the project name with "(unsaved)" for a new document.
+  QString displayName() const;
+  bool isModified() const { return !undoStack_.isClean(); }
+
+  // Applies `change` to a copy of the project and pushes the edit as one undoable
+  // command named `text`; edits with the same non-empty key merge. Returns false
+  // (and pushes nothing) when the change leaves the project as it was.
+  bool edit(const QString& text, const std::function<void(Project&)>& change,
+            const MergeKey& key = {});
+  // A fresh id for a merge session (one slider drag, one typing burst).
+  quint64 newMergeSession() { return ++mergeSession_; }
+
+  // Loads a project file. Throws libra::InputError (or std::exception) naming the
+  // file and what is wrong.
+  static Project loadFile(const QString& path);
+  // Saves atomically through the engine's writer and marks the stack clean.
+  // Throws on failure; the document is unchanged then.
+  void saveTo(const QString& path);
+
+  // Starts over with `project` (New, Open, Import): clears the undo history and
+  // marks the document unmodified.
+  void reset(Project project, const QString& filePath);
+
+  // Used by the undo commands only.
+  void replaceProject(const Project& project);
+
+ Q_SIGNALS:
+  void projectChanged();
+  void filePathChanged();
+  // After reset(): a different project, not an edit of this one.
+  void documentReset();
+  void modifiedChanged(bool modified);
+
+ private:
+  Project project_;
+  QString filePath_;
+  QUndoStack undoStack_;
+  quint64 mergeSession_ = 0;
+};
+
+}  // namespace libra::studio

@@ -1,0 +1,56 @@
+// Turns every change of the document into a solve request and every result into a
+// frame: the glue between Document, SolverController and ResultsView, and the
+// owner of the status line text ("Solving…", "Solved in 3.1 ms", "Infeasible: …").
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <libra/project.hpp>
+
+#include "solver_controller.hpp"
+
+namespace libra::studio {
+
+class Document;
+class ResultsView;
+
+class ExplorerController : public QObject {
+  Q_OBJECT
+
+ public:
+  ExplorerController(Document* document, ResultsView* results, QObject* parent = nullptr);
+
+  SolverController* solver() { return &solver_; }
+  void setBackend(Backend backend);
+
+  // Builds the request for the document's current project. Returns false (and
+  // says why in `error`) when the project is not valid.
+  static bool makeRequest(const Project& project, Backend backend, SolveRequest& request,
+                          QString& error);
+
+  QString statusText() const { return status_; }
+  // The newest result delivered by the solver (may not be on screen yet).
+  SolveResultPtr latestResult() const { return latest_; }
+
+ public Q_SLOTS:
+  void requestSolve();
+
+ Q_SIGNALS:
+  void statusChanged(const QString& text);
+
+ private:
+  void onResult(SolveResultPtr result);
+  void setStatus(const QString& text);
+
+  Document* document_;
+  ResultsView* results_;
+  SolverController solver_;
+  Backend backend_ = Backend::Native;
+  SolveResultPtr latest_;
+  QString status_;
+  QTimer solvingDelay_;
+};
+
+}  // namespace libra::studio

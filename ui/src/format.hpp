@@ -1,0 +1,30 @@
+// Number formatting with units, shared by tables, charts, tooltips and exports.
+#pragma once
+
+#include <QString>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace libra::studio {
+
+// With LIBRA_STUDIO_TRACE set, prints "<ms since start> <what>" to stderr: the steps
+// from a slider change to a painted frame (setTotal, submitted, result, applied,
+// painted), for finding where latency goes. Off, it costs one branch.
+void traceEvent(const char* what);
+
+QString formatTimeNs(double ns);       // "701.3 ms", "12.4 µs"
+QString formatCostUsd(double usd);     // "$12.35 M", "$830 k"
+QString formatBandwidth(double gbps);  // "339.1 GB/s"
+QString formatNpus(long long npus);    // "4,096"
+// A compact number for text fields and constraint expressions: no trailing zeros.
+QString plainNumber(double value);
+std::string plainNumberStd(double value);
+
+QString toQString(const std::string& text);
+std::string toStd(const QString& text);
+
+// "pkg 339.1, node 84.9, pod 57.6 GB/s" for tooltips.
+QString formatSplit(std::span<const std::string> names, std::span<const double> bw);
+
+}  // namespace libra::studio

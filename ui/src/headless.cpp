@@ -1,0 +1,426 @@
+#include "headless.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPixmap>
+#include <QSlider>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <libra/error.hpp>
+#include <map>
+#include <vector>
+
+#include "budget_panel.hpp"
+#include "charts.hpp"
+#include "document.hpp"
+#include "examples.hpp"
+#include "explorer_controller.hpp"
+#include "export.hpp"
+#include "file_controller.hpp"
+#include "format.hpp"
+#include "main_window.hpp"
+#include "results_view.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+void printLine(const QString& text) {
+  std::fputs(text.toUtf8().constData(), stdout);
+  std::fputc('\n', stdout);
+}
+
+int fail(const QString& message, int code = 2) {
+  std::fprintf(stderr, "libra-studio: %s\n", message.toUtf8().constData());
+  return code;
+}
+
+bool loadProject(const StudioOptions& options, Project& project, QString& error) {
+  try {
+    if (!options.project.isEmpty()) {
+      project = Document::loadFile(options.project);
+    } else {
+      project = loadExample(options.example.isEmpty() ? defaultExampleId() : options.example);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    error = toQString(e.what());
+    return false;
+  }
+}
+
+// Spins the event loop until `done` holds or `timeoutMs` pass.
+template <typename Predicate>
+bool waitUntil(Predicate done, int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!done()) {
+    if (timer.elapsed() > timeoutMs) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+  }
+  return true;
+}
+
+void printOptimum(const SolveResult& result) {
+  const Solution& s = result.optimum;
+  printLine(QStringLiteral("status: ") + toQString(std::string(toString(s.status))));
+  printLine(QStringLiteral("objective: ") + toQString(std::string(toString(result.objective))));
+  if (!s.ok()) {
+    printLine(QStringLiteral("message: ") + toQString(s.message));
+    return;
+  }
+  QStringList parts;
+  for (std::size_t d = 0; d < s.bandwidth.size(); ++d) {
+    parts << toQString(result.dimNames[d]) + QLatin1Char('=') +
+                 QString::number(s.bandwidth[d], 'f', 3);
+  }
+  printLine(QStringLiteral("bandwidth_gbps: ") + parts.join(QLatin1Char(' ')));
+  printLine(QStringLiteral("iteration_time_ns: ") + QString::number(s.eval.iterationNs, 'g', 10));
+  printLine(QStringLiteral("compute_time_ns: ") + QString::number(s.eval.computeNs, 'g', 10));
+  printLine(QStringLiteral("communication_time_ns: ") +
+            QString::number(s.eval.communicationNs, 'g', 10));
+  printLine(QStringLiteral("network_cost_usd: ") + QString::number(s.eval.costUsd, 'g', 10));
+  printLine(QStringLiteral("summary: iteration %1, network cost %2, %3")
+                .arg(formatTimeNs(s.eval.iterationNs), formatCostUsd(s.eval.costUsd),
+                     formatSplit(result.dimNames, s.bandwidth)));
+}
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = p * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(rank);
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+}
+
+int runExports(const StudioOptions& options, const Project& project) {
+  SolveRequest request;
+  QString error;
+  if (!ExplorerController::makeRequest(project, Backend::Native, request, error))
+    return fail(error);
+  request.generation = 1;
+  const SolveResult result = runSolve(request);
+  printOptimum(result);
+  const QString heading = figureHeading(toQString(project.name), result);
+  const std::pair<QString, FigureFormat> figures[] = {{options.exportChart, FigureFormat::Png},
+                                                      {options.exportSvg, FigureFormat::Svg},
+                                                      {options.exportPdf, FigureFormat::Pdf}};
+  for (const auto& [path, defaultFormat] : figures) {
+    if (path.isEmpty()) continue;
+    const FigureFormat format = figureFormatFor(path).value_or(defaultFormat);
+    if (!exportFigure(result, heading, path, format, &error)) return fail(error);
+    printLine(QStringLiteral("wrote: ") + path);
+  }
+  if (!options.exportCsv.isEmpty()) {
+    if (!writeFileAtomic(options.exportCsv, resultsCsv(result), &error)) return fail(error);
+    printLine(QStringLiteral("wrote: ") + options.exportCsv);
+  }
+  if (!options.exportJson.isEmpty()) {
+    if (!writeFileAtomic(options.exportJson, resultsJson(result, toQString(project.name)), &error))
+      return fail(error);
+    printLine(QStringLiteral("wrote: ") + options.exportJson);
+  }
+  return result.optimum.ok() ? 0 : 1;
+}
+
+// Opens the project in a main window at the default layout and waits for its first frame.
+bool openWindow(MainWindow& window, const Project& project, QString& error) {
+  window.document()->reset(project, QString());
+  window.resize(1500, 940);
+  window.show();
+  const bool ok = waitUntil(
+      [&] {
+        const ResultsView* r = window.results();
+        return r->shownGeneration() != 0 && !r->paretoChart()->paintedGenerations().isEmpty() &&
+               r->paretoChart()->paintedGenerations().back() == r->shownGeneration();
+      },
+      20000);
+  if (!ok) error = QObject::tr("no result within 20 s: %1").arg(window.statusLabel()->text());
+  return ok;
+}
+
+int runScreenshot(const StudioOptions& options, const Project& project) {
+  MainWindow window(nullptr, false);
+  window.files()->setPromptsEnabled(false);
+  QString error;
+  if (!openWindow(window, project, error)) return fail(error, 1);
+  // Let the last layout and paint settle before grabbing.
+  waitUntil([] { return false; }, 200);
+  const QPixmap pixmap = window.grab();
+  if (!pixmap.save(options.screenshot, "PNG"))
+    return fail(QObject::tr("%1: cannot write the screenshot").arg(options.screenshot));
+  if (const SolveResultPtr r = window.results()->shownResult()) printOptimum(*r);
+  printLine(QStringLiteral("wrote: ") + options.screenshot);
+  return 0;
+}
+
+// Slider change -> repainted Pareto chart, measured two ways:
+//  - isolated: one change, wait for its frame, pause 50 ms, repeat;
+//  - drag: changes every 16 ms (a 60 Hz pointer) with the slider held down; for
+//    every frame that reaches the screen, the time since the change it shows.
+int runLatency(const StudioOptions& options, const Project& project) {
+  MainWindow window(nullptr, false);
+  window.files()->setPromptsEnabled(false);
+  QString error;
+  if (!openWindow(window, project, error)) return fail(error, 1);
+  ParetoChartView* chart = window.results()->paretoChart();
+  SolverController* solver = window.explorer()->solver();
+  QSlider* slider = window.budgetPanel()->totalSlider();
+  if (!slider->isEnabled())
+    return fail(QObject::tr("the project has no total bandwidth budget to drag"));
+  const int base = slider->value();
+  const int n = std::max(options.latencyChanges, 2);
+  auto valueFor = [base](int i) { return std::max(10, base - 150 + (i * 37) % 300); };
+
+  QElapsedTimer clock;
+  clock.start();
+  std::map<quint64, qint64> changedAt;  // generation -> ns
+  std::map<quint64, double> latencyOf;  // generation -> ms from its change to its frame
+  std::vector<double> frameLatencies;
+  // Timed in the paint itself: the end of the Pareto chart's paintEvent for that generation.
+  QObject::connect(chart, &ResultChartView::framePainted, chart, [&](quint64 generation) {
+    const auto it = changedAt.find(generation);
+    if (it == changedAt.end()) return;
+    const double ms = static_cast<double>(clock.nsecsElapsed() - it->second) / 1e6;
+    latencyOf[generation] = ms;
+    frameLatencies.push_back(ms);
+  });
+
+  // Isolated changes.
+  std::vector<double> isolated;
+  for (int i = 0; i < n; ++i) {
+    int v = valueFor(i);
+    if (v == slider->value()) v += 1;
+    const qint64 t0 = clock.nsecsElapsed();
+    slider->setValue(v);
+    const quint64 generation = solver->latestGeneration();
+    changedAt[generation] = t0;
+    if (!waitUntil([&] { return chart->paintedGenerations().contains(generation); }, 10000)) {
+      return fail(QObject::tr("change %1 was never painted").arg(i), 1);
+    }
+    isolated.push_back(latencyOf.at(generation));
+    waitUntil([] { return false; }, 50);
+  }
+  frameLatencies.clear();
+
+  // A continuous drag.
+  slider->setSliderDown(true);
+  int tick = 0;
+  QTimer pointer;
+  pointer.setTimerType(Qt::PreciseTimer);
+  pointer.setInterval(16);
+  quint64 lastGeneration = 0;
+  qint64 dragStart = clock.nsecsElapsed();
+  QObject::connect(&pointer, &QTimer::timeout, &pointer, [&] {
+    int v = valueFor(tick + 7);
+    if (v == slider->value()) v += 1;
+    const qint64 t0 = clock.nsecsElapsed();
+    slider->setValue(v);
+    lastGeneration = solver->latestGeneration();
+    changedAt[lastGeneration] = t0;
+    if (++tick >= n) pointer.stop();
+  });
+  pointer.start();
+  waitUntil([&] { return !pointer.isActive(); }, 60000);
+  const double dragSeconds = static_cast<double>(clock.nsecsElapsed() - dragStart) / 1e9;
+  const qint64 released = clock.nsecsElapsed();
+  slider->setSliderDown(false);
+  if (!waitUntil([&] { return chart->paintedGenerations().contains(lastGeneration); }, 10000)) {
+    return fail(QObject::tr("the last change of the drag was never painted"), 1);
+  }
+  const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;
+  const std::vector<double> drag = frameLatencies;
+
+  printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
+                .arg(toQString(project.name))
+                .arg(project.network.size())
+                .arg(window.results()->shownResult()
+                         ? window.results()->shownResult()->front.points.size()
+                         : 0));
+  printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "
+                           "p95 %3 ms, max %4 ms")
+                .arg(isolated.size())
+                .arg(percentile(isolated, 0.5), 0, 'f', 2)
+                .arg(percentile(isolated, 0.95), 0, 'f', 2)
+                .arg(percentile(isolated, 1.0), 0, 'f', 2));
+  printLine(QStringLiteral("60 Hz drag: %1 changes in %2 s, %3 frames painted (%4 per s), change "
+                           "-> frame: median %5 ms, "
+                           "p95 %6 ms, max %7 ms; last change painted %8 ms after release")
+                .arg(n)
+                .arg(dragSeconds, 0, 'f', 2)
+                .arg(drag.size())
+                .arg(static_cast<double>(drag.size()) / std::max(dragSeconds, 1e-9), 0, 'f', 1)
+                .arg(percentile(drag, 0.5), 0, 'f', 2)
+                .arg(percentile(drag, 0.95), 0, 'f', 2)
+                .arg(percentile(drag, 1.0), 0, 'f', 2)
+                .arg(settle, 0, 'f', 2));
+  printLine(QStringLiteral("solver: %1 jobs started, %2 results dropped as stale")
+                .arg(solver->startedJobs())
+                .arg(solver->droppedResults()));
+  window.document()->undoStack()->setClean();
+  return 0;
+}
+
+}  // namespace
+
+bool argumentsWantHeadless(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    for (const char* flag :
+         {"--export-chart", "--export-svg", "--export-pdf", "--export-csv", "--export-json",
+          "--screenshot", "--measure-latency", "--help", "-h", "--version", "-v"}) {
+      const std::size_t len = std::strlen(flag);
+      if (std::strncmp(argv[i], flag, len) == 0 && (argv[i][len] == '\0' || argv[i][len] == '='))
+        return true;
+    }
+  }
+  return false;
+}
+
+bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
+                        bool& exitNow) {
+  exitNow = false;
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QObject::tr(
+      "Libra Studio: explore the bandwidth split of multi-dimensional AI training networks.\n"
+      "Without options it opens PROJECT (or the bundled 4D GPT-3 example) in a window."));
+  parser.addPositionalArgument(QStringLiteral("project"),
+                               QObject::tr("Project file to open (.json)"),
+                               QStringLiteral("[PROJECT]"));
+  const QCommandLineOption exampleOpt(
+      QStringLiteral("example"), QObject::tr("Open a bundled example instead: gpt3-4d or gpt3-3d."),
+      QStringLiteral("ID"));
+  const QCommandLineOption chartOpt(
+      QStringLiteral("export-chart"),
+      QObject::tr("Render the result charts to FILE (.png, .svg or .pdf) and exit."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption svgOpt(QStringLiteral("export-svg"),
+                                  QObject::tr("Also write the charts as SVG to FILE."),
+                                  QStringLiteral("FILE"));
+  const QCommandLineOption pdfOpt(QStringLiteral("export-pdf"),
+                                  QObject::tr("Also write the charts as PDF to FILE."),
+                                  QStringLiteral("FILE"));
+  const QCommandLineOption csvOpt(QStringLiteral("export-csv"),
+                                  QObject::tr("Write the results as CSV to FILE."),
+                                  QStringLiteral("FILE"));
+  const QCommandLineOption jsonOpt(QStringLiteral("export-json"),
+                                   QObject::tr("Write the results as JSON to FILE."),
+                                   QStringLiteral("FILE"));
+  const QCommandLineOption shotOpt(
+      QStringLiteral("screenshot"),
+      QObject::tr("Render the main window offscreen to FILE (.png) and exit."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption latencyOpt(
+      QStringLiteral("measure-latency"),
+      QObject::tr("Measure slider change to repainted chart latency and exit."));
+  const QCommandLineOption changesOpt(
+      QStringLiteral("changes"), QObject::tr("Slider changes for --measure-latency (default 200)."),
+      QStringLiteral("N"), QStringLiteral("200"));
+  const QCommandLineOption helpOpt = parser.addHelpOption();
+  const QCommandLineOption versionOpt = parser.addVersionOption();
+  parser.addOptions(
+      {exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt, changesOpt});
+  if (!parser.parse(arguments)) {
+    error = parser.errorText();
+    return false;
+  }
+  if (parser.isSet(helpOpt)) {
+    printLine(parser.helpText());
+    exitNow = true;
+    return true;
+  }
+  if (parser.isSet(versionOpt)) {
+    printLine(QCoreApplication::applicationName() + QLatin1Char(' ') +
+              QCoreApplication::applicationVersion());
+    exitNow = true;
+    return true;
+  }
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() > 1) {
+    error = QObject::tr("one project file at most, got %1: %2")
+                .arg(positional.size())
+                .arg(positional.join(QLatin1Char(' ')));
+    return false;
+  }
+  if (!positional.isEmpty()) options.project = positional.front();
+  options.example = parser.value(exampleOpt);
+  if (!options.example.isEmpty()) {
+    bool known = false;
+    for (const ExampleInfo& e : bundledExamples()) known = known || e.id == options.example;
+    if (!known) {
+      error = QObject::tr("--example: unknown example '%1'").arg(options.example);
+      return false;
+    }
+    if (!options.project.isEmpty()) {
+      error = QObject::tr("give a project file or --example, not both");
+      return false;
+    }
+  }
+  options.exportChart = parser.value(chartOpt);
+  options.exportSvg = parser.value(svgOpt);
+  options.exportPdf = parser.value(pdfOpt);
+  options.exportCsv = parser.value(csvOpt);
+  options.exportJson = parser.value(jsonOpt);
+  options.screenshot = parser.value(shotOpt);
+  options.measureLatency = parser.isSet(latencyOpt);
+  bool ok = false;
+  options.latencyChanges = parser.value(changesOpt).toInt(&ok);
+  if (!ok || options.latencyChanges < 2) {
+    error = QObject::tr("--changes: '%1' is not a whole number >= 2").arg(parser.value(changesOpt));
+    return false;
+  }
+  if (!options.exportChart.isEmpty() && !figureFormatFor(options.exportChart)) {
+    error =
+        QObject::tr("--export-chart: '%1' must end in .png, .svg or .pdf").arg(options.exportChart);
+    return false;
+  }
+  if (!options.project.isEmpty() && !QFileInfo(options.project).isFile()) {
+    error = QObject::tr("%1: no such file").arg(options.project);
+    return false;
+  }
+  return true;
+}
+
+void installHeadlessMessageFilter() {
+  // Without a session the platform warns about a missing runtime directory and size
+  // hints it cannot pass on: noise beside the one line a failing headless run prints.
+  static QtMessageHandler previous = nullptr;
+  previous = qInstallMessageHandler(
+      [](QtMsgType type, const QMessageLogContext& context, const QString& message) {
+        if (type == QtWarningMsg && (message.contains(QStringLiteral("propagateSizeHints")) ||
+                                     message.contains(QStringLiteral("XDG_RUNTIME_DIR")))) {
+          return;
+        }
+        if (previous) previous(type, context, message);
+      });
+}
+
+int runHeadless(const StudioOptions& options) {
+  Project project;
+  QString error;
+  if (!loadProject(options, project, error)) return fail(error);
+  int code = 0;
+  if (!options.exportChart.isEmpty() || !options.exportSvg.isEmpty() ||
+      !options.exportPdf.isEmpty() || !options.exportCsv.isEmpty() ||
+      !options.exportJson.isEmpty()) {
+    code = runExports(options, project);
+    if (code == 2) return code;
+  }
+  if (!options.screenshot.isEmpty()) {
+    const int c = runScreenshot(options, project);
+    if (c != 0) return c;
+  }
+  if (options.measureLatency) {
+    const int c = runLatency(options, project);
+    if (c != 0) return c;
+  }
+  return code;
+}
+
+}  // namespace libra::studio

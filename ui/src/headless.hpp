@@ -1,0 +1,46 @@
+// The command-line modes of libra-studio that need no user:
+//   --export-chart FILE.png [--export-svg FILE.svg]   render the results and exit
+//   --screenshot FILE.png                             grab the main window and exit
+//   --measure-latency [--changes N]                   slider-change-to-frame latency
+// They run on the offscreen platform (main() selects it before QApplication exists).
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace libra::studio {
+
+struct StudioOptions {
+  QString project;  // empty: the default bundled example
+  QString example;  // a bundled example id instead of a file
+  QString exportChart;
+  QString exportSvg;
+  QString exportPdf;
+  QString exportCsv;
+  QString exportJson;
+  QString screenshot;
+  bool measureLatency = false;
+  int latencyChanges = 200;
+  bool headless() const {
+    return !exportChart.isEmpty() || !exportSvg.isEmpty() || !exportPdf.isEmpty() ||
+           !exportCsv.isEmpty() || !exportJson.isEmpty() || !screenshot.isEmpty() || measureLatency;
+  }
+};
+
+// True when argv asks for a mode without a user: main() then selects the offscreen
+// platform before creating the application.
+bool argumentsWantHeadless(int argc, char** argv);
+
+// Parses the arguments (QApplication must exist). On a usage error returns false
+// with one line in `error`; `--help` and `--version` print and set `exitNow`.
+bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
+                        bool& exitNow);
+
+// Drops the offscreen platform's harmless warnings (call before QApplication).
+void installHeadlessMessageFilter();
+
+// Runs the headless modes; returns the process exit code (0 ok, 1 no solution,
+// 2 bad input).
+int runHeadless(const StudioOptions& options);
+
+}  // namespace libra::studio

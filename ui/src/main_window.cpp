@@ -1,0 +1,155 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QUndoView>
+
+#include "budget_panel.hpp"
+#include "document.hpp"
+#include "explorer_controller.hpp"
+#include "export_controller.hpp"
+#include "file_controller.hpp"
+#include "network_panel.hpp"
+#include "results_view.hpp"
+#include "workload_panel.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+QDockWidget* dock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
+                  Qt::DockWidgetArea area) {
+  auto* d = new QDockWidget(title, window);
+  d->setObjectName(name);
+  d->setWidget(content);
+  window->addDockWidget(area, d);
+  return d;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setAcceptDrops(true);
+  document_ = new Document({}, this);
+  results_ = new ResultsView;
+  setCentralWidget(results_);
+  network_ = new NetworkPanel(document_);
+  workload_ = new WorkloadPanel(document_);
+  budget_ = new BudgetPanel(document_);
+  explorer_ = new ExplorerController(document_, results_, this);
+  files_ = new FileController(document_, this);
+  exports_ = new ExportController(document_, results_, this);
+
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  QDockWidget* networkDock =
+      dock(this, tr("Network"), QStringLiteral("networkDock"), network_, Qt::LeftDockWidgetArea);
+  QDockWidget* budgetDock = dock(this, tr("Budget and Objective"), QStringLiteral("budgetDock"),
+                                 budget_, Qt::LeftDockWidgetArea);
+  // The charts get the whole height; the workload shares the column with the budget.
+  QDockWidget* workloadDock =
+      dock(this, tr("Workload"), QStringLiteral("workloadDock"), workload_, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(budgetDock, workloadDock);
+  budgetDock->raise();
+  auto* undoView = new QUndoView(document_->undoStack());
+  undoView->setEmptyLabel(tr("<opened>"));
+  QDockWidget* historyDock =
+      dock(this, tr("History"), QStringLiteral("historyDock"), undoView, Qt::RightDockWidgetArea);
+  historyDock->hide();
+  resizeDocks({networkDock}, {450}, Qt::Horizontal);
+  resizeDocks({networkDock, budgetDock}, {260, 640}, Qt::Vertical);
+
+  status_ = new QLabel;
+  status_->setObjectName(QStringLiteral("solveStatus"));
+  statusBar()->addWidget(status_, 1);
+  connect(explorer_, &ExplorerController::statusChanged, status_, &QLabel::setText);
+  connect(explorer_->solver(), &SolverController::resultReady, this, [this](SolveResultPtr r) {
+    if (r->optimum.ok()) budget_->setCurrentOptimumCost(r->optimum.eval.costUsd);
+  });
+
+  createMenus();
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : {networkDock, workloadDock, budgetDock, historyDock})
+    view->addAction(d->toggleViewAction());
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Libra Studio"), this, [this] {
+    QMessageBox::about(
+        this, tr("About Libra Studio"),
+        tr("<b>Libra Studio %1</b><p>Design-space explorer for the multi-dimensional "
+           "networks that train large AI models: it splits the bandwidth of each NPU "
+           "over the network's dimensions to fit the workload (the LIBRA model, "
+           "ISPASS 2024).</p>")
+            .arg(QApplication::applicationVersion()));
+  });
+
+  resize(1500, 940);
+  if (restoreWindowState) {
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  }
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(files_->newAction());
+  file->addAction(files_->openAction());
+  file->addMenu(files_->recentMenu());
+  file->addMenu(files_->examplesMenu());
+  file->addSeparator();
+  file->addAction(files_->saveAction());
+  file->addAction(files_->saveAsAction());
+  file->addSeparator();
+  file->addAction(files_->importAction());
+  file->addMenu(exports_->menu());
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  undo->setObjectName(QStringLiteral("undoAction"));
+  QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  redo->setObjectName(QStringLiteral("redoAction"));
+  edit->addAction(undo);
+  edit->addAction(redo);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!files_->maybeSave()) {
+    event->ignore();
+    return;
+  }
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() == 1 && urls.front().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+  event->acceptProposedAction();
+  if (files_->maybeSave()) files_->open(urls.front().toLocalFile());
+}
+
+}  // namespace libra::studio

@@ -1,0 +1,61 @@
+// The main window only wires: the results in the middle, the network, workload and
+// budget panels in docks, menus from the controllers, the status line. Features
+// live in their own controller classes.
+#pragma once
+
+#include <QMainWindow>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+QT_END_NAMESPACE
+
+namespace libra::studio {
+
+class BudgetPanel;
+class Document;
+class ExplorerController;
+class ExportController;
+class FileController;
+class NetworkPanel;
+class ResultsView;
+class WorkloadPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  // `restoreWindowState`: take the geometry and dock layout from the last session
+  // (off for screenshots and tests, which want the default layout).
+  explicit MainWindow(QWidget* parent = nullptr, bool restoreWindowState = true);
+  ~MainWindow() override;
+
+  Document* document() const { return document_; }
+  FileController* files() const { return files_; }
+  ExportController* exports() const { return exports_; }
+  ExplorerController* explorer() const { return explorer_; }
+  ResultsView* results() const { return results_; }
+  NetworkPanel* networkPanel() const { return network_; }
+  WorkloadPanel* workloadPanel() const { return workload_; }
+  BudgetPanel* budgetPanel() const { return budget_; }
+  QLabel* statusLabel() const { return status_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createMenus();
+
+  Document* document_;
+  ResultsView* results_;
+  NetworkPanel* network_;
+  WorkloadPanel* workload_;
+  BudgetPanel* budget_;
+  ExplorerController* explorer_;
+  FileController* files_;
+  ExportController* exports_;
+  QLabel* status_;
+};
+
+}  // namespace libra::studio

@@ -1,0 +1,44 @@
+// The network: a table of dimensions (innermost first) with add, remove and
+// reorder, the number of dimensions and the total NPU count.
+#pragma once
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+QT_END_NAMESPACE
+
+namespace libra::studio {
+
+class DimensionTableModel;
+class Document;
+
+class NetworkPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit NetworkPanel(Document* document, QWidget* parent = nullptr);
+
+  QTableView* table() const { return table_; }
+  DimensionTableModel* model() const { return model_; }
+
+ private:
+  void sync();
+  int currentRow() const;
+  void selectRow(int row);
+
+  Document* document_;
+  DimensionTableModel* model_;
+  QTableView* table_;
+  QSpinBox* count_;
+  QLabel* npus_;
+  QPushButton* add_;
+  QPushButton* remove_;
+  QPushButton* up_;
+  QPushButton* down_;
+};
+
+}  // namespace libra::studio

@@ -1,0 +1,245 @@
+#include "preset_editor.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <cmath>
+#include <exception>
+
+#include "document.hpp"
+#include "format.hpp"
+
+namespace libra::studio {
+
+PresetEditor::PresetEditor(Document* document, QWidget* parent)
+    : QWidget(parent), document_(document) {
+  setObjectName(QStringLiteral("presetEditor"));
+  convert_ = new QPushButton(tr("Replace with a Preset Workload"));
+  convert_->setObjectName(QStringLiteral("convertToPreset"));
+  convert_->setToolTip(
+      tr("Generate this workload from a model preset instead, so that its model, device and "
+         "parallelization can be changed here"));
+
+  preset_ = new QComboBox;
+  preset_->setObjectName(QStringLiteral("presetCombo"));
+  for (const Preset& p : presets()) {
+    preset_->addItem(toQString(p.name), toQString(p.id));
+    preset_->setItemData(preset_->count() - 1, toQString(p.source), Qt::ToolTipRole);
+  }
+  device_ = new QComboBox;
+  device_->setObjectName(QStringLiteral("deviceCombo"));
+  for (const Device& d : devices()) {
+    device_->addItem(toQString(d.name), toQString(d.id));
+    device_->setItemData(device_->count() - 1,
+                         tr("%1 TFLOP/s peak (%2), %3% achieved")
+                             .arg(d.peakFlops / 1e12, 0, 'f', 0)
+                             .arg(toQString(d.precision))
+                             .arg(d.efficiency * 100, 0, 'f', 0),
+                         Qt::ToolTipRole);
+  }
+  auto spin = [](const QString& name, const QString& tip, int min, int max) {
+    auto* s = new QSpinBox;
+    s->setObjectName(name);
+    s->setRange(min, max);
+    s->setToolTip(tip);
+    s->setKeyboardTracking(false);
+    return s;
+  };
+  tp_ = spin(QStringLiteral("tpSpin"),
+             tr("Tensor-parallel degree (mapped from the innermost dimension out)"), 1, 1 << 16);
+  ep_ = spin(QStringLiteral("epSpin"), tr("Expert-parallel degree (mixture-of-experts models)"), 1,
+             1 << 16);
+  pp_ = spin(QStringLiteral("ppSpin"), tr("Pipeline-parallel stages"), 1, 1 << 16);
+  dp_ = new QLabel;
+  dp_->setObjectName(QStringLiteral("dpLabel"));
+  dp_->setToolTip(
+      tr("Data-parallel degree: the NPUs left, N / (TP × EP × PP), mapped from the outermost "
+         "dimension in"));
+  microBatch_ = spin(QStringLiteral("microBatchSpin"),
+                     tr("Samples per NPU per micro-batch (0: the preset's)"), 0, 1 << 16);
+  microBatch_->setSpecialValueText(tr("preset"));
+  sequence_ =
+      spin(QStringLiteral("sequenceSpin"), tr("Tokens per sample (0: the preset's)"), 0, 1 << 22);
+  sequence_->setSpecialValueText(tr("preset"));
+  sequenceParallel_ = new QCheckBox(tr("Sequence parallel"));
+  sequenceParallel_->setObjectName(QStringLiteral("sequenceParallelCheck"));
+  sequenceParallel_->setToolTip(tr("Tensor-parallel activations as ReduceScatter + AllGather"));
+  zero3_ = new QCheckBox(tr("ZeRO-3"));
+  zero3_->setObjectName(QStringLiteral("zero3Check"));
+  zero3_->setToolTip(tr("Sharded parameters: AllGather of weights, ReduceScatter of gradients"));
+  recompute_ = new QCheckBox(tr("Recompute"));
+  recompute_->setObjectName(QStringLiteral("recomputeCheck"));
+  recompute_->setToolTip(
+      tr("Full activation recomputation: the forward pass runs again in the backward pass"));
+  layout_ = new QComboBox;
+  layout_->setObjectName(QStringLiteral("layoutCombo"));
+  layout_->addItem(tr("Megatron-LM"), static_cast<int>(WorkloadLayout::Megatron));
+  layout_->addItem(tr("LIBRA reference files"), static_cast<int>(WorkloadLayout::Libra));
+  layout_->setToolTip(tr("Where the collectives sit in the layers (see docs/workloads.md)"));
+  error_ = new QLabel;
+  error_->setObjectName(QStringLiteral("presetError"));
+  error_->setWordWrap(true);
+  error_->setStyleSheet(QStringLiteral("QLabel { color: #b01818; }"));
+  error_->hide();
+  details_ = new QLabel;
+  details_->setObjectName(QStringLiteral("presetDetails"));
+  details_->setWordWrap(true);
+
+  editor_ = new QWidget;
+  auto* form = new QFormLayout(editor_);
+  form->setContentsMargins(0, 0, 0, 0);
+  form->addRow(tr("Model"), preset_);
+  form->addRow(tr("Device"), device_);
+  auto* degrees = new QHBoxLayout;
+  degrees->addWidget(new QLabel(tr("TP")));
+  degrees->addWidget(tp_);
+  degrees->addWidget(new QLabel(tr("EP")));
+  degrees->addWidget(ep_);
+  degrees->addWidget(new QLabel(tr("PP")));
+  degrees->addWidget(pp_);
+  degrees->addWidget(dp_, 1);
+  form->addRow(tr("Parallelism"), degrees);
+  auto* batch = new QHBoxLayout;
+  batch->addWidget(microBatch_);
+  batch->addWidget(new QLabel(tr("× tokens")));
+  batch->addWidget(sequence_);
+  form->addRow(tr("Micro-batch"), batch);
+  auto* checks = new QHBoxLayout;
+  checks->addWidget(sequenceParallel_);
+  checks->addWidget(zero3_);
+  checks->addWidget(recompute_);
+  checks->addStretch(1);
+  form->addRow(QString(), checks);
+  form->addRow(tr("Layout"), layout_);
+  form->addRow(error_);
+  form->addRow(details_);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(convert_);
+  layout->addWidget(editor_);
+
+  for (QComboBox* c : {preset_, device_, layout_})
+    connect(c, &QComboBox::activated, this, &PresetEditor::apply);
+  for (QSpinBox* s : {tp_, ep_, pp_, microBatch_, sequence_})
+    connect(s, &QSpinBox::valueChanged, this, &PresetEditor::apply);
+  for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_})
+    connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
+  connect(convert_, &QPushButton::clicked, this, &PresetEditor::convertToPreset);
+  connect(document_, &Document::projectChanged, this, &PresetEditor::sync);
+  sync();
+}
+
+void PresetEditor::setWorkloadIndex(int index) {
+  workload_ = index;
+  sync();
+}
+
+QString PresetEditor::errorText() const {
+  return error_->isVisible() ? error_->text() : QString();
+}
+
+void PresetEditor::sync() {
+  const auto& workloads = document_->project().workloads;
+  const Workload* w =
+      workload_ < static_cast<int>(workloads.size()) ? &workloads[workload_] : nullptr;
+  const auto choice = w ? presetChoiceOf(*w) : std::nullopt;
+  convert_->setVisible(w && !choice);
+  editor_->setVisible(choice.has_value());
+  if (!choice) return;
+  const QSignalBlocker b1(preset_), b2(device_), b3(tp_), b4(ep_), b5(pp_), b6(microBatch_),
+      b7(sequence_), b8(sequenceParallel_), b9(zero3_), b10(recompute_), b11(layout_);
+  preset_->setCurrentIndex(preset_->findData(toQString(choice->preset)));
+  device_->setCurrentIndex(device_->findData(toQString(choice->device)));
+  tp_->setValue(choice->parallelism.tp);
+  ep_->setValue(choice->parallelism.ep);
+  pp_->setValue(choice->parallelism.pp);
+  dp_->setText(tr("DP %1").arg(choice->parallelism.dp));
+  microBatch_->setValue(choice->generator.microBatch);
+  sequence_->setValue(choice->generator.sequenceLength);
+  sequenceParallel_->setChecked(choice->parallelism.sequenceParallel);
+  zero3_->setChecked(choice->parallelism.zero3);
+  recompute_->setChecked(choice->parallelism.recompute);
+  layout_->setCurrentIndex(layout_->findData(static_cast<int>(choice->generator.layout)));
+  try {
+    const Preset& preset = findPreset(choice->preset);
+    details_->setText(
+        tr("%1 parameters · %2")
+            .arg(QString::number(preset.parameterCount() / 1e9, 'f', 1) + QStringLiteral(" B"),
+                 toQString(w->name)));
+    details_->setToolTip(toQString(preset.source) + QStringLiteral("\n") + toQString(preset.notes));
+  } catch (const std::exception&) {
+    details_->clear();
+  }
+  error_->hide();
+}
+
+void PresetEditor::apply() {
+  const auto& project = document_->project();
+  if (workload_ >= static_cast<int>(project.workloads.size())) return;
+  Parallelism p;
+  p.tp = tp_->value();
+  p.ep = ep_->value();
+  p.pp = pp_->value();
+  p.dp = 0;
+  p.sequenceParallel = sequenceParallel_->isChecked();
+  p.zero3 = zero3_->isChecked();
+  p.recompute = recompute_->isChecked();
+  GeneratorOptions g;
+  g.microBatch = microBatch_->value();
+  g.sequenceLength = sequence_->value();
+  g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
+  if (const auto old = presetChoiceOf(project.workloads[workload_])) {
+    g.microBatches = old->generator.microBatches;
+    g.blocks = old->generator.blocks;
+  }
+  try {
+    const Preset& preset = findPreset(toStd(preset_->currentData().toString()));
+    // A new model brings its own batch and sequence unless the user set them.
+    if (preset.id != presetChoiceOf(project.workloads[workload_])->preset) {
+      g.microBatch = 0;
+      g.sequenceLength = 0;
+      p = preset.defaults;
+      p.dp = 0;
+    }
+    Workload w = generateWorkload(preset, p, findDevice(toStd(device_->currentData().toString())),
+                                  project.network, g);
+    w.weight = project.workloads[workload_].weight;
+    const int index = workload_;
+    document_->edit(tr("Change the workload to %1").arg(toQString(w.name)),
+                    [&](Project& proj) { proj.workloads[index] = w; });
+    error_->hide();
+  } catch (const std::exception& e) {
+    // Not applied: the document keeps the last workload that fits.
+    error_->setText(toQString(e.what()));
+    error_->show();
+  }
+}
+
+void PresetEditor::convertToPreset() {
+  const auto& project = document_->project();
+  if (workload_ >= static_cast<int>(project.workloads.size())) return;
+  const Preset& preset = findPreset("gpt3-175b");
+  Parallelism p = preset.defaults;
+  p.dp = 0;
+  try {
+    Workload w = generateWorkload(preset, p, findDevice("h100"), project.network);
+    w.weight = project.workloads[workload_].weight;
+    const int index = workload_;
+    document_->edit(tr("Replace the workload with a preset"),
+                    [&](Project& proj) { proj.workloads[index] = w; });
+    error_->hide();
+  } catch (const std::exception& e) {
+    editor_->show();
+    error_->setText(toQString(e.what()));
+    error_->show();
+  }
+}
+
+}  // namespace libra::studio

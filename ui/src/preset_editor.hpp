@@ -1,0 +1,60 @@
+// Editing a workload through the engine's presets (libra/presets.hpp): model
+// preset, device, parallelization degrees and options. Every change regenerates
+// the workload's layers for the current network, as one undoable edit; a
+// combination that does not fit the network is reported and not applied.
+#pragma once
+
+#include <QWidget>
+#include <libra/presets.hpp>
+#include <optional>
+#include <string>
+
+#include "project_edits.hpp"
+
+QT_BEGIN_NAMESPACE
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+QT_END_NAMESPACE
+
+namespace libra::studio {
+
+class Document;
+
+class PresetEditor : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit PresetEditor(Document* document, QWidget* parent = nullptr);
+  void setWorkloadIndex(int index);
+
+  QString errorText() const;
+
+ private:
+  void sync();
+  void apply();
+  void convertToPreset();
+
+  Document* document_;
+  int workload_ = 0;
+  QWidget* editor_;
+  QPushButton* convert_;
+  QComboBox* preset_;
+  QComboBox* device_;
+  QSpinBox* tp_;
+  QSpinBox* ep_;
+  QSpinBox* pp_;
+  QLabel* dp_;
+  QSpinBox* microBatch_;
+  QSpinBox* sequence_;
+  QCheckBox* sequenceParallel_;
+  QCheckBox* zero3_;
+  QCheckBox* recompute_;
+  QComboBox* layout_;
+  QLabel* error_;
+  QLabel* details_;
+};
+
+}  // namespace libra::studio

@@ -1,0 +1,78 @@
+// The results panel: the Pareto chart, bandwidth per dimension, the time
+// breakdown and a one-line summary. Results arrive whenever the solver has one;
+// they reach the screen at most every ~33 ms (a single-shot timer, PlotJuggler's
+// pattern), only if no newer generation was requested meanwhile, and the previous
+// result stays on screen (marked "Updating…" after a short delay) until then.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QWidget>
+
+#include "solver_controller.hpp"
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+QT_END_NAMESPACE
+
+namespace libra::studio {
+
+class BandwidthChartView;
+class BreakdownChartView;
+class ParetoChartView;
+
+class ResultsView : public QWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr int kMinFrameIntervalMs = 33;
+
+  explicit ResultsView(QWidget* parent = nullptr);
+
+  // The newest generation asked of the solver; anything older is stale from now on.
+  void setRequestedGeneration(quint64 generation);
+  // A result for the next frame. Stale ones are ignored.
+  void submitResult(SolveResultPtr result);
+  // Shows a result at once (export, headless rendering), bypassing the throttle.
+  void showResultNow(SolveResultPtr result);
+  // Keeps the shown result and says why it no longer matches the inputs.
+  void markStale(const QString& reason);
+  // How long a solve may run before the shown result is marked "Updating…";
+  // short solves then never make the charts flicker.
+  void setStaleMarkDelay(int ms) { staleDelay_.setInterval(ms); }
+
+  SolveResultPtr shownResult() const { return shown_; }
+  quint64 shownGeneration() const;
+  bool isMarkedStale() const;
+  ParetoChartView* paretoChart() const { return pareto_; }
+  BandwidthChartView* bandwidthChart() const { return bandwidth_; }
+  BreakdownChartView* breakdownChart() const { return breakdown_; }
+  QString summaryText() const;
+
+  // A heading above the charts; hidden when empty (the window shows its title bar instead).
+  void setHeading(const QString& heading);
+
+ Q_SIGNALS:
+  // A result's data went into the charts (the paint follows in the same event loop turn).
+  void resultShown(quint64 generation);
+
+ private:
+  void scheduleFrame();
+  void applyPending();
+  void apply(const SolveResultPtr& result);
+  void setChartsStale(bool stale, const QString& reason);
+
+  ParetoChartView* pareto_;
+  BandwidthChartView* bandwidth_;
+  BreakdownChartView* breakdown_;
+  QLabel* heading_;
+  QLabel* summary_;
+  QTimer frameTimer_;
+  QTimer staleDelay_;
+  QElapsedTimer sinceLastFrame_;
+  SolveResultPtr pending_;
+  SolveResultPtr shown_;
+  quint64 requested_ = 0;
+};
+
+}  // namespace libra::studio
