@@ -1,6 +1,9 @@
 #include "libra/sweep.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <limits>
+#include <cmath>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -343,8 +346,13 @@ SweepResult runSweep(const SweepOptions& options,
     result.byTime.push_back(i);
     result.byTimeCost.push_back(i);
   }
-  // Shapes that differ only in building blocks often tie on time: the cheaper
-  // ranks first (sorted by cost, then stably by the objective).
+  // Shapes that differ only in building blocks often tie on time, up to rounding
+  // (1e-13 apart): objectives are compared on a grid of 1e-9 relative steps (a
+  // strict weak order, unlike a tolerance test), and ties go to the cheaper shape.
+  auto bucket = [](double v) {
+    return v > 0 && std::isfinite(v) ? std::llround(std::log(v) * 1e9)
+                                     : std::numeric_limits<long long>::max();
+  };
   auto timeOf = [&](int i) { return result.shapes[i].performance.eval.iterationNs; };
   auto costOf = [&](int i) { return result.shapes[i].performance.eval.costUsd; };
   auto timeCostOf = [&](int i) {
@@ -352,14 +360,13 @@ SweepResult runSweep(const SweepOptions& options,
     return e.iterationNs * e.costUsd;
   };
   auto ppcCostOf = [&](int i) { return result.shapes[i].perfPerCost.eval.costUsd; };
-  std::stable_sort(result.byTime.begin(), result.byTime.end(),
-                   [&](int a, int b) { return costOf(a) < costOf(b); });
-  std::stable_sort(result.byTime.begin(), result.byTime.end(),
-                   [&](int a, int b) { return timeOf(a) < timeOf(b); });
-  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(),
-                   [&](int a, int b) { return ppcCostOf(a) < ppcCostOf(b); });
-  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(),
-                   [&](int a, int b) { return timeCostOf(a) < timeCostOf(b); });
+  std::stable_sort(result.byTime.begin(), result.byTime.end(), [&](int a, int b) {
+    return std::pair(bucket(timeOf(a)), costOf(a)) < std::pair(bucket(timeOf(b)), costOf(b));
+  });
+  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(), [&](int a, int b) {
+    return std::pair(bucket(timeCostOf(a)), ppcCostOf(a)) <
+           std::pair(bucket(timeCostOf(b)), ppcCostOf(b));
+  });
   if (progress && !result.cancelled) progress(total, total);
   result.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
