@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packaging/deps.sh
 cmake --preset default
-cmake --build --preset default
+cmake --build --preset default --target libra libra-studio
 studio=build/app/studio/libra-studio
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
   exec "$studio" "$@"
