@@ -92,32 +92,7 @@ int runImport(const ImportArgs& args, Context& context) {
   for (const std::string& note : notes) context.err << "note: " << note << '\n';
   context.err.flush();
 
-  std::size_t layers = 0;
-  for (const Workload& w : project.workloads) layers += w.layers.size();
-  if (args.json) {
-    Json j;
-    j["status"] = "written";
-    j["output"] = args.output;
-    j["project"] = project.name;
-    j["dimensions"] = project.network.names();
-    j["npus"] = project.network.npuCount();
-    j["layers"] = layers;
-    j["constraints"] = project.constraints;
-    j["objective"] = std::string(toString(project.objective));
-    context.out << j.dump(2) << std::endl;
-  } else {
-    std::string dims;
-    for (const std::string& n : project.network.names()) dims += (dims.empty() ? "" : ", ") + n;
-    std::string constraints;
-    for (const std::string& c : project.constraints) {
-      constraints += (constraints.empty() ? "" : "; ") + c;
-    }
-    context.out << "wrote " << args.output << ": project '" << project.name << "', "
-                << project.network.size() << " dimensions (" << dims << "), "
-                << project.network.npuCount() << " NPUs, " << layers
-                << (layers == 1 ? " layer" : " layers")
-                << ", constraints: " << (constraints.empty() ? "none" : constraints) << '\n';
-  }
+  printWrittenProject(context.out, args.output, project, args.json);
   return kExitSuccess;
 }
 

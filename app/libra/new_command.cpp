@@ -69,40 +69,17 @@ void checkPrices(const Network& network, const CostModel& model, const NewArgs& 
 void printWritten(Context& context, const NewArgs& args, const Project& project,
                   const PresetChoice& choice) {
   const Parallelism resolved = resolveDegrees(choice.parallelism, project.network.npuCount());
-  std::size_t layers = 0;
-  for (const Workload& w : project.workloads) layers += w.layers.size();
-  if (args.json) {
-    Json j;
-    j["status"] = "written";
-    j["output"] = args.output;
-    j["project"] = project.name;
-    j["preset"] = choice.preset->id;
-    j["device"] = choice.device.id;
-    j["parallelism"] = {{"tp", resolved.tp},
-                        {"ep", resolved.ep},
-                        {"pp", resolved.pp},
-                        {"dp", resolved.dp},
-                        {"label", resolved.label()}};
-    j["dimensions"] = project.network.names();
-    j["npus"] = project.network.npuCount();
-    j["layers"] = layers;
-    j["constraints"] = project.constraints;
-    j["objective"] = std::string(toString(project.objective));
-    context.out << j.dump(2) << std::endl;
-    return;
-  }
-  std::string dims;
-  for (const std::string& n : project.network.names()) dims += (dims.empty() ? "" : ", ") + n;
-  std::string constraints;
-  for (const std::string& c : project.constraints) {
-    constraints += (constraints.empty() ? "" : "; ") + c;
-  }
-  context.out << "wrote " << args.output << ": project '" << project.name << "', "
-              << choice.preset->id << " on " << choice.device.id << " (" << resolved.label()
-              << "), " << project.network.size() << " dimensions (" << dims << "), "
-              << project.network.npuCount() << " NPUs, " << layers
-              << (layers == 1 ? " layer" : " layers")
-              << ", constraints: " << (constraints.empty() ? "none" : constraints) << '\n';
+  Json extra;
+  extra["preset"] = choice.preset->id;
+  extra["device"] = choice.device.id;
+  extra["parallelism"] = {{"tp", resolved.tp},
+                          {"ep", resolved.ep},
+                          {"pp", resolved.pp},
+                          {"dp", resolved.dp},
+                          {"label", resolved.label()}};
+  printWrittenProject(context.out, args.output, project, args.json, extra,
+                      choice.preset->id + " on " + choice.device.id + " (" + resolved.label() +
+                          ")");
 }
 
 int runNew(const NewArgs& args, Context& context) {

@@ -298,4 +298,35 @@ const char* const kConstraintHelp =
     "  cost <= 4.5e7         network cost in US dollars\n"
     "Operators ==, <=, >=; numbers may have exponents.";
 
+void printWrittenProject(std::ostream& out, const std::string& output, const Project& project,
+                         bool json, const Json& extra, const std::string& detail) {
+  std::size_t layers = 0;
+  for (const Workload& w : project.workloads) layers += w.layers.size();
+  if (json) {
+    Json j;
+    j["status"] = "written";
+    j["output"] = output;
+    j["project"] = project.name;
+    for (const auto& [key, value] : extra.items()) j[key] = value;
+    j["dimensions"] = project.network.names();
+    j["npus"] = project.network.npuCount();
+    j["layers"] = layers;
+    j["constraints"] = project.constraints;
+    j["objective"] = std::string(toString(project.objective));
+    out << j.dump(2) << std::endl;
+    return;
+  }
+  std::string dims;
+  for (const std::string& n : project.network.names()) dims += (dims.empty() ? "" : ", ") + n;
+  std::string constraints;
+  for (const std::string& c : project.constraints) {
+    constraints += (constraints.empty() ? "" : "; ") + c;
+  }
+  out << "wrote " << output << ": project '" << project.name << "', "
+      << (detail.empty() ? "" : detail + ", ") << project.network.size() << " dimensions (" << dims
+      << "), " << project.network.npuCount() << " NPUs, " << layers
+      << (layers == 1 ? " layer" : " layers")
+      << ", constraints: " << (constraints.empty() ? "none" : constraints) << '\n';
+}
+
 }  // namespace libra::cli

@@ -59,6 +59,14 @@ class Table {
 void printFields(std::ostream& out, const Style& style,
                  const std::vector<std::pair<std::string, std::string>>& fields);
 
+// --- written projects ----------------------------------------------------------
+// What import-libra and new print after writing a project: a JSON object with
+// status, output, project, then `extra`'s keys, then dimensions, npus, layers,
+// constraints and objective; or one line "wrote OUT: project 'NAME', DETAIL, ...".
+void printWrittenProject(std::ostream& out, const std::string& output, const Project& project,
+                         bool json, const Json& extra = Json::object(),
+                         const std::string& detail = "");
+
 // --- results -----------------------------------------------------------------
 // What solve and evaluate print: a bandwidth vector with its evaluation.
 struct Result {
