@@ -23,23 +23,13 @@ using Ipopt::Number;
 
 class EpigraphNlp : public Ipopt::TNLP {
  public:
-  EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel) : f_(f), cancel_(cancel) {
+  EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel)
+      : f_(f), cancel_(cancel), edges_(f.edges), pieces_(f.pieces) {
     n_ = f.n;
     K_ = static_cast<int>(f.V.rows());
-    M_ = static_cast<int>(f.pieceGroups.size());
+    M_ = static_cast<int>(f.groupWeights.size());
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
-    for (int k = 0; k < K_; ++k) {
-      for (int d = 0; d < n_; ++d) {
-        if (f.V(k, d) > 0) edges_.push_back({k, d, f.V(k, d)});
-      }
-    }
-    for (int g = 0; g < M_; ++g) {
-      const auto& pg = f.pieceGroups[g];
-      for (std::size_t j = 0; j < pg.constants.size(); ++j) {
-        pieces_.push_back({g, pg.constants[j], &pg.terms[j]});
-      }
-    }
   }
 
   Eigen::VectorXd solution;
@@ -50,7 +40,7 @@ class EpigraphNlp : public Ipopt::TNLP {
     n = n_ + K_ + M_;
     m = me_ + mi_ + static_cast<Index>(edges_.size() + pieces_.size());
     nnzJac = (me_ + mi_) * n_ + 2 * static_cast<Index>(edges_.size());
-    for (const auto& p : pieces_) nnzJac += 1 + static_cast<Index>(p.terms->size());
+    for (const auto& p : pieces_) nnzJac += 1 + static_cast<Index>(p.terms.size());
     nnzHess = n_;
     style = C_STYLE;
     return true;
@@ -98,14 +88,14 @@ class EpigraphNlp : public Ipopt::TNLP {
   bool eval_f(Index, const Number* z, bool, Number& obj) override {
     obj = f_.constant;
     for (int k = 0; k < K_; ++k) obj += f_.linearT(k) * z[n_ + k];
-    for (int g = 0; g < M_; ++g) obj += f_.pieceGroups[g].weight * z[n_ + K_ + g];
+    for (int g = 0; g < M_; ++g) obj += f_.groupWeights[g] * z[n_ + K_ + g];
     return true;
   }
 
   bool eval_grad_f(Index, const Number*, bool, Number* grad) override {
     for (int d = 0; d < n_; ++d) grad[d] = 0;
     for (int k = 0; k < K_; ++k) grad[n_ + k] = f_.linearT(k);
-    for (int g = 0; g < M_; ++g) grad[n_ + K_ + g] = f_.pieceGroups[g].weight;
+    for (int g = 0; g < M_; ++g) grad[n_ + K_ + g] = f_.groupWeights[g];
     return true;
   }
 
@@ -139,7 +129,7 @@ class EpigraphNlp : public Ipopt::TNLP {
       for (const auto& p : pieces_) {
         iRow[nz] = r;
         jCol[nz++] = n_ + K_ + p.group;
-        for (const auto& term : *p.terms) {
+        for (const auto& term : p.terms) {
           iRow[nz] = r;
           jCol[nz++] = n_ + term.first;
         }
@@ -159,7 +149,7 @@ class EpigraphNlp : public Ipopt::TNLP {
     }
     for (const auto& p : pieces_) {
       values[nz++] = 1.0;
-      for (const auto& term : *p.terms) values[nz++] = -term.second;
+      for (const auto& term : p.terms) values[nz++] = -term.second;
     }
     return true;
   }
@@ -200,33 +190,24 @@ class EpigraphNlp : public Ipopt::TNLP {
   int iterations = 0;
 
  private:
-  struct Edge {
-    int k;
-    int d;
-    double v;
-  };
-  struct PieceRef {
-    int group;
-    double constant;
-    const std::vector<std::pair<int, double>>* terms;
-  };
+  using Piece = StandardForm::Piece;
 
   double rowDot(const Eigen::MatrixXd& A, int i, const Number* z) const {
     double s = 0;
     for (int d = 0; d < n_; ++d) s += A(i, d) * z[d];
     return s;
   }
-  double value(const PieceRef& p, const Number* z) const {
+  double value(const Piece& p, const Number* z) const {
     double v = p.constant;
-    for (const auto& [k, w] : *p.terms) v += w * z[n_ + k];
+    for (const auto& [k, w] : p.terms) v += w * z[n_ + k];
     return v;
   }
 
   const StandardForm& f_;
   const std::atomic<bool>* cancel_;
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0;
-  std::vector<Edge> edges_;
-  std::vector<PieceRef> pieces_;
+  const std::vector<StandardForm::Edge>& edges_;
+  const std::vector<Piece>& pieces_;
 };
 
 std::mutex& ipoptMutex() {

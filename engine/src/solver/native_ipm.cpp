@@ -40,17 +40,8 @@ namespace libra::detail {
 
 namespace {
 
-struct Edge {  // one (k, d) with V_kd > 0
-  int k;
-  int d;
-  double v;
-};
-
-struct PieceRef {
-  int group;
-  double constant;
-  const std::vector<std::pair<int, double>>* terms;
-};
+using Edge = StandardForm::Edge;
+using Piece = StandardForm::Piece;
 
 using Vec = Eigen::VectorXd;
 using Mat = Eigen::MatrixXd;
@@ -58,32 +49,18 @@ using Mat = Eigen::MatrixXd;
 class InteriorPoint {
  public:
   // `conservative`: the fallback mode (see solveNative).
-  InteriorPoint(const StandardForm& f, bool conservative) : f_(f), conservative_(conservative) {
+  InteriorPoint(const StandardForm& f, bool conservative)
+      : f_(f), conservative_(conservative), edges_(f.edges), edgeBegin_(f.edgeBegin), pieces_(f.pieces) {
     n_ = f.n;
     K_ = static_cast<int>(f.V.rows());
-    M_ = static_cast<int>(f.pieceGroups.size());
+    M_ = static_cast<int>(f.groupWeights.size());
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
-    edgeBegin_.assign(K_ + 1, 0);
-    for (int k = 0; k < K_; ++k) {
-      edgeBegin_[k] = static_cast<int>(edges_.size());
-      for (int d = 0; d < n_; ++d) {
-        if (f.V(k, d) > 0) edges_.push_back({k, d, f.V(k, d)});
-      }
-    }
-    edgeBegin_[K_] = static_cast<int>(edges_.size());
     for (int d = 0; d < n_; ++d) {
       // Idle dimensions get a sign bound, except those an equality fixes at 0.
       if (!f.used[d] && !f.fixedZero[d]) idle_.push_back(d);
     }
-    for (int g = 0; g < M_; ++g) {
-      const auto& pg = f.pieceGroups[g];
-      for (std::size_t j = 0; j < pg.constants.size(); ++j) {
-        pieces_.push_back({g, pg.constants[j], &pg.terms[j]});
-      }
-    }
-    groupWeight_.resize(M_);
-    for (int g = 0; g < M_; ++g) groupWeight_(g) = f.pieceGroups[g].weight;
+    groupWeight_ = Eigen::Map<const Vec>(f.groupWeights.data(), M_);
     E_ = static_cast<int>(edges_.size());
     m_ = E_ + static_cast<int>(idle_.size()) + mi_ + static_cast<int>(pieces_.size());
     separable_ = pieces_.empty();
@@ -241,9 +218,9 @@ class InteriorPoint {
     return v;
   }
 
-  double pieceValue(const PieceRef& p, const Vec& t) const {
+  double pieceValue(const Piece& p, const Vec& t) const {
     double v = p.constant;
-    for (const auto& [k, w] : *p.terms) v += w * t(k);
+    for (const auto& [k, w] : p.terms) v += w * t(k);
     return v;
   }
 
@@ -323,7 +300,7 @@ class InteriorPoint {
       i += mi_;
     }
     for (const auto& p : pieces_) {
-      for (const auto& [k, wk] : *p.terms) gt(k) += w(i) * wk;
+      for (const auto& [k, wk] : p.terms) gt(k) += w(i) * wk;
       gs(p.group) -= w(i);
       ++i;
     }
@@ -344,7 +321,7 @@ class InteriorPoint {
     }
     for (const auto& p : pieces_) {
       double v = -ds_(p.group);
-      for (const auto& [k, w] : *p.terms) v += w * dt_(k);
+      for (const auto& [k, w] : p.terms) v += w * dt_(k);
       out(i++) = v;
     }
   }
@@ -409,8 +386,8 @@ class InteriorPoint {
       for (const auto& p : pieces_) {
         const double w = scale_(i++);
         const int sg = K_ + p.group;
-        for (const auto& [k1, w1] : *p.terms) {
-          for (const auto& [k2, w2] : *p.terms) Q(k1, k2) += w * w1 * w2;
+        for (const auto& [k1, w1] : p.terms) {
+          for (const auto& [k2, w2] : p.terms) Q(k1, k2) += w * w1 * w2;
           Q(k1, sg) -= w * w1;
           Q(sg, k1) -= w * w1;
         }
@@ -606,10 +583,10 @@ class InteriorPoint {
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, m_ = 0, E_ = 0;
   bool separable_ = true;
   bool trace_ = false;
-  std::vector<Edge> edges_;     // k-major: the edges of collective k are contiguous
-  std::vector<int> edgeBegin_;  // edges of k are [edgeBegin_[k], edgeBegin_[k+1])
+  const std::vector<Edge>& edges_;     // k-major (see StandardForm::edges)
+  const std::vector<int>& edgeBegin_;  // edges of k are [edgeBegin_[k], edgeBegin_[k+1])
+  const std::vector<Piece>& pieces_;
   std::vector<int> idle_;
-  std::vector<PieceRef> pieces_;
   Vec groupWeight_;
   // Iterate: primal (x, t, s), slacks u, multipliers lambda (inequalities), nu (equalities).
   Vec x_, t_, s_, u_, lambda_, nu_;

@@ -137,31 +137,6 @@ bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
 
 }  // namespace
 
-double StandardForm::objective(const Eigen::VectorXd& x) const {
-  const int K = static_cast<int>(V.rows());
-  Eigen::VectorXd tau(K);
-  for (int k = 0; k < K; ++k) {
-    double t = 0;
-    for (int d = 0; d < n; ++d) {
-      if (V(k, d) <= 0) continue;
-      if (!(x(d) > 0)) return std::numeric_limits<double>::infinity();
-      t = std::max(t, V(k, d) / x(d));
-    }
-    tau(k) = t;
-  }
-  double f = constant + linearT.dot(tau);
-  for (const auto& g : pieceGroups) {
-    double worst = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < g.constants.size(); ++j) {
-      double v = g.constants[j];
-      for (const auto& [k, w] : g.terms[j]) v += w * tau(k);
-      worst = std::max(worst, v);
-    }
-    f += g.weight * worst;
-  }
-  return f;
-}
-
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart) {
   Presolved out;
@@ -401,15 +376,21 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
         f.linearT(representative[k]) += g.weight * w * factor[k];
       }
     } else if (g.pieces.size() > 1) {
-      StandardForm::PieceGroup pg;
-      pg.weight = g.weight;
+      const int group = static_cast<int>(f.groupWeights.size());
+      f.groupWeights.push_back(g.weight);
       for (const auto& p : g.pieces) {
-        pg.constants.push_back(p.constantNs / f.timeScale);
-        pg.terms.push_back(mergeTerms(p.terms));
+        f.pieces.push_back({group, p.constantNs / f.timeScale, mergeTerms(p.terms)});
       }
-      f.pieceGroups.push_back(std::move(pg));
     }
   }
+  f.edgeBegin.assign(merged + 1, 0);
+  for (int k = 0; k < merged; ++k) {
+    f.edgeBegin[k] = static_cast<int>(f.edges.size());
+    for (int d = 0; d < n; ++d) {
+      if (f.V(k, d) > 0) f.edges.push_back({k, d, f.V(k, d)});
+    }
+  }
+  f.edgeBegin[merged] = static_cast<int>(f.edges.size());
   out.status = SolveStatus::Optimal;
   return out;
 }

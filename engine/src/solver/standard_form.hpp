@@ -32,17 +32,28 @@ struct StandardForm {
   Eigen::MatrixXd V;             // K x n, scaled traffic
   Eigen::VectorXd linearT;       // c_k: weight of tau_k in the separable part
   double constant = 0;           // constant part of the separable groups (scaled)
-  struct PieceGroup {
-    double weight = 1;
-    std::vector<double> constants;                          // a_j (scaled)
-    std::vector<std::vector<std::pair<int, double>>> terms;  // W_j
+  // Groups with more than one piece (overlap loop): objective sum_g w_g s_g with
+  // s_g >= a_j + W_j' tau for every piece j of group g.
+  struct Piece {
+    int group = 0;
+    double constant = 0;                        // a_j (scaled)
+    std::vector<std::pair<int, double>> terms;  // W_j
   };
-  std::vector<PieceGroup> pieceGroups;  // groups with more than one piece (overlap loop)
+  std::vector<double> groupWeights;
+  std::vector<Piece> pieces;
+
+  // The (k, d) pairs with V(k, d) > 0, k-major: the edges of collective k are
+  // [edgeBegin[k], edgeBegin[k + 1]). Both backends write one epigraph
+  // constraint per edge.
+  struct Edge {
+    int k;
+    int d;
+    double v;
+  };
+  std::vector<Edge> edges;
+  std::vector<int> edgeBegin;
 
   Eigen::VectorXd start;  // feasible point (scaled), positive on used dimensions
-
-  // Scaled objective value at x (infinite if a used dimension is zero).
-  double objective(const Eigen::VectorXd& x) const;
 };
 
 struct Presolved {
