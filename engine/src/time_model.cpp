@@ -60,6 +60,28 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   }
   e.finite = std::isfinite(e.iterationNs);
   e.communicationNs = e.iterationNs - e.computeNs;
+  e.communicationByDimNs.assign(dims, 0.0);
+  if (e.finite) {
+    std::vector<int> pacing;
+    for (const Group& g : groups) {
+      for (const auto& [k, count] : g.occurrences) {
+        if (!(tau[k] > 0)) continue;
+        pacing.clear();
+        for (int d = 0; d < dims; ++d) {
+          if (traffic[k][d] > 0 && traffic[k][d] / bw[d] >= tau[k] * (1 - 1e-6)) pacing.push_back(d);
+        }
+        for (int d : pacing) {
+          e.communicationByDimNs[d] += g.weight * count * tau[k] / static_cast<double>(pacing.size());
+        }
+      }
+    }
+    double sum = 0;
+    for (double v : e.communicationByDimNs) sum += v;
+    if (sum > 0) {
+      const double scale = std::max(e.communicationNs, 0.0) / sum;
+      for (double& v : e.communicationByDimNs) v *= scale;
+    }
+  }
   return e;
 }
 

@@ -9,30 +9,11 @@ namespace libra::studio {
 
 std::vector<double> communicationByDimension(const Problem& problem, const std::vector<double>& bw,
                                              const Evaluation& eval) {
-  const int dims = problem.dims();
-  std::vector<double> byDim(dims, 0.0);
-  if (static_cast<int>(bw.size()) != dims || !eval.finite) return byDim;
-  const TimeModel& model = problem.time;
-  for (const TimeModel::Group& group : model.groups) {
-    for (const auto& [k, count] : group.occurrences) {
-      const double tau = model.collectiveTime(k, bw);
-      if (!(tau > 0) || !std::isfinite(tau)) continue;
-      const auto& traffic = model.traffic[k];
-      std::vector<int> pacing;
-      for (int d = 0; d < dims; ++d) {
-        if (traffic[d] > 0 && bw[d] > 0 && traffic[d] / bw[d] >= tau * (1 - 1e-6))
-          pacing.push_back(d);
-      }
-      for (int d : pacing)
-        byDim[d] += group.weight * count * tau / static_cast<double>(pacing.size());
-    }
+  if (static_cast<int>(bw.size()) != problem.dims() || !eval.finite) {
+    return std::vector<double>(problem.dims(), 0.0);
   }
-  const double sum = std::accumulate(byDim.begin(), byDim.end(), 0.0);
-  if (sum > 0) {
-    const double scale = std::max(eval.communicationNs, 0.0) / sum;
-    for (double& v : byDim) v *= scale;
-  }
-  return byDim;
+  return eval.communicationByDimNs.empty() ? problem.evaluate(bw).communicationByDimNs
+                                           : eval.communicationByDimNs;
 }
 
 SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cancel) {

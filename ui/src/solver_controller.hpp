@@ -52,9 +52,8 @@ struct SolveResult {
 };
 using SolveResultPtr = std::shared_ptr<const SolveResult>;
 
-// Communication time per dimension at `bw`: every collective's time goes to the
-// dimension that sets its pace (shared equally on ties), scaled to the exposed
-// communication time of the evaluation.
+// Communication time per dimension at `bw` (Evaluation::communicationByDimNs,
+// computed by the engine); zeros when `bw` does not fit or the time is infinite.
 std::vector<double> communicationByDimension(const Problem& problem, const std::vector<double>& bw,
                                              const Evaluation& eval);
 

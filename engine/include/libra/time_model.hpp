@@ -25,6 +25,10 @@ struct Evaluation {
   double computeNs = 0;        // compute part of T (weighted)
   double communicationNs = 0;  // T - compute: communication not hidden by compute
   std::vector<double> busyNs;  // per dimension: sum of V_kd / bw_d over all collectives
+  // Exposed communication per dimension: each collective's time goes to the
+  // dimension(s) that pace it (shared equally on ties within 1e-6), scaled so the
+  // values add up to communicationNs.
+  std::vector<double> communicationByDimNs;
   double costUsd = 0;          // network cost
   bool finite = true;          // false when a dimension that carries traffic has bw 0
 };
