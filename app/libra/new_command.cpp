@@ -77,9 +77,9 @@ void printWritten(Context& context, const NewArgs& args, const Project& project,
                           {"pp", resolved.pp},
                           {"dp", resolved.dp},
                           {"label", resolved.label()}};
-  printWrittenProject(context.out, args.output, project, args.json, extra,
-                      choice.preset->id + " on " + choice.device.id + " (" + resolved.label() +
-                          ")");
+  printWrittenProject(
+      context.out, args.output, project, args.json, extra,
+      choice.preset->id + " on " + choice.device.id + " (" + resolved.label() + ")");
 }
 
 int runNew(const NewArgs& args, Context& context) {

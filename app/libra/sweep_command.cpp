@@ -493,8 +493,8 @@ std::string csvText(const Summary& s) {
       blocks += (blocks.empty() ? "" : ";") + std::string(toString(d.block));
       levels += (levels.empty() ? "" : ";") + d.costLevel;
     }
-    out << shape.label << ',' << shape.network.size() << ',' << npus << ',' << blocks
-        << ',' << levels;
+    out << shape.label << ',' << shape.network.size() << ',' << npus << ',' << blocks << ','
+        << levels;
     for (const Solution* sol : {&shape.performance, &shape.perfPerCost}) {
       for (int d = 0; d < width; ++d) {
         out << ',';

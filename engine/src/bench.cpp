@@ -33,7 +33,9 @@ void require(const Solution& s, const char* what) {
   }
 }
 
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+double relative(double a, double b) {
+  return std::abs(a - b) / std::max(std::abs(b), 1e-300);
+}
 
 }  // namespace
 
@@ -74,8 +76,8 @@ BenchReport runBench(const Problem& problem, const BenchOptions& options,
     require(a, "native solver (perf-per-cost)");
     const Solution b = solve(problem, Objective::PerfPerCost, ipopt);
     require(b, "IPOPT (perf-per-cost)");
-    report.perfPerCostDisagreement = relative(a.eval.iterationNs * a.eval.costUsd,
-                                              b.eval.iterationNs * b.eval.costUsd);
+    report.perfPerCostDisagreement =
+        relative(a.eval.iterationNs * a.eval.costUsd, b.eval.iterationNs * b.eval.costUsd);
   }
   report.maxRelativeDisagreement =
       std::max(report.performanceDisagreement, report.perfPerCostDisagreement);

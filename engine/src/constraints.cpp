@@ -12,9 +12,12 @@ namespace libra {
 
 std::string_view toString(Relation relation) {
   switch (relation) {
-    case Relation::Equal: return "==";
-    case Relation::LessEqual: return "<=";
-    case Relation::GreaterEqual: return ">=";
+    case Relation::Equal:
+      return "==";
+    case Relation::LessEqual:
+      return "<=";
+    case Relation::GreaterEqual:
+      return ">=";
   }
   return "==";
 }
@@ -25,9 +28,12 @@ double LinearConstraint::violation(std::span<const double> bw) const {
     lhs += coefficients[d] * bw[d];
   }
   switch (relation) {
-    case Relation::Equal: return std::abs(lhs - rhs);
-    case Relation::LessEqual: return lhs - rhs;
-    case Relation::GreaterEqual: return rhs - lhs;
+    case Relation::Equal:
+      return std::abs(lhs - rhs);
+    case Relation::LessEqual:
+      return lhs - rhs;
+    case Relation::GreaterEqual:
+      return rhs - lhs;
   }
   return 0;
 }
@@ -67,10 +73,11 @@ class Parser {
     } else if (atEnd()) {
       fail(relColumn, "expected a comparison (==, <= or >=) at the end");
     } else if (peek() == '=' || peek() == '<' || peek() == '>') {
-      fail(relColumn, "expected ==, <= or >=; '" + std::string(1, peek()) +
-                          "' alone is not a comparison");
+      fail(relColumn,
+           "expected ==, <= or >=; '" + std::string(1, peek()) + "' alone is not a comparison");
     } else {
-      fail(relColumn, "unexpected '" + std::string(1, peek()) + "'; expected +, -, * or a comparison");
+      fail(relColumn,
+           "unexpected '" + std::string(1, peek()) + "'; expected +, -, * or a comparison");
     }
     Linear right = sum(dims);
     skipSpace();
@@ -132,7 +139,7 @@ class Parser {
       skipSpace();
       if (consume("+")) {
         sign = 1;
-      } else if (peek() == '-' ) {
+      } else if (peek() == '-') {
         ++pos_;
         sign = -1;
       } else {
@@ -203,11 +210,12 @@ class Parser {
         if (!consume("]")) fail(at, "missing ']' after bw[" + key);
         if (key.empty()) fail(at, "empty dimension in bw[]");
         int index = -1;
-        if (std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+        if (std::all_of(key.begin(), key.end(),
+                        [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
           index = key.size() > 6 ? dims : std::atoi(key.c_str());
           if (index >= dims) {
-            fail(at, "no dimension " + key + " (the network has " + std::to_string(dims) +
-                         ": 0.." + std::to_string(dims - 1) + ")");
+            fail(at, "no dimension " + key + " (the network has " + std::to_string(dims) + ": 0.." +
+                         std::to_string(dims - 1) + ")");
           }
         } else {
           for (int d = 0; d < dims; ++d) {
@@ -225,18 +233,18 @@ class Parser {
       }
       fail(start, "unknown term '" + word + "'; use a number, bw[i], bw[name], total or cost");
     }
-    fail(start, "unexpected '" + std::string(1, c) + "'; expected a number, bw[...], total or cost");
+    fail(start,
+         "unexpected '" + std::string(1, c) + "'; expected a number, bw[...], total or cost");
   }
 
   double number() {
     const char* begin = text_.data() + pos_;
     // strtod needs a terminated string; copy the candidate token.
     std::size_t end = pos_;
-    while (end < text_.size() &&
-           (std::isdigit(static_cast<unsigned char>(text_[end])) || text_[end] == '.' ||
-            text_[end] == 'e' || text_[end] == 'E' ||
-            ((text_[end] == '+' || text_[end] == '-') && end > pos_ &&
-             (text_[end - 1] == 'e' || text_[end - 1] == 'E')))) {
+    while (end < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[end])) ||
+                                  text_[end] == '.' || text_[end] == 'e' || text_[end] == 'E' ||
+                                  ((text_[end] == '+' || text_[end] == '-') && end > pos_ &&
+                                   (text_[end - 1] == 'e' || text_[end - 1] == 'E')))) {
       ++end;
     }
     const std::string token(begin, end - pos_);
@@ -266,7 +274,8 @@ class Parser {
 
 LinearConstraint parseConstraint(std::string_view text, std::span<const std::string> dimNames,
                                  std::span<const double> costPerBandwidth) {
-  if (text::trim(text).empty()) throw ConstraintError(std::string(text), 1, "the expression is empty");
+  if (text::trim(text).empty())
+    throw ConstraintError(std::string(text), 1, "the expression is empty");
   return Parser(text, dimNames, costPerBandwidth).parse();
 }
 

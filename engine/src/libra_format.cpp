@@ -7,8 +7,6 @@
 // names the file and the line or key.
 #include "libra/libra_format.hpp"
 
-#include "libra/mapping.hpp"
-
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -19,9 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "json_text.hpp"
 #include "libra/cost.hpp"
 #include "libra/error.hpp"
-#include "json_text.hpp"
+#include "libra/mapping.hpp"
 #include "libra/project_io.hpp"
 #include "libra/time_model.hpp"
 #include "text.hpp"
@@ -204,7 +203,6 @@ std::vector<std::optional<YAML::Node>> namedEntries(const YamlSource& src,
 
 // ---------------------------------------------------------------------------
 // JSON sources.
-
 
 Json parseJson(const std::string& text, const std::string& file) {
   return json_text::parse<Json>(text, file);

@@ -22,9 +22,12 @@ std::string formatNumber(double value) {
 
 std::string_view toString(BuildingBlock block) {
   switch (block) {
-    case BuildingBlock::Ring: return "Ring";
-    case BuildingBlock::FullyConnected: return "FullyConnected";
-    case BuildingBlock::Switch: return "Switch";
+    case BuildingBlock::Ring:
+      return "Ring";
+    case BuildingBlock::FullyConnected:
+      return "FullyConnected";
+    case BuildingBlock::Switch:
+      return "Switch";
   }
   return "Ring";
 }

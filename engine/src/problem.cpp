@@ -35,8 +35,9 @@ Evaluation Problem::evaluate(std::span<const double> bw) const {
 
 void Problem::checkBandwidth(std::span<const double> bw) const {
   if (static_cast<int>(bw.size()) != dims()) {
-    throw InputError("bandwidth: " + std::to_string(bw.size()) + " values given, but the network has " +
-                     std::to_string(dims()) + " dimensions");
+    throw InputError("bandwidth: " + std::to_string(bw.size()) +
+                     " values given, but the network has " + std::to_string(dims()) +
+                     " dimensions");
   }
   for (int d = 0; d < dims(); ++d) {
     if (std::isnan(bw[d]) || !std::isfinite(bw[d]) || bw[d] < 0) {
@@ -78,7 +79,8 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
   }
   for (std::size_t i = 0; i < project.constraints.size(); ++i) {
     try {
-      p.constraints.push_back(parseConstraint(project.constraints[i], p.dimNames, p.costPerBandwidth));
+      p.constraints.push_back(
+          parseConstraint(project.constraints[i], p.dimNames, p.costPerBandwidth));
     } catch (const InputError& e) {
       throw InputError("constraints[" + std::to_string(i) + "]: " + e.what());
     }
@@ -89,6 +91,8 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
   return p;
 }
 
-void validateProject(const Project& project) { (void)buildProblem(project); }
+void validateProject(const Project& project) {
+  (void)buildProblem(project);
+}
 
 }  // namespace libra

@@ -27,9 +27,9 @@
 #include <set>
 #include <system_error>
 
+#include "json_text.hpp"
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
-#include "json_text.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -97,7 +97,6 @@ std::string describe(const Json& value) {
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }
-
 
 Json parseDocument(std::string_view text, const std::string& source) {
   return json_text::parse<Json>(text, source);
@@ -550,8 +549,8 @@ std::string projectToJson(const Project& project) {
     try {
       doc["ui"] = Json::parse(project.uiState);
     } catch (const Json::exception& e) {
-      throw InputError("project: the UI state is not valid JSON (" + json_text::errorReason(e.what()) +
-                       ")");
+      throw InputError("project: the UI state is not valid JSON (" +
+                       json_text::errorReason(e.what()) + ")");
     }
   }
   // Invalid UTF-8 (e.g. a name read from a Latin-1 file) becomes U+FFFD rather

@@ -1,14 +1,14 @@
 #include "libra/sweep.hpp"
 
 #include <algorithm>
-#include <utility>
-#include <limits>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"

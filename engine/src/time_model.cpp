@@ -53,8 +53,9 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
     for (const auto& [k, count] : g.occurrences) {
       for (int d = 0; d < dims; ++d) {
         if (traffic[k][d] <= 0) continue;
-        e.busyNs[d] += g.weight * count *
-                       (bw[d] > 0 ? traffic[k][d] / bw[d] : std::numeric_limits<double>::infinity());
+        e.busyNs[d] +=
+            g.weight * count *
+            (bw[d] > 0 ? traffic[k][d] / bw[d] : std::numeric_limits<double>::infinity());
       }
     }
   }
@@ -68,10 +69,12 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
         if (!(tau[k] > 0)) continue;
         pacing.clear();
         for (int d = 0; d < dims; ++d) {
-          if (traffic[k][d] > 0 && traffic[k][d] / bw[d] >= tau[k] * (1 - 1e-6)) pacing.push_back(d);
+          if (traffic[k][d] > 0 && traffic[k][d] / bw[d] >= tau[k] * (1 - 1e-6))
+            pacing.push_back(d);
         }
         for (int d : pacing) {
-          e.communicationByDimNs[d] += g.weight * count * tau[k] / static_cast<double>(pacing.size());
+          e.communicationByDimNs[d] +=
+              g.weight * count * tau[k] / static_cast<double>(pacing.size());
         }
       }
     }
@@ -91,8 +94,9 @@ void validateCommunicator(const Communicator& communicator, const Network& netwo
     const auto& g = communicator.of(kind);
     const std::string at = where + ": communicator " + std::string(toString(kind));
     if (static_cast<int>(g.size()) != network.size()) {
-      throw InputError(at + " lists " + std::to_string(g.size()) + " group sizes, but the network has " +
-                       std::to_string(network.size()) + " dimensions");
+      throw InputError(at + " lists " + std::to_string(g.size()) +
+                       " group sizes, but the network has " + std::to_string(network.size()) +
+                       " dimensions");
     }
     for (int d = 0; d < network.size(); ++d) {
       if (g[d] < 1 || g[d] > network.dims[d].npus) {
@@ -167,7 +171,8 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
           throw InputError(at + ": collective size must be a finite number >= 0 bytes");
         }
         if (p.collective == CollectiveType::None) continue;
-        const std::vector<int>& groups = p.groups.empty() ? workload.communicator.of(kind) : p.groups;
+        const std::vector<int>& groups =
+            p.groups.empty() ? workload.communicator.of(kind) : p.groups;
         if (!p.groups.empty()) {
           Communicator own;
           own.groups = {p.groups, p.groups, p.groups};

@@ -36,7 +36,8 @@ std::vector<double> collectiveTraffic(CollectiveType type, double sizeBytes,
         if (g > 1) v[d] = sizeBytes * (g - 1) / g;
       }
       break;
-    case CollectiveType::None: break;
+    case CollectiveType::None:
+      break;
   }
   return v;
 }

@@ -6,11 +6,16 @@ namespace libra {
 
 std::string_view toString(CollectiveType type) {
   switch (type) {
-    case CollectiveType::None: return "None";
-    case CollectiveType::AllReduce: return "AllReduce";
-    case CollectiveType::ReduceScatter: return "ReduceScatter";
-    case CollectiveType::AllGather: return "AllGather";
-    case CollectiveType::AllToAll: return "AllToAll";
+    case CollectiveType::None:
+      return "None";
+    case CollectiveType::AllReduce:
+      return "AllReduce";
+    case CollectiveType::ReduceScatter:
+      return "ReduceScatter";
+    case CollectiveType::AllGather:
+      return "AllGather";
+    case CollectiveType::AllToAll:
+      return "AllToAll";
   }
   return "None";
 }
@@ -29,18 +34,24 @@ std::optional<CollectiveType> parseCollectiveType(std::string_view textIn) {
 
 std::string_view toString(PhaseKind kind) {
   switch (kind) {
-    case PhaseKind::Forward: return "forward";
-    case PhaseKind::InputGrad: return "input_grad";
-    case PhaseKind::WeightGrad: return "weight_grad";
+    case PhaseKind::Forward:
+      return "forward";
+    case PhaseKind::InputGrad:
+      return "input_grad";
+    case PhaseKind::WeightGrad:
+      return "weight_grad";
   }
   return "forward";
 }
 
 std::string_view toString(TrainingLoop loop) {
   switch (loop) {
-    case TrainingLoop::NoOverlap: return "no-overlap";
-    case TrainingLoop::Recompute: return "recompute";
-    case TrainingLoop::Overlap: return "overlap";
+    case TrainingLoop::NoOverlap:
+      return "no-overlap";
+    case TrainingLoop::Recompute:
+      return "recompute";
+    case TrainingLoop::Overlap:
+      return "overlap";
   }
   return "no-overlap";
 }

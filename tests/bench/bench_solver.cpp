@@ -71,10 +71,10 @@ Problem referenceProblem(bool fourD, bool multiple) {
   o.communicator = ref + (fourD ? "communicator/GPT_3_4d.yml" : "communicator/GPT_3_3d.yml");
   o.costModel = ref + (fourD ? "cost_model/4d_cost_model.yml" : "cost_model/3d_cost_model.yml");
   Project p = importLibra(o);
-  p.constraints = multiple ? std::vector<std::string>{"total == 1000", "bw[0] == 500",
-                                                      "bw[0] >= bw[1]", "bw[1] >= bw[2]",
-                                                      "bw[2] + bw[3] == 200"}
-                           : std::vector<std::string>{"total == 500"};
+  p.constraints = multiple
+                      ? std::vector<std::string>{"total == 1000", "bw[0] == 500", "bw[0] >= bw[1]",
+                                                 "bw[1] >= bw[2]", "bw[2] + bw[3] == 200"}
+                      : std::vector<std::string>{"total == 500"};
   return buildProblem(p);
 }
 
@@ -96,8 +96,12 @@ void BM_ReferenceSolve(benchmark::State& state) {
 }
 BENCHMARK(BM_ReferenceSolve)
     ->ArgNames({"4d", "multiple", "ipopt"})
-    ->Args({0, 0, 0})->Args({1, 0, 0})->Args({1, 1, 0})
-    ->Args({0, 0, 1})->Args({1, 0, 1})->Args({1, 1, 1})
+    ->Args({0, 0, 0})
+    ->Args({1, 0, 0})
+    ->Args({1, 1, 0})
+    ->Args({0, 0, 1})
+    ->Args({1, 0, 1})
+    ->Args({1, 1, 1})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_ReferencePareto100(benchmark::State& state) {
@@ -107,10 +111,14 @@ void BM_ReferencePareto100(benchmark::State& state) {
     if (f.status != SolveStatus::Optimal) state.SkipWithError(f.message.c_str());
     benchmark::DoNotOptimize(f);
   }
-  state.SetLabel(std::string("4D GPT-3 ") + (state.range(0) ? "multiple_constraints" : "total_bw_500gbps") +
-                 " native");
+  state.SetLabel(std::string("4D GPT-3 ") +
+                 (state.range(0) ? "multiple_constraints" : "total_bw_500gbps") + " native");
 }
-BENCHMARK(BM_ReferencePareto100)->ArgName("multiple")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReferencePareto100)
+    ->ArgName("multiple")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ReferencePerfPerCost(benchmark::State& state) {
   const Problem problem = referenceProblem(true, false);
@@ -165,7 +173,10 @@ void BM_IpoptScalingCollectives(benchmark::State& state) {
     benchmark::DoNotOptimize(s);
   }
 }
-BENCHMARK(BM_IpoptScalingCollectives)->RangeMultiplier(10)->Range(1, 100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_IpoptScalingCollectives)
+    ->RangeMultiplier(10)
+    ->Range(1, 100)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

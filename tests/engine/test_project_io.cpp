@@ -208,8 +208,8 @@ rc::Gen<Project> genProject() {
       // Any name that constraints can refer to as bw[name]: a letter or '_', then
       // letters, digits, '_', '-' and '.'.
       const std::string first = *rc::gen::elementOf(std::vector<std::string>{"d", "_", "Pod", "x"});
-      const std::string rest = *rc::gen::container<std::string>(
-          rc::gen::elementOf(std::string("abcXYZ019_-.")));
+      const std::string rest =
+          *rc::gen::container<std::string>(rc::gen::elementOf(std::string("abcXYZ019_-.")));
       dim.name = first + rest + "_" + std::to_string(d);
       dim.block = *rc::gen::element(BuildingBlock::Ring, BuildingBlock::FullyConnected,
                                     BuildingBlock::Switch);

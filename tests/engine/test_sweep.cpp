@@ -1,9 +1,8 @@
 // Design-space sweep: shape enumeration, skips, ranking, threads, cancellation.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "libra/error.hpp"

@@ -19,9 +19,9 @@ struct BenchOptions {
 };
 
 struct BenchReport {
-  double nativeSolveNs = 0;    // median wall time of one native performance solve
-  double ipoptSolveNs = 0;     // median wall time of one IPOPT performance solve
-  double pareto100Ns = 0;      // median wall time of a `paretoPoints`-point front (native)
+  double nativeSolveNs = 0;  // median wall time of one native performance solve
+  double ipoptSolveNs = 0;   // median wall time of one IPOPT performance solve
+  double pareto100Ns = 0;    // median wall time of a `paretoPoints`-point front (native)
   int nativeIterations = 0;
   int ipoptIterations = 0;
   int distinctCollectives = 0;

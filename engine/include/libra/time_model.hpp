@@ -29,8 +29,8 @@ struct Evaluation {
   // dimension(s) that pace it (shared equally on ties within 1e-6), scaled so the
   // values add up to communicationNs.
   std::vector<double> communicationByDimNs;
-  double costUsd = 0;          // network cost
-  bool finite = true;          // false when a dimension that carries traffic has bw 0
+  double costUsd = 0;  // network cost
+  bool finite = true;  // false when a dimension that carries traffic has bw 0
 };
 
 struct TimeModel {

@@ -46,8 +46,7 @@ class EpigraphNlp : public Ipopt::TNLP {
     return true;
   }
 
-  bool get_bounds_info(Index n, Number* xl, Number* xu, Index m, Number* gl,
-                       Number* gu) override {
+  bool get_bounds_info(Index n, Number* xl, Number* xu, Index m, Number* gl, Number* gu) override {
     const double inf = 2e19;  // IPOPT's default "infinity"
     for (Index i = 0; i < n; ++i) {
       xl[i] = i < n_ + K_ ? 0.0 : -inf;

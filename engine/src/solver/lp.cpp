@@ -42,7 +42,8 @@ struct Tableau {
       for (int r = 0; r < m; ++r) {
         if (T(r, enter) > tol) {
           const double ratio = rhs(r) / T(r, enter);
-          if (ratio < best - 1e-15 || (ratio <= best + 1e-15 && leave >= 0 && basis[r] < basis[leave])) {
+          if (ratio < best - 1e-15 ||
+              (ratio <= best + 1e-15 && leave >= 0 && basis[r] < basis[leave])) {
             best = ratio;
             leave = r;
           }
@@ -73,7 +74,8 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
   tab.basis.assign(m, -1);
   for (int r = 0; r < m; ++r) {
     const bool eq = r < me;
-    Eigen::RowVectorXd row = eq ? Eigen::RowVectorXd(Aeq.row(r)) : Eigen::RowVectorXd(Ain.row(r - me));
+    Eigen::RowVectorXd row =
+        eq ? Eigen::RowVectorXd(Aeq.row(r)) : Eigen::RowVectorXd(Ain.row(r - me));
     double b = eq ? beq(r) : bin(r - me);
     double slackSign = eq ? 0.0 : 1.0;
     if (b < 0) {

@@ -27,10 +27,10 @@
 // All state lives in one InteriorPoint object per call: the solver is re-entrant.
 #include <Eigen/Dense>
 #include <algorithm>
-#include <initializer_list>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -50,7 +50,11 @@ class InteriorPoint {
  public:
   // `conservative`: the fallback mode (see solveNative).
   InteriorPoint(const StandardForm& f, bool conservative)
-      : f_(f), conservative_(conservative), edges_(f.edges), edgeBegin_(f.edgeBegin), pieces_(f.pieces) {
+      : f_(f),
+        conservative_(conservative),
+        edges_(f.edges),
+        edgeBegin_(f.edgeBegin),
+        pieces_(f.pieces) {
     n_ = f.n;
     K_ = static_cast<int>(f.V.rows());
     M_ = static_cast<int>(f.groupWeights.size());
@@ -121,8 +125,8 @@ class InteriorPoint {
       // average complementarity. (Norms summed over tens of thousands of
       // constraints, or the dual residual of x, which sums the pull of thousands
       // of collectives, would pin sigma at its cap and halve the gap per iteration.)
-      const double worst = std::max(rf_.lpNorm<Eigen::Infinity>(),
-                                    me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0);
+      const double worst =
+          std::max(rf_.lpNorm<Eigen::Infinity>(), me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0);
       if (!step(gap, worst)) {
         std::snprintf(why, sizeof why,
                       "the native solver stalled (relative residuals: primal %.2e, dual %.2e, "
@@ -147,7 +151,6 @@ class InteriorPoint {
     return result;
   }
 
-
  private:
   static constexpr int kMaxIterations = 150;
   // Relative tolerances. The primal one is per constraint row; the answer is then
@@ -167,7 +170,8 @@ class InteriorPoint {
     const double floor = std::max(1e-4 * x_.cwiseAbs().maxCoeff(), 1e-300);
     double linear = 0;
     for (int i = 0; i < me_; ++i) {
-      const double size = std::max({std::abs(f_.beq(i)), f_.Aeq.row(i).cwiseAbs().dot(x_.cwiseAbs()), floor});
+      const double size =
+          std::max({std::abs(f_.beq(i)), f_.Aeq.row(i).cwiseAbs().dot(x_.cwiseAbs()), floor});
       linear = std::max(linear, std::abs(rp_(i)) / size);
     }
     int i = E_;
@@ -176,17 +180,19 @@ class InteriorPoint {
       ++i;
     }
     for (int r = 0; r < mi_; ++r, ++i) {
-      const double size = std::max({std::abs(f_.bin(r)), f_.Ain.row(r).cwiseAbs().dot(x_.cwiseAbs()), u_(i), floor});
+      const double size = std::max(
+          {std::abs(f_.bin(r)), f_.Ain.row(r).cwiseAbs().dot(x_.cwiseAbs()), u_(i), floor});
       linear = std::max(linear, std::abs(rf_(i)) / size);
     }
     double epigraphScale = 1.0;
     if (K_) epigraphScale = std::max(epigraphScale, t_.cwiseAbs().maxCoeff());
     if (M_) epigraphScale = std::max(epigraphScale, s_.cwiseAbs().maxCoeff());
-    const double epigraph = std::max(E_ ? rf_.head(E_).lpNorm<Eigen::Infinity>() : 0.0,
-                                     pieces_.empty() ? 0.0
-                                                     : rf_.tail(static_cast<int>(pieces_.size()))
-                                                           .lpNorm<Eigen::Infinity>()) /
-                            epigraphScale;
+    const double epigraph =
+        std::max(E_ ? rf_.head(E_).lpNorm<Eigen::Infinity>() : 0.0,
+                 pieces_.empty()
+                     ? 0.0
+                     : rf_.tail(static_cast<int>(pieces_.size())).lpNorm<Eigen::Infinity>()) /
+        epigraphScale;
     return std::max(linear, epigraph);
   }
 
@@ -333,7 +339,8 @@ class InteriorPoint {
     htt_.setZero(K_);
     int i = 0;
     for (const Edge& e : edges_) {
-      H_(e.d, e.d) += lambda_(i) * 2.0 * slope_[i] * invX_(e.d);  // lambda d2f/dx2 = 2 lambda V / x^3
+      H_(e.d, e.d) +=
+          lambda_(i) * 2.0 * slope_[i] * invX_(e.d);  // lambda d2f/dx2 = 2 lambda V / x^3
       // Without pieces, the (d, k) coupling is eliminated below in closed form.
       if (!separable_) H_(e.d, e.d) += scale_(i) * slope_[i] * slope_[i];
       htt_(e.k) += scale_(i);
@@ -462,9 +469,9 @@ class InteriorPoint {
     if (me_) r2_ = -rp_;
     dx_.setZero(n_);
     dnu_.setZero(me_);
-    const double target = 1e-14 * (rhsX_.lpNorm<Eigen::Infinity>() +
-                                   (me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0)) +
-                          1e-300;
+    const double target =
+        1e-14 * (rhsX_.lpNorm<Eigen::Infinity>() + (me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0)) +
+        1e-300;
     for (int refinement = 0; refinement < 3; ++refinement) {
       if (refinement > 0 && std::max(r1_.lpNorm<Eigen::Infinity>(),
                                      me_ ? r2_.lpNorm<Eigen::Infinity>() : 0.0) <= target) {
@@ -545,9 +552,9 @@ class InteriorPoint {
     if (conservative_) sigma = std::max(sigma, 0.3);
     // Corrector: centre towards sigma*mu with the second-order term du_aff*dl_aff:
     // rho_i = (lambda_i r_f,i + sigma mu - du_i dl_i) / u_i.
-    rho_ = (lambda_.cwiseProduct(rf_) - (conservative_ ? 0.0 : 1.0) * du_.cwiseProduct(dl_))
-               .array() +
-           sigma * mu;
+    rho_ =
+        (lambda_.cwiseProduct(rf_) - (conservative_ ? 0.0 : 1.0) * du_.cwiseProduct(dl_)).array() +
+        sigma * mu;
     rho_.array() /= u_.array();
     if (!direction()) return false;
     slackAndMultiplierSteps();
@@ -561,7 +568,9 @@ class InteriorPoint {
       trialX_ = x_ + a * dx_;
       trialT_ = t_ + a * dt_;
       trialU_ = u_ + a * du_;
-      if (epigraphResidual(trialX_, trialT_, &trialU_) <= 10 * before + 1e-14 * t_.cwiseAbs().maxCoeff()) break;
+      if (epigraphResidual(trialX_, trialT_, &trialU_) <=
+          10 * before + 1e-14 * t_.cwiseAbs().maxCoeff())
+        break;
       a *= 0.5;
     }
     if (trace_) std::fprintf(stderr, "    aAff %.3e sigma %.3e step %.3e\n", aAff, sigma, a);

@@ -11,16 +11,23 @@ namespace libra {
 
 std::string_view toString(SolveStatus status) {
   switch (status) {
-    case SolveStatus::Optimal: return "optimal";
-    case SolveStatus::Infeasible: return "infeasible";
-    case SolveStatus::Unbounded: return "unbounded";
-    case SolveStatus::Cancelled: return "cancelled";
-    case SolveStatus::Error: return "error";
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::Unbounded:
+      return "unbounded";
+    case SolveStatus::Cancelled:
+      return "cancelled";
+    case SolveStatus::Error:
+      return "error";
   }
   return "error";
 }
 
-std::string_view toString(Backend backend) { return backend == Backend::Native ? "native" : "ipopt"; }
+std::string_view toString(Backend backend) {
+  return backend == Backend::Native ? "native" : "ipopt";
+}
 
 std::optional<Backend> parseBackend(std::string_view textIn) {
   const std::string t = text::lower(text::trim(textIn));
@@ -63,7 +70,8 @@ Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int itera
 // Least time subject to the constraints and an optional cost budget.
 Solution minimizeTime(const Problem& problem, std::optional<double> budget,
                       const SolveOptions& options, const std::vector<double>* warmStart = nullptr) {
-  if (cancelled(options)) return failure(SolveStatus::Cancelled, "cancelled", Objective::Performance);
+  if (cancelled(options))
+    return failure(SolveStatus::Cancelled, "cancelled", Objective::Performance);
   Presolved pre = detail::presolve(problem, budget, warmStart);
   if (pre.status != SolveStatus::Optimal) {
     return failure(pre.status, pre.message, Objective::Performance);
@@ -72,8 +80,9 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
     const Eigen::VectorXd& x = *pre.trivialSolution;
     return fromBandwidth(problem, std::vector<double>(x.data(), x.data() + x.size()), 0);
   }
-  BackendResult r = options.backend == Backend::Native ? detail::solveNative(pre.form, options.cancel)
-                                                       : detail::solveIpopt(pre.form, options.cancel);
+  BackendResult r = options.backend == Backend::Native
+                        ? detail::solveNative(pre.form, options.cancel)
+                        : detail::solveIpopt(pre.form, options.cancel);
   if (r.status != SolveStatus::Optimal) {
     Solution s = failure(r.status, r.message, Objective::Performance);
     s.iterations = r.iterations;
@@ -86,7 +95,9 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
   return fromBandwidth(problem, std::move(bw), r.iterations);
 }
 
-double timeCost(const Solution& s) { return s.eval.iterationNs * s.eval.costUsd; }
+double timeCost(const Solution& s) {
+  return s.eval.iterationNs * s.eval.costUsd;
+}
 
 // Brent's method (golden section with parabolic steps; Brent, "Algorithms for
 // Minimization without Derivatives", 1973, ch. 5) for the minimum of f on
@@ -181,8 +192,8 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
   const bool includeMin = cheapest.ok();
   std::vector<double> budgets(points);
   for (int i = 0; i < points; ++i) {
-    const double f = includeMin ? static_cast<double>(i) / (points - 1)
-                                : static_cast<double>(i + 1) / points;
+    const double f =
+        includeMin ? static_cast<double>(i) / (points - 1) : static_cast<double>(i + 1) / points;
     budgets[i] = cMin + f * span;
   }
   const std::vector<double>* warm = nullptr;
@@ -192,7 +203,7 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
       front.message = "cancelled";
       return front;
     }
-    Solution s = i == points - 1 ? best
+    Solution s = i == points - 1          ? best
                  : (i == 0 && includeMin) ? cheapest
                                           : minimizeTime(problem, budgets[i], options, warm);
     iterations += s.iterations;

@@ -32,7 +32,8 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
   Rows rows;
   rows.Aeq.resize(0, n);
   rows.Ain.resize(0, n);
-  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs, const std::string& text) {
+  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs,
+                 const std::string& text) {
     Eigen::RowVectorXd row(n);
     for (int d = 0; d < n; ++d) row(d) = coef[d];
     const double scale = row.cwiseAbs().maxCoeff();
@@ -63,8 +64,9 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
 double roughScale(const Problem& problem) {
   std::vector<double> values;
   for (const auto& c : problem.constraints) {
-    const double m = *std::max_element(c.coefficients.begin(), c.coefficients.end(),
-                                       [](double a, double b) { return std::abs(a) < std::abs(b); });
+    const double m =
+        *std::max_element(c.coefficients.begin(), c.coefficients.end(),
+                          [](double a, double b) { return std::abs(a) < std::abs(b); });
     if (m != 0 && c.rhs != 0) values.push_back(std::abs(c.rhs / m));
   }
   if (values.empty()) return 1;
@@ -127,7 +129,8 @@ std::string joinNames(const Problem& problem, const std::vector<int>& dims) {
 bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
   const double tol = 1e-9;
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
-    if (std::abs(rows.Aeq.row(i).dot(x) - rows.beq(i)) > tol * (1 + std::abs(rows.beq(i)))) return false;
+    if (std::abs(rows.Aeq.row(i).dot(x) - rows.beq(i)) > tol * (1 + std::abs(rows.beq(i))))
+      return false;
   }
   for (int i = 0; i < rows.Ain.rows(); ++i) {
     if (rows.Ain.row(i).dot(x) - rows.bin(i) > tol * (1 + std::abs(rows.bin(i)))) return false;
@@ -166,7 +169,9 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     // No collective moves data: the time does not depend on bandwidth. Report the
     // cheapest feasible point.
     lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
-    if (r.status != lp::Status::Optimal) r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+    if (r.status != lp::Status::Optimal)
+      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                       kLpTolerance);
     out.status = SolveStatus::Optimal;
     out.trivialSolution = r.x * scale0;
     return out;
@@ -206,8 +211,8 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
         if (m.status == lp::Status::Optimal && m.value <= kLpTolerance * 10) zero.push_back(d);
       }
       out.status = SolveStatus::Infeasible;
-      out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") + joinNames(problem, zero) +
-                    (zero.size() > 1 ? " carry" : " carries") +
+      out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") +
+                    joinNames(problem, zero) + (zero.size() > 1 ? " carry" : " carries") +
                     " traffic, but the constraints" +
                     (costBudget ? std::string(" and the cost budget") : std::string()) +
                     " leave no bandwidth for " + (zero.size() > 1 ? "them" : "it") +
@@ -253,7 +258,8 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   // leaves no interior for its sign bound: fix it by an equality instead.
   std::vector<bool> fixedZero(n, false);
   for (int d = 0; d < n; ++d) {
-    if (used[d] || std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
+    if (used[d] ||
+        std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
       continue;
     }
     Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
@@ -427,8 +433,9 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
   Eigen::VectorXd price(m);
   for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[idle[j]];
   if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
-  const lp::Result r = lp::minimize(price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
-                                    kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
+  const lp::Result r = lp::minimize(
+      price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
+      kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
   if (r.status != lp::Status::Optimal) return bw;
   for (int j = 0; j < m; ++j) bw[idle[j]] = r.x(j);
   return bw;
@@ -475,14 +482,14 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   }
   // Least-norm correction: x = x0 - A^+ (A x0 - b), robust to dependent rows.
   const Eigen::VectorXd residual = A * x0 - b;
-  const Eigen::VectorXd x =
-      x0 - A.completeOrthogonalDecomposition().solve(residual);
+  const Eigen::VectorXd x = x0 - A.completeOrthogonalDecomposition().solve(residual);
   if (!x.allFinite()) return bw;
   // Keep the projection only if it holds every row at least as well as before.
   auto worst = [&](const Eigen::VectorXd& v) {
     double w = 0;
     for (int i = 0; i < rows.Aeq.rows(); ++i) {
-      w = std::max(w, std::abs(rows.Aeq.row(i).dot(v) - rows.beq(i)) / size(rows.Aeq.row(i), rows.beq(i)));
+      w = std::max(
+          w, std::abs(rows.Aeq.row(i).dot(v) - rows.beq(i)) / size(rows.Aeq.row(i), rows.beq(i)));
     }
     for (int i = 0; i < rows.Ain.rows(); ++i) {
       w = std::max(w, (rows.Ain.row(i).dot(v) - rows.bin(i)) / size(rows.Ain.row(i), rows.bin(i)));

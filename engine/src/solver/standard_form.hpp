@@ -22,16 +22,17 @@ struct StandardForm {
   Eigen::VectorXd beq;
   Eigen::MatrixXd Ain;  // Ain x <= bin
   Eigen::VectorXd bin;
-  std::vector<bool> used;       // dimension carries traffic
-  std::vector<bool> fixedZero;  // idle dimension the constraints force to 0 (an equality row holds it)
-  double bwScale = 1;      // bw = bwScale * x
-  double timeScale = 1;    // times are divided by this
+  std::vector<bool> used;  // dimension carries traffic
+  std::vector<bool>
+      fixedZero;         // idle dimension the constraints force to 0 (an equality row holds it)
+  double bwScale = 1;    // bw = bwScale * x
+  double timeScale = 1;  // times are divided by this
   const TimeModel* time = nullptr;
 
   // Objective data in scaled units. tau_k(x) = max_d V(k,d) / x_d.
-  Eigen::MatrixXd V;             // K x n, scaled traffic
-  Eigen::VectorXd linearT;       // c_k: weight of tau_k in the separable part
-  double constant = 0;           // constant part of the separable groups (scaled)
+  Eigen::MatrixXd V;        // K x n, scaled traffic
+  Eigen::VectorXd linearT;  // c_k: weight of tau_k in the separable part
+  double constant = 0;      // constant part of the separable groups (scaled)
   // Groups with more than one piece (overlap loop): objective sum_g w_g s_g with
   // s_g >= a_j + W_j' tau for every piece j of group g.
   struct Piece {
