@@ -669,7 +669,7 @@ Project importLibra(const ImportOptions& options, std::vector<std::string>* note
          ", weight gradient " + bracketed(comm.of(PhaseKind::WeightGrad)) + ")");
   }
   p.workloads.push_back(std::move(workload.workload));
-  p.trainingLoop = options.trainingLoop;
+  p.model.trainingLoop = options.trainingLoop;
 
   if (net.totalBandwidth) {
     const std::string c = "total == " + text::formatNumber(*net.totalBandwidth);

@@ -70,7 +70,7 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
   if (project.workloads.empty()) throw InputError("project: it has no workload");
   // Compiling the time model checks communicators, phase groups, compute times,
   // collective sizes and weights, with messages naming the workload and layer.
-  p.time = buildTimeModel(project.network, project.workloads, project.trainingLoop);
+  p.time = buildTimeModel(project.network, project.workloads, project.model);
   for (int d = 0; d < project.network.size(); ++d) {
     const Dimension& dim = project.network.dims[d];
     if (dim.fixedBandwidth) addBound(p, d, Relation::Equal, *dim.fixedBandwidth, "fixed bandwidth");

@@ -312,7 +312,7 @@ class Reader {
         fail("training_loop",
              "unknown training loop '" + s + "' (expected no-overlap, recompute or overlap)");
       }
-      p.trainingLoop = *parsed;
+      p.model.trainingLoop = *parsed;
     }
     if (const Json* list = top.optional("constraints")) {
       if (!list->is_array())
@@ -542,7 +542,7 @@ std::string projectToJson(const Project& project) {
     workloads.push_back(w.workload(project.workloads[i], element("workloads", i)));
   }
   doc["workloads"] = std::move(workloads);
-  doc["training_loop"] = std::string(toString(project.trainingLoop));
+  doc["training_loop"] = std::string(toString(project.model.trainingLoop));
   doc["constraints"] = project.constraints;
   doc["objective"] = std::string(toString(project.objective));
   if (!project.uiState.empty()) {

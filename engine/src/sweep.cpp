@@ -167,7 +167,7 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
         Project project;
         project.network = network;
         project.costModel = o.costModel;
-        project.trainingLoop = loop;
+        project.model.trainingLoop = loop;
         project.workloads.push_back(generateWorkload(o.preset, p, o.device, network, o.generator));
         base = buildProblem(project);  // validates; constraints are parsed per shape below
       } catch (const InputError& e) {

@@ -6,7 +6,6 @@
 #include <map>
 
 #include "libra/error.hpp"
-#include "libra/traffic.hpp"
 
 namespace libra {
 
@@ -17,28 +16,17 @@ bool TimeModel::isSeparable() const {
 
 std::vector<bool> TimeModel::usedDims() const {
   std::vector<bool> used(dims, false);
-  for (const auto& v : traffic) {
+  for (const TimeTerm& term : terms) {
     for (int d = 0; d < dims; ++d) {
-      if (v[d] > 0) used[d] = true;
+      if (term.uses(d)) used[d] = true;
     }
   }
   return used;
 }
 
-double TimeModel::collectiveTime(int k, std::span<const double> bw) const {
-  const auto& v = traffic[k];
-  double t = 0;
-  for (int d = 0; d < dims; ++d) {
-    if (v[d] <= 0) continue;
-    if (!(bw[d] > 0)) return std::numeric_limits<double>::infinity();
-    t = std::max(t, v[d] / bw[d]);
-  }
-  return t;
-}
-
 Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   Evaluation e;
-  std::vector<double> tau(traffic.size());
+  std::vector<double> tau(terms.size());
   for (int k = 0; k < collectiveCount(); ++k) tau[k] = collectiveTime(k, bw);
   e.busyNs.assign(dims, 0.0);
   for (const Group& g : groups) {
@@ -51,31 +39,18 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
     e.iterationNs += g.weight * worst;
     e.computeNs += g.weight * g.computeNs;
     for (const auto& [k, count] : g.occurrences) {
-      for (int d = 0; d < dims; ++d) {
-        if (traffic[k][d] <= 0) continue;
-        e.busyNs[d] +=
-            g.weight * count *
-            (bw[d] > 0 ? traffic[k][d] / bw[d] : std::numeric_limits<double>::infinity());
-      }
+      for (const DimTime& part : terms[k].occupancy)
+        e.busyNs[part.dim] += g.weight * count * part.at(bw);
     }
   }
   e.finite = std::isfinite(e.iterationNs);
   e.communicationNs = e.iterationNs - e.computeNs;
   e.communicationByDimNs.assign(dims, 0.0);
   if (e.finite) {
-    std::vector<int> pacing;
     for (const Group& g : groups) {
       for (const auto& [k, count] : g.occurrences) {
-        if (!(tau[k] > 0)) continue;
-        pacing.clear();
-        for (int d = 0; d < dims; ++d) {
-          if (traffic[k][d] > 0 && traffic[k][d] / bw[d] >= tau[k] * (1 - 1e-6))
-            pacing.push_back(d);
-        }
-        for (int d : pacing) {
-          e.communicationByDimNs[d] +=
-              g.weight * count * tau[k] / static_cast<double>(pacing.size());
-        }
+        const std::vector<double> share = terms[k].attribute(bw, dims);
+        for (int d = 0; d < dims; ++d) e.communicationByDimNs[d] += g.weight * count * share[d];
       }
     }
     double sum = 0;
@@ -111,15 +86,20 @@ void validateCommunicator(const Communicator& communicator, const Network& netwo
 
 namespace {
 
-// Interns traffic vectors so identical collectives share one index.
-class TrafficTable {
+// Interns time terms so identical collectives share one index.
+class TermTable {
  public:
-  explicit TrafficTable(TimeModel& model) : model_(model) {}
-  // Returns -1 for a collective that moves no bytes.
-  int intern(std::vector<double> v) {
-    if (std::none_of(v.begin(), v.end(), [](double x) { return x > 0; })) return -1;
-    auto [it, inserted] = index_.try_emplace(v, static_cast<int>(model_.traffic.size()));
-    if (inserted) model_.traffic.push_back(std::move(v));
+  explicit TermTable(TimeModel& model) : model_(model) {}
+  // Returns -1 for a collective that takes no time.
+  int intern(TimeTerm term) {
+    if (term.empty()) return -1;
+    std::vector<double> key;
+    for (const auto* parts : {&term.serial, &term.pipelined, &term.occupancy}) {
+      key.push_back(static_cast<double>(parts->size()));
+      for (const DimTime& p : *parts) key.insert(key.end(), {double(p.dim), p.constantNs, p.bytes});
+    }
+    auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<int>(model_.terms.size()));
+    if (inserted) model_.terms.push_back(std::move(term));
     return it->second;
   }
 
@@ -139,10 +119,11 @@ std::vector<std::pair<int, double>> toList(const std::map<int, double>& terms) {
 }  // namespace
 
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
-                         TrainingLoop loop) {
+                         const ModelOptions& options) {
+  const TrainingLoop loop = options.trainingLoop;
   TimeModel model;
   model.dims = network.size();
-  TrafficTable table(model);
+  TermTable table(model);
   for (std::size_t w = 0; w < workloads.size(); ++w) {
     const Workload& workload = workloads[w];
     const std::string where =
@@ -178,8 +159,8 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
           own.groups = {p.groups, p.groups, p.groups};
           validateCommunicator(own, network, at);
         }
-        coll[i][static_cast<int>(kind)] =
-            table.intern(collectiveTraffic(p.collective, p.sizeBytes, groups));
+        coll[i][static_cast<int>(kind)] = table.intern(
+            collectiveTerm(p.collective, p.sizeBytes, groups, network, options.collectives));
       }
     }
 

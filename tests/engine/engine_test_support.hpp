@@ -80,7 +80,7 @@ inline Project makeProject(Network network, CostModel costModel, std::vector<Wor
   p.network = std::move(network);
   p.costModel = std::move(costModel);
   p.workloads = std::move(workloads);
-  p.trainingLoop = loop;
+  p.model.trainingLoop = loop;
   p.constraints = std::move(constraints);
   return p;
 }

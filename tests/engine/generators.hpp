@@ -90,7 +90,7 @@ inline std::ostream& operator<<(std::ostream& os, const RandomProblem& r) {
     os << " " << name << "{" << level.link.value_or(-1) << "," << level.switchPrice.value_or(-1)
        << "," << level.nic.value_or(-1) << "}";
   }
-  os << "\n  loop: " << toString(p.trainingLoop) << ", workloads: " << p.workloads.size()
+  os << "\n  loop: " << toString(p.model.trainingLoop) << ", workloads: " << p.workloads.size()
      << ", collectives: " << r.collectives;
   for (const auto& w : p.workloads) {
     os << "\n  workload " << w.name << " weight " << w.weight;
@@ -155,7 +155,7 @@ inline rc::Gen<RandomProblem> genProblem(ProblemOptions opt = {}) {
     std::vector<int> loops{0, 1};
     if (opt.allowOverlap) loops.push_back(2);
     const int loop = *rc::gen::elementOf(loops);
-    p.trainingLoop = loop == 0   ? TrainingLoop::NoOverlap
+    p.model.trainingLoop = loop == 0   ? TrainingLoop::NoOverlap
                      : loop == 1 ? TrainingLoop::Recompute
                                  : TrainingLoop::Overlap;
 

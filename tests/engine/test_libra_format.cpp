@@ -288,7 +288,7 @@ TEST(LibraFormatImport, WithEveryFileGiven) {
   ASSERT_EQ(p.workloads.size(), 1u);
   EXPECT_EQ(p.workloads[0].name, "GPT_3");
   EXPECT_EQ(p.workloads[0].communicator, deriveCommunicator(p.network, 16));
-  EXPECT_EQ(p.trainingLoop, TrainingLoop::Recompute);
+  EXPECT_EQ(p.model.trainingLoop, TrainingLoop::Recompute);
   EXPECT_EQ(p.constraints, std::vector<std::string>{"total == 500"});
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],

@@ -43,7 +43,7 @@ Project projectOf(const Workload& w, const Network& n, TrainingLoop loop) {
   p.network = n;
   p.costModel = referenceCostModel();
   p.workloads = {w};
-  p.trainingLoop = loop;
+  p.model.trainingLoop = loop;
   return p;
 }
 
@@ -189,7 +189,7 @@ TEST(TransformerGenerator, RecomputeLinesEqualTheRecomputeLoop) {
   Parallelism plain;
   plain.tp = 2;
   const Project project = makeProject(tinyTransformer(), plain, teraflopDevice(), net, options);
-  EXPECT_EQ(project.trainingLoop, TrainingLoop::NoOverlap);
+  EXPECT_EQ(project.model.trainingLoop, TrainingLoop::NoOverlap);
   EXPECT_EQ(project.workloads[0].origin->parameters.at("recompute"), 1);
   EXPECT_NEAR(buildProblem(project).evaluate(bw).iterationNs, loop, 1e-9 * loop);
 }

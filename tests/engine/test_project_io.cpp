@@ -86,7 +86,7 @@ Project sampleProject() {
   conv.phase(PhaseKind::WeightGrad) = makePhase(32291, CollectiveType::AllGather, 51005824);
   small.layers.push_back(conv);
   p.workloads = {gpt, small};
-  p.trainingLoop = TrainingLoop::Recompute;
+  p.model.trainingLoop = TrainingLoop::Recompute;
   p.constraints = {"total == 500", "bw[0] >= bw[1]"};
   p.objective = Objective::PerfPerCost;
   p.uiState = R"({"zeta":1,"alpha":{"open":[1,2]}})";
@@ -277,7 +277,7 @@ rc::Gen<Project> genProject() {
       p.workloads.push_back(std::move(wl));
     }
 
-    p.trainingLoop =
+    p.model.trainingLoop =
         *rc::gen::element(TrainingLoop::NoOverlap, TrainingLoop::Recompute, TrainingLoop::Overlap);
     const int constraints = *rc::gen::inRange(0, 4);
     for (int i = 0; i < constraints; ++i) {
@@ -338,7 +338,7 @@ TEST(ProjectIo, WritesTheSchemaLayout) {
                                         std::vector<int>{1}};
   p.workloads[0].layers[0].phase(PhaseKind::InputGrad).groups = {2};
   p.constraints = {"total == 500"};
-  p.trainingLoop = TrainingLoop::NoOverlap;
+  p.model.trainingLoop = TrainingLoop::NoOverlap;
   p.objective = Objective::Performance;
   p.uiState = R"({"zeta":1,"alpha":2})";
   const std::string expected = R"({
@@ -461,7 +461,7 @@ TEST(ProjectIo, OptionalKeysTakeTheirDefaults) {
   doc["workloads"][0].erase("origin");
   doc["workloads"][0]["layers"][0].erase("update_ns");
   const Project p = projectFromJson(doc.dump());
-  EXPECT_EQ(p.trainingLoop, TrainingLoop::NoOverlap);
+  EXPECT_EQ(p.model.trainingLoop, TrainingLoop::NoOverlap);
   EXPECT_EQ(p.objective, Objective::Performance);
   EXPECT_TRUE(p.constraints.empty());
   EXPECT_EQ(p.workloads[0].weight, 1.0);
@@ -495,7 +495,7 @@ TEST(ProjectIo, ReadsAFrozenVersion1File) {
   EXPECT_EQ(p.workloads[0].communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 16}));
   EXPECT_EQ(p.workloads[0].layers[0].phase(PhaseKind::WeightGrad).collective,
             CollectiveType::ReduceScatter);
-  EXPECT_EQ(p.trainingLoop, TrainingLoop::Overlap);
+  EXPECT_EQ(p.model.trainingLoop, TrainingLoop::Overlap);
   EXPECT_EQ(p.objective, Objective::PerfPerCost);
   EXPECT_EQ(p.constraints, std::vector<std::string>{"total == 100"});
 }

@@ -341,5 +341,68 @@ TEST(SolverProperties, ConstructedFeasibleProblemsAreSolved) {
   });
 }
 
+// A constraint that the optimum satisfies with room to spare, however loose (up to
+// 1e300), changes neither the status nor the optimal time: the presolve drops
+// what the other rows imply and scales by the rows that matter. (Found by
+// fuzzing: `total <= 1e12` beside `total == 500` was reported infeasible.)
+// Tolerance: the two solves are of different problems, so they stop at
+// different points within the backends' gap (1e-11 of the scaled objective);
+// 1e-9 relative, as the other comparisons between solves.
+TEST(SolverProperties, ALooseExtraBoundChangesNothing) {
+  checkProperty(100, [] {
+    ProblemOptions opt;
+    opt.maxCollectives = 20;
+    const RandomProblem r = *genProblem(opt);
+    const Problem p = r.problem();
+    const Backend backend =
+        *rc::gen::weightedElement<Backend>({{4, Backend::Native}, {1, Backend::Ipopt}});
+    RC_TAG(toString(backend));
+    const Solution base = solve(p, Objective::Performance, withBackend(backend));
+    assertSolved(r, base);
+    const Network& net = r.project.network;
+    const int n = net.size();
+    const int d = *test::genIndex(0, n);
+    const std::string ref = test::bwRef(net, d, *rc::gen::arbitrary<bool>());
+    double total = 0;
+    for (double b : base.bandwidth) total += b;
+    // How much looser than the optimum: from a hair to 1e300 in absolute terms.
+    auto looser = [](double atOptimum) {
+      return *test::genLogUniform(std::max(atOptimum, 1e-300) * (1 + 1e-6), 1e300);
+    };
+    std::string extra;
+    switch (*test::genIndex(0, 5)) {
+      case 0:
+        extra = ref + " <= " + exactNumber(looser(base.bandwidth[d]));
+        break;
+      case 1:
+        extra = "total <= " + exactNumber(looser(total));
+        break;
+      case 2:
+        extra = "cost <= " + exactNumber(looser(base.eval.costUsd));
+        break;
+      case 3:
+        extra =
+            ref + " >= " + exactNumber(base.bandwidth[d] / *test::genLogUniform(1 + 1e-6, 1e300));
+        break;
+      default: {
+        const int e = (d + 1) % n;
+        extra = ref + " + " + test::bwRef(net, e, false) +
+                " <= " + exactNumber(looser(base.bandwidth[d] + base.bandwidth[e]));
+      }
+    }
+    RC_TAG(extra.substr(0, extra.find_first_of("<>")));
+    Project looserProject = r.project;
+    looserProject.constraints.push_back(extra);
+    const Solution again =
+        solve(buildProblem(looserProject), Objective::Performance, withBackend(backend));
+    if (again.status != base.status) {
+      RC_FAIL("with '" + extra + "': " + describe(again) + "; without it: " + describe(base));
+    }
+    if (relDiff(again.eval.iterationNs, base.eval.iterationNs) > 1e-9) {
+      RC_FAIL("with '" + extra + "': " + describe(again) + "; without it: " + describe(base));
+    }
+  });
+}
+
 }  // namespace
 }  // namespace libra

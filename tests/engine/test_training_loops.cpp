@@ -38,7 +38,7 @@ Project twoLayers(double secondGradient, bool firstHasGradient, TrainingLoop loo
   l2.phases = {ph(20), ph(7, C::AllGather, 2), ph(4, C::AllReduce, secondGradient)};
   w.layers = {l1, l2};
   p.workloads = {w};
-  p.trainingLoop = loop;
+  p.model.trainingLoop = loop;
   p.constraints = {"total == 1"};
   return p;
 }

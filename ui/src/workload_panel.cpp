@@ -81,7 +81,7 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
   connect(workloadSelector_, &QComboBox::activated, this, &WorkloadPanel::selectWorkload);
   connect(loop_, &QComboBox::activated, this, [this](int index) {
     const auto loop = static_cast<TrainingLoop>(loop_->itemData(index).toInt());
-    document_->edit(tr("Change the training loop"), [&](Project& p) { p.trainingLoop = loop; });
+    document_->edit(tr("Change the training loop"), [&](Project& p) { p.model.trainingLoop = loop; });
   });
   connect(document_, &Document::projectChanged, this, &WorkloadPanel::sync);
   connect(document_, &Document::documentReset, this, [this] { selectWorkload(0); });
@@ -117,7 +117,7 @@ void WorkloadPanel::sync() {
   }
   {
     const QSignalBlocker block(loop_);
-    loop_->setCurrentIndex(loop_->findData(static_cast<int>(p.trainingLoop)));
+    loop_->setCurrentIndex(loop_->findData(static_cast<int>(p.model.trainingLoop)));
   }
   if (workload_ < static_cast<int>(p.workloads.size())) {
     const Workload& w = p.workloads[workload_];

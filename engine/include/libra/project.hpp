@@ -16,8 +16,8 @@ struct Project {
   std::string name;
   Network network;
   CostModel costModel;
-  std::vector<Workload> workloads;  // weighted sum when there are several
-  TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
+  std::vector<Workload> workloads;       // weighted sum when there are several
+  ModelOptions model;                    // training loop and collective model
   std::vector<std::string> constraints;  // expressions, see constraints.hpp
   Objective objective = Objective::Performance;
   std::string uiState;  // opaque JSON text owned by the GUI (view state); may be empty

@@ -1,7 +1,7 @@
 // The iteration time as a function of the bandwidth vector, compiled from the
-// workloads and the training loop into a form both solvers share:
+// workloads and the model options into a form both solvers share:
 //
-//   tau_k(bw) = max over dims d with V_kd > 0 of V_kd / bw_d    (one collective)
+//   tau_k(bw) = the k-th distinct collective's TimeTerm (collective_model.hpp)
 //   T(bw)     = sum over groups g of  w_g * max over pieces j of g of
 //                                     ( a_j + sum_k W_jk * tau_k(bw) )
 //
@@ -15,19 +15,30 @@
 #include <utility>
 #include <vector>
 
+#include "libra/collective_model.hpp"
 #include "libra/network.hpp"
 #include "libra/workload.hpp"
 
 namespace libra {
 
+// What turns a workload into time: the training loop (how phases and
+// collectives follow each other) and the collective model (how long one
+// collective takes). They travel together.
+struct ModelOptions {
+  TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
+  CollectiveModel collectives;
+
+  bool operator==(const ModelOptions&) const = default;
+};
+
 struct Evaluation {
   double iterationNs = 0;      // T
   double computeNs = 0;        // compute part of T (weighted)
   double communicationNs = 0;  // T - compute: communication not hidden by compute
-  std::vector<double> busyNs;  // per dimension: sum of V_kd / bw_d over all collectives
-  // Exposed communication per dimension: each collective's time goes to the
-  // dimension(s) that pace it (shared equally on ties within 1e-6), scaled so the
-  // values add up to communicationNs.
+  std::vector<double> busyNs;  // per dimension: how long it is busy (each term's occupancy)
+  // Exposed communication per dimension: each collective's time is split over
+  // the dimensions by TimeTerm::attribute (the pacing dimension(s) of LIBRA's
+  // model), scaled so the values add up to communicationNs.
   std::vector<double> communicationByDimNs;
   double costUsd = 0;  // network cost
   bool finite = true;  // false when a dimension that carries traffic has bw 0
@@ -48,16 +59,16 @@ struct TimeModel {
   };
 
   int dims = 0;
-  std::vector<std::vector<double>> traffic;  // K distinct traffic vectors, each of size dims
+  std::vector<TimeTerm> terms;  // K distinct collectives
   std::vector<Group> groups;
 
-  int collectiveCount() const { return static_cast<int>(traffic.size()); }
+  int collectiveCount() const { return static_cast<int>(terms.size()); }
   // True when every group has one piece, so T = constant + sum_k c_k tau_k.
   bool isSeparable() const;
-  // The dimensions that carry traffic of some collective.
+  // The dimensions over which some collective moves bytes.
   std::vector<bool> usedDims() const;
 
-  double collectiveTime(int k, std::span<const double> bw) const;
+  double collectiveTime(int k, std::span<const double> bw) const { return terms[k].value(bw); }
   // Evaluates T and its breakdown; costUsd is left 0 (see Problem::evaluate).
   Evaluation evaluate(std::span<const double> bw) const;
 };
@@ -68,6 +79,6 @@ void validateCommunicator(const Communicator& communicator, const Network& netwo
                           const std::string& where);
 
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
-                         TrainingLoop loop);
+                         const ModelOptions& options);
 
 }  // namespace libra

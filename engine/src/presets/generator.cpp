@@ -565,7 +565,7 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
   project.network = network;
   project.costModel = options.costModel;
   project.workloads.push_back(generateWorkload(preset, p, device, network, options.generator));
-  project.trainingLoop = loop;
+  project.model.trainingLoop = loop;
   project.constraints = options.constraints;
   project.objective = options.objective;
   project.name = options.name.empty()

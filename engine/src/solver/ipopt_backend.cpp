@@ -1,5 +1,7 @@
 // IPOPT backend for the performance problem: the same epigraph form as the native
-// solver (see native_ipm.cpp), handed to IPOPT with exact derivatives. It is the
+// solver (standard_form.hpp), handed to IPOPT with exact derivatives. Each branch
+// row c_e + v_e / x_d + sum_j r_j / x_dj - t_k <= 0 is written as one list of
+// reciprocal terms a / x_d (duplicate dimensions merged). It is the
 // cross-check of the native solver.
 //
 // IPOPT 3.11 with MUMPS keeps global state and is not thread-safe, so every call
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -26,7 +29,18 @@ class EpigraphNlp : public Ipopt::TNLP {
   EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel)
       : f_(f), cancel_(cancel), edges_(f.edges), pieces_(f.pieces) {
     n_ = f.n;
-    K_ = static_cast<int>(f.V.rows());
+    K_ = f.K;
+    rowTerms_.resize(edges_.size());
+    for (std::size_t e = 0; e < edges_.size(); ++e) {
+      const auto& edge = edges_[e];
+      std::map<int, double> terms;
+      if (edge.v > 0) terms[edge.d] += edge.v;
+      for (int j = f.serialBegin[edge.k]; j < f.serialBegin[edge.k + 1]; ++j) {
+        terms[f.serial[j].d] += f.serial[j].r;
+      }
+      rowTerms_[e].assign(terms.begin(), terms.end());
+      nnzRows_ += static_cast<Index>(rowTerms_[e].size());
+    }
     M_ = static_cast<int>(f.groupWeights.size());
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
@@ -39,7 +53,7 @@ class EpigraphNlp : public Ipopt::TNLP {
                     IndexStyleEnum& style) override {
     n = n_ + K_ + M_;
     m = me_ + mi_ + static_cast<Index>(edges_.size() + pieces_.size());
-    nnzJac = (me_ + mi_) * n_ + 2 * static_cast<Index>(edges_.size());
+    nnzJac = (me_ + mi_) * n_ + static_cast<Index>(edges_.size()) + nnzRows_;
     for (const auto& p : pieces_) nnzJac += 1 + static_cast<Index>(p.terms.size());
     nnzHess = n_;
     style = C_STYLE;
@@ -69,13 +83,12 @@ class EpigraphNlp : public Ipopt::TNLP {
                           Number*) override {
     if (!initX) return true;
     for (int d = 0; d < n_; ++d) z[d] = f_.start(d);
-    for (int k = 0; k < K_; ++k) {
-      double worst = 0;
-      for (int d = 0; d < n_; ++d) {
-        if (f_.V(k, d) > 0) worst = std::max(worst, f_.V(k, d) / f_.start(d));
-      }
-      z[n_ + k] = 1.5 * worst + 1e-3;
+    for (int k = 0; k < K_; ++k) z[n_ + k] = 0;
+    for (std::size_t e = 0; e < edges_.size(); ++e) {
+      const int k = edges_[e].k;
+      z[n_ + k] = std::max(z[n_ + k], rowValue(e, f_.start.data()));
     }
+    for (int k = 0; k < K_; ++k) z[n_ + k] = 1.5 * z[n_ + k] + 1e-3;
     for (int g = 0; g < M_; ++g) z[n_ + K_ + g] = -std::numeric_limits<double>::infinity();
     for (const auto& p : pieces_) {
       z[n_ + K_ + p.group] = std::max(z[n_ + K_ + p.group], value(p, z));
@@ -102,7 +115,7 @@ class EpigraphNlp : public Ipopt::TNLP {
     Index r = 0;
     for (int i = 0; i < me_; ++i) g[r++] = rowDot(f_.Aeq, i, z);
     for (int i = 0; i < mi_; ++i) g[r++] = rowDot(f_.Ain, i, z);
-    for (const auto& e : edges_) g[r++] = z[n_ + e.k] - e.v / z[e.d];
+    for (std::size_t e = 0; e < edges_.size(); ++e) g[r++] = z[n_ + edges_[e].k] - rowValue(e, z);
     for (const auto& p : pieces_) g[r++] = z[n_ + K_ + p.group] - value(p, z);
     return true;
   }
@@ -118,11 +131,13 @@ class EpigraphNlp : public Ipopt::TNLP {
           jCol[nz] = d;
         }
       }
-      for (const auto& e : edges_) {
+      for (std::size_t e = 0; e < edges_.size(); ++e) {
+        for (const auto& [d, a] : rowTerms_[e]) {
+          iRow[nz] = r;
+          jCol[nz++] = d;
+        }
         iRow[nz] = r;
-        jCol[nz++] = e.d;
-        iRow[nz] = r;
-        jCol[nz++] = n_ + e.k;
+        jCol[nz++] = n_ + edges_[e].k;
         ++r;
       }
       for (const auto& p : pieces_) {
@@ -142,8 +157,8 @@ class EpigraphNlp : public Ipopt::TNLP {
     for (int i = 0; i < mi_; ++i) {
       for (int d = 0; d < n_; ++d) values[nz++] = f_.Ain(i, d);
     }
-    for (const auto& e : edges_) {
-      values[nz++] = e.v / (z[e.d] * z[e.d]);
+    for (const auto& terms : rowTerms_) {
+      for (const auto& [d, a] : terms) values[nz++] = a / (z[d] * z[d]);
       values[nz++] = 1.0;
     }
     for (const auto& p : pieces_) {
@@ -165,9 +180,10 @@ class EpigraphNlp : public Ipopt::TNLP {
     for (int d = 0; d < n_; ++d) values[d] = 0;
     const Index base = me_ + mi_;
     for (std::size_t i = 0; i < edges_.size(); ++i) {
-      const auto& e = edges_[i];
-      const double x = z[e.d];
-      values[e.d] += lambda[base + i] * (-2.0 * e.v / (x * x * x));
+      for (const auto& [d, a] : rowTerms_[i]) {
+        const double x = z[d];
+        values[d] += lambda[base + i] * (-2.0 * a / (x * x * x));
+      }
     }
     return true;
   }
@@ -196,6 +212,12 @@ class EpigraphNlp : public Ipopt::TNLP {
     for (int d = 0; d < n_; ++d) s += A(i, d) * z[d];
     return s;
   }
+  // c_e + sum of the row's reciprocal terms (without -t_k).
+  double rowValue(std::size_t e, const Number* z) const {
+    double v = edges_[e].c;
+    for (const auto& [d, a] : rowTerms_[e]) v += a / z[d];
+    return v;
+  }
   double value(const Piece& p, const Number* z) const {
     double v = p.constant;
     for (const auto& [k, w] : p.terms) v += w * z[n_ + k];
@@ -207,6 +229,8 @@ class EpigraphNlp : public Ipopt::TNLP {
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0;
   const std::vector<StandardForm::Edge>& edges_;
   const std::vector<Piece>& pieces_;
+  std::vector<std::vector<std::pair<int, double>>> rowTerms_;  // per branch row: (d, a) of a / x_d
+  Index nnzRows_ = 0;
 };
 
 std::mutex& ipoptMutex() {

@@ -72,6 +72,11 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
   tab.cols = n + mi + m;
   tab.T = Eigen::MatrixXd::Zero(m + 1, tab.cols + 1);
   tab.basis.assign(m, -1);
+  // The phase-1 verdict is relative to the right-hand sides it is about: rows
+  // with 5e-10 and 1 in one problem (bounds 1e12 apart after scaling) must not
+  // have their small rows declared satisfied by an absolute tolerance.
+  double artificialScale = 0;
+  double rhsScale = 0;
   for (int r = 0; r < m; ++r) {
     const bool eq = r < me;
     Eigen::RowVectorXd row =
@@ -86,11 +91,13 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
     tab.T.block(r, 0, 1, n) = row;
     if (!eq) tab.T(r, slack0 + (r - me)) = slackSign;
     tab.T(r, tab.cols) = b;
+    rhsScale = std::max(rhsScale, b);
     if (slackSign > 0) {
       tab.basis[r] = slack0 + (r - me);
     } else {
       tab.T(r, art0 + r) = 1;
       tab.basis[r] = art0 + r;
+      artificialScale = std::max(artificialScale, b);
     }
   }
   // Phase 1: minimize the sum of artificials in the basis.
@@ -103,7 +110,8 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
   std::vector<bool> allowed(tab.cols, true);
   tab.run(allowed, tol);
   Result result;
-  if (-tab.T(m, tab.cols) > tol * std::max(1.0, static_cast<double>(m))) {
+  const double reference = std::max(artificialScale, 1e-12 * rhsScale);
+  if (-tab.T(m, tab.cols) > tol * std::max(1.0, static_cast<double>(m)) * reference + 1e-300) {
     result.status = Status::Infeasible;
     return result;
   }

@@ -17,7 +17,8 @@ struct Result {
 };
 
 // minimize c^T x  subject to  Aeq x == beq,  Ain x <= bin,  x >= 0.
-// Rows should be scaled to unit size; `tolerance` is absolute in those units.
+// Rows should be scaled to unit size; `tolerance` applies to those coefficients,
+// and relative to the right-hand sides for the feasibility verdict.
 Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
                 const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin, double tolerance = 1e-9);
 

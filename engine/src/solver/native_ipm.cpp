@@ -1,8 +1,8 @@
 // Native solver for the performance problem: a primal-dual interior-point method
-// with Mehrotra's predictor-corrector on the epigraph form
+// with Mehrotra's predictor-corrector on the epigraph form of standard_form.hpp
 //
 //   minimize    c't + sum_g w_g s_g
-//   subject to  V_kd / x_d - t_k <= 0            for every (k, d) with V_kd > 0
+//   subject to  c_e + v_e / x_d + sum_j r_j / x_dj - t_k <= 0   for every branch e of k
 //               a_j + W_j't - s_g <= 0            for every piece j of group g
 //               Ain x - bin <= 0,  -x_d <= 0 (dimensions without traffic)
 //               Aeq x == beq.
@@ -20,7 +20,10 @@
 //
 // Linear algebra: the Newton system's block for t is diagonal (for the no-overlap
 // and recompute loops), so t is eliminated in O(K n^2), leaving a dense system of
-// size n + (number of equality constraints). The cost of one iteration thus grows
+// size n + (number of equality constraints). The serial terms r_j / x_dj are the
+// same in every branch row of a collective, so they cancel from that elimination
+// (it subtracts each row's weighted mean) and add only curvature and right-hand
+// side terms. The cost of one iteration thus grows
 // linearly in the number of distinct collectives K. With pieces (the overlap loop)
 // the (t, s) block is dense and factored with a Cholesky decomposition.
 //
@@ -42,6 +45,7 @@ namespace {
 
 using Edge = StandardForm::Edge;
 using Piece = StandardForm::Piece;
+using Serial = StandardForm::Serial;
 
 using Vec = Eigen::VectorXd;
 using Mat = Eigen::MatrixXd;
@@ -54,23 +58,40 @@ class InteriorPoint {
         conservative_(conservative),
         edges_(f.edges),
         edgeBegin_(f.edgeBegin),
+        serial_(f.serial),
+        serialBegin_(f.serialBegin),
         pieces_(f.pieces) {
     n_ = f.n;
-    K_ = static_cast<int>(f.V.rows());
+    K_ = f.K;
     M_ = static_cast<int>(f.groupWeights.size());
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
     for (int d = 0; d < n_; ++d) {
-      // Idle dimensions get a sign bound, except those an equality fixes at 0.
-      if (!f.used[d] && !f.fixedZero[d]) idle_.push_back(d);
+      // Idle dimensions get a sign bound (used ones are kept positive by V / x).
+      if (!f.used[d]) idle_.push_back(d);
     }
     groupWeight_ = Eigen::Map<const Vec>(f.groupWeights.data(), M_);
     E_ = static_cast<int>(edges_.size());
     m_ = E_ + static_cast<int>(idle_.size()) + mi_ + static_cast<int>(pieces_.size());
     separable_ = pieces_.empty();
     trace_ = std::getenv("LIBRA_IPM_TRACE") != nullptr;
+    if (trace_) {
+      std::fprintf(stderr, "form: n %d K %d me %d mi %d idle %zu\n", n_, K_, me_, mi_,
+                   idle_.size());
+      for (int i = 0; i < me_; ++i) {
+        for (int d = 0; d < n_; ++d) std::fprintf(stderr, " %g", f.Aeq(i, d));
+        std::fprintf(stderr, " == %g\n", f.beq(i));
+      }
+      for (int i = 0; i < mi_; ++i) {
+        for (int d = 0; d < n_; ++d) std::fprintf(stderr, " %g", f.Ain(i, d));
+        std::fprintf(stderr, " <= %g\n", f.bin(i));
+      }
+    }
     // Workspace, allocated once per solve.
     slope_.resize(E_);
+    serialSlope_.resize(serial_.size());
+    serialValue_.resize(K_);
+    rowSum_.resize(K_);
     hxt_.resize(E_);
     ratio_.resize(E_);
     others_.resize(E_);
@@ -196,15 +217,23 @@ class InteriorPoint {
     return std::max(linear, epigraph);
   }
 
-  // Largest |V/x - t + u| over the epigraph rows (u: the current slacks unless given).
+  // Largest |f_e + u_e| over the branch rows (u: the current slacks unless given).
   double epigraphResidual(const Vec& x, const Vec& t, const Vec* u = nullptr) const {
     const Vec& slack = u ? *u : u_;
     double worst = 0;
-    for (int e = 0; e < E_; ++e) {
-      const Edge& ed = edges_[e];
-      worst = std::max(worst, std::abs(ed.v / x(ed.d) - t(ed.k) + slack(e)));
+    for (int k = 0; k < K_; ++k) {
+      const double common = f_.serialValue(k, x.data()) - t(k);
+      for (int e = edgeBegin_[k]; e < edgeBegin_[k + 1]; ++e) {
+        worst = std::max(worst, std::abs(f_.branchValue(edges_[e], x.data()) + common + slack(e)));
+      }
     }
     return worst;
+  }
+
+  // Per collective, sum over its branch rows of w_e.
+  void sumPerCollective(const Vec& w, Vec& out) const {
+    out.setZero(K_);
+    for (int e = 0; e < E_; ++e) out(edges_[e].k) += w(e);
   }
 
   // The size of the terms of the dual residual: the objective's gradient and the
@@ -214,6 +243,11 @@ class InteriorPoint {
     if (K_) scale = std::max(scale, f_.linearT.cwiseAbs().maxCoeff());
     if (M_) scale = std::max(scale, groupWeight_.cwiseAbs().maxCoeff());
     for (int e = 0; e < E_; ++e) scale = std::max(scale, lambda_(e) * slope_[e]);
+    for (int k = 0; k < K_; ++k) {
+      for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+        scale = std::max(scale, rowSum_(k) * serialSlope_[j]);
+      }
+    }
     return scale;
   }
 
@@ -234,7 +268,9 @@ class InteriorPoint {
   void constraintValues(Vec& f) const {
     f.resize(m_);
     int i = 0;
-    for (const Edge& e : edges_) f(i++) = e.v * invX_(e.d) - t_(e.k);
+    for (const Edge& e : edges_) {
+      f(i++) = e.c + e.v * invX_(e.d) + serialValue_(e.k) - t_(e.k);
+    }
     for (int d : idle_) f(i++) = -x_(d);
     if (mi_) {
       f.segment(i, mi_).noalias() = f_.Ain * x_;
@@ -244,20 +280,34 @@ class InteriorPoint {
     for (const auto& p : pieces_) f(i++) = pieceValue(p, t_) - s_(p.group);
   }
 
+  // invX_, serial values and slopes at x_.
+  void updateReciprocals() {
+    invX_ = x_.cwiseInverse();
+    for (int k = 0; k < K_; ++k) {
+      double v = 0;
+      for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+        const double ix = invX_(serial_[j].d);
+        v += serial_[j].r * ix;
+        serialSlope_[j] = serial_[j].r * ix * ix;  // -d/dx of r / x
+      }
+      serialValue_(k) = v;
+    }
+  }
+
   void initialize() {
     x_ = f_.start;
+    updateReciprocals();
     t_.resize(K_);
     for (int k = 0; k < K_; ++k) {
       double worst = 0;
       for (int e = edgeBegin_[k]; e < edgeBegin_[k + 1]; ++e) {
-        worst = std::max(worst, edges_[e].v / x_(edges_[e].d));
+        worst = std::max(worst, f_.branchValue(edges_[e], x_.data()));
       }
-      t_(k) = 1.1 * worst;
+      t_(k) = 1.1 * (worst + serialValue_(k));
     }
     s_ = Vec::Constant(M_, -std::numeric_limits<double>::infinity());
     for (const auto& p : pieces_) s_(p.group) = std::max(s_(p.group), pieceValue(p, t_));
     for (int g = 0; g < M_; ++g) s_(g) += 0.1 * (1 + std::abs(s_(g)));
-    invX_ = x_.cwiseInverse();
     constraintValues(fval_);
     u_ = (-fval_).cwiseMax(1e-2);
     // Multipliers that roughly balance the objective's pull on t.
@@ -270,11 +320,13 @@ class InteriorPoint {
     }
     lambda_ = lambda_.cwiseMax(1e-2 * u_.cwiseInverse());
     nu_ = Vec::Zero(me_);
+    sumPerCollective(lambda_, rowSum_);
   }
 
   // Residuals at the current point: dual (x, t, s blocks), r_f = f + u, primal Aeq.
   void evaluate() {
-    invX_ = x_.cwiseInverse();
+    updateReciprocals();
+    sumPerCollective(lambda_, rowSum_);
     for (int e = 0; e < E_; ++e) {
       const double ix = invX_(edges_[e].d);
       slope_[e] = edges_[e].v * ix * ix;  // -d f_e / d x_d
@@ -293,12 +345,20 @@ class InteriorPoint {
   }
 
   // Adds sum_i w_i grad f_i(z) to the blocks.
-  void addGradients(const Vec& w, Vec& gx, Vec& gt, Vec& gs) const {
+  void addGradients(const Vec& w, Vec& gx, Vec& gt, Vec& gs) {
     int i = 0;
     for (const Edge& e : edges_) {
       gx(e.d) -= w(i) * slope_[i];
       gt(e.k) -= w(i);
       ++i;
+    }
+    if (!serial_.empty()) {
+      sumPerCollective(w, workK_);
+      for (int k = 0; k < K_; ++k) {
+        for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+          gx(serial_[j].d) -= workK_(k) * serialSlope_[j];
+        }
+      }
     }
     for (int d : idle_) gx(d) -= w(i++);
     if (mi_) {
@@ -313,11 +373,12 @@ class InteriorPoint {
   }
 
   // grad f_i . dz for every inequality.
-  void directional(Vec& out) const {
+  void directional(Vec& out) {
     out.resize(m_);
+    serialDirectional(dx_, workK_);
     int i = 0;
     for (const Edge& e : edges_) {
-      out(i) = -slope_[i] * dx_(e.d) - dt_(e.k);
+      out(i) = -slope_[i] * dx_(e.d) - workK_(e.k) - dt_(e.k);
       ++i;
     }
     for (int d : idle_) out(i++) = -dx_(d);
@@ -329,6 +390,16 @@ class InteriorPoint {
       double v = -ds_(p.group);
       for (const auto& [k, w] : p.terms) v += w * dt_(k);
       out(i++) = v;
+    }
+  }
+
+  // Per collective, sum_j (r_j / x_dj^2) dx_dj: minus the serial part of grad f_e . dx.
+  void serialDirectional(const Vec& dx, Vec& out) const {
+    out.setZero(K_);
+    for (int k = 0; k < K_; ++k) {
+      for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+        out(k) += serialSlope_[j] * dx(serial_[j].d);
+      }
     }
   }
 
@@ -346,6 +417,13 @@ class InteriorPoint {
       htt_(e.k) += scale_(i);
       hxt_[i] = scale_(i) * slope_[i];  // scale * (df/dx) * (df/dt) = scale * (-slope) * (-1)
       ++i;
+    }
+    // Curvature of the serial terms, 2 r / x^3 times the sum of the rows' multipliers.
+    for (int k = 0; k < K_; ++k) {
+      for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+        const int d = serial_[j].d;
+        H_(d, d) += rowSum_(k) * 2.0 * serialSlope_[j] * invX_(d);
+      }
     }
     for (int d : idle_) H_(d, d) += scale_(i++);
     if (mi_) {
@@ -402,6 +480,27 @@ class InteriorPoint {
       }
       B_ = Mat::Zero(nts, n_);
       for (int e = 0; e < E_; ++e) B_(edges_[e].k, edges_[e].d) += hxt_[e];
+      // The serial slopes sigma_k are in every branch row of k: grad_x f_e =
+      // -(slope_e e_d + sigma_k), so sum_e w_e grad f_e grad f_e' adds
+      // sum_e w_e slope_e (e_d sigma' + sigma e_d') + W_k sigma sigma' to H and
+      // W_k sigma to B's row of t_k.
+      for (int k = 0; k < K_; ++k) {
+        const int begin = serialBegin_[k], end = serialBegin_[k + 1];
+        if (begin == end) continue;
+        const double W = htt_(k);
+        for (int a = begin; a < end; ++a) {
+          const int da = serial_[a].d;
+          B_(k, da) += W * serialSlope_[a];
+          for (int b = begin; b < end; ++b) {
+            H_(da, serial_[b].d) += W * serialSlope_[a] * serialSlope_[b];
+          }
+          for (int e = edgeBegin_[k]; e < edgeBegin_[k + 1]; ++e) {
+            const double c = hxt_[e] * serialSlope_[a];
+            H_(edges_[e].d, da) += c;
+            H_(da, edges_[e].d) += c;
+          }
+        }
+      }
       qFactor_.compute(Q);
       if (qFactor_.info() != Eigen::Success) return false;
       QinvB_ = qFactor_.solve(B_);
@@ -455,6 +554,12 @@ class InteriorPoint {
     rhsX_ = -gx_;
     if (separable_) {
       for (int e = 0; e < E_; ++e) rhsX_(edges_[e].d) += ratio_[e] * gt_(edges_[e].k);
+      // B's serial part is W_k sigma_k, and W_k / H_tt = 1.
+      for (int k = 0; k < K_; ++k) {
+        for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
+          rhsX_(serial_[j].d) += serialSlope_[j] * gt_(k);
+        }
+      }
     } else {
       gts_.resize(K_ + M_);
       gts_ << gt_, gs_;
@@ -499,6 +604,10 @@ class InteriorPoint {
     if (separable_) {
       dt_ = -gt_;
       for (int e = 0; e < E_; ++e) dt_(edges_[e].k) -= hxt_[e] * dx_(edges_[e].d);
+      if (!serial_.empty()) {
+        serialDirectional(dx_, workK_);
+        dt_.array() -= htt_.array() * workK_.array();
+      }
       dt_.array() /= htt_.array();
       ds_.resize(0);
     } else {
@@ -594,6 +703,8 @@ class InteriorPoint {
   bool trace_ = false;
   const std::vector<Edge>& edges_;     // k-major (see StandardForm::edges)
   const std::vector<int>& edgeBegin_;  // edges of k are [edgeBegin_[k], edgeBegin_[k+1])
+  const std::vector<Serial>& serial_;  // serial terms of k: [serialBegin_[k], serialBegin_[k+1])
+  const std::vector<int>& serialBegin_;
   const std::vector<Piece>& pieces_;
   std::vector<int> idle_;
   Vec groupWeight_;
@@ -602,6 +713,10 @@ class InteriorPoint {
   // Residuals at the iterate, and V/x^2 per edge.
   Vec fval_, rf_, rp_, rdx_, rdt_, rds_, invX_;
   std::vector<double> slope_;
+  // Serial terms: r / x^2 per term, sum r / x per collective; per collective the
+  // sum of the branch rows' multipliers; a per-collective workspace.
+  std::vector<double> serialSlope_;
+  Vec serialValue_, rowSum_, workK_;
   // Newton system and its factorization.
   Vec scale_, htt_;
   std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights

@@ -88,8 +88,7 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
     s.iterations = r.iterations;
     return s;
   }
-  std::vector<double> bw(problem.dims());
-  for (int d = 0; d < problem.dims(); ++d) bw[d] = r.x(d) * pre.form.bwScale;
+  std::vector<double> bw = pre.form.bandwidth(r.x);
   bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
   bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
   return fromBandwidth(problem, std::move(bw), r.iterations);

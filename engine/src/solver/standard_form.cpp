@@ -60,20 +60,6 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
   return rows;
 }
 
-// The scale of bandwidths suggested by the constraints' right-hand sides.
-double roughScale(const Problem& problem) {
-  std::vector<double> values;
-  for (const auto& c : problem.constraints) {
-    const double m =
-        *std::max_element(c.coefficients.begin(), c.coefficients.end(),
-                          [](double a, double b) { return std::abs(a) < std::abs(b); });
-    if (m != 0 && c.rhs != 0) values.push_back(std::abs(c.rhs / m));
-  }
-  if (values.empty()) return 1;
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
-
 lp::Result maximize(const Eigen::VectorXd& objective, const Rows& rows) {
   lp::Result r = lp::minimize(-objective, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
   r.value = -r.value;
@@ -140,123 +126,162 @@ bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
 
 }  // namespace
 
-Presolved presolve(const Problem& problem, std::optional<double> costBudget,
-                   const std::vector<double>* warmStart) {
-  Presolved out;
+namespace {
+
+// ---------------------------------------------------------------------------------
+// The stages of the presolve, in the order presolve() runs them. Each either
+// decides the problem (infeasible, unbounded, trivial) with a message naming
+// the constraints or dimensions, or hands a refined state to the next stage.
+
+// Rows that other rows imply (an upper bound of 1e12 beside `total == 500`) change
+// nothing but the numbers: they would set the bandwidth scale and put slacks of
+// 1e12 into the barrier. Each inequality is dropped when, subject to the rows
+// kept so far and every other row, its left side cannot exceed its right side.
+Rows dropRedundantRows(const Rows& rows, int n) {
+  Rows out = rows;
+  for (int i = static_cast<int>(out.Ain.rows()) - 1; i >= 0; --i) {
+    Rows others;
+    others.Aeq = out.Aeq;
+    others.beq = out.beq;
+    others.Ain.resize(0, n);
+    for (int j = 0; j < out.Ain.rows(); ++j) {
+      if (j != i) appendRow(others.Ain, others.bin, out.Ain.row(j), out.bin(j));
+    }
+    const lp::Result r = maximize(out.Ain.row(i).transpose(), others);
+    if (r.status != lp::Status::Optimal) continue;
+    const double b = out.bin(i);
+    if (r.value > b + 1e-9 * std::max({std::abs(b), std::abs(r.value), 1e-300})) continue;
+    Rows kept;
+    kept.Aeq = out.Aeq;
+    kept.beq = out.beq;
+    kept.eqText = out.eqText;
+    kept.Ain = others.Ain;
+    kept.bin = others.bin;
+    for (int j = 0; j < out.Ain.rows(); ++j) {
+      if (j != i) kept.inText.push_back(out.inText[j]);
+    }
+    out = std::move(kept);
+  }
+  return out;
+}
+
+Rows scaledRows(Rows rows, double scale) {
+  rows.beq /= scale;
+  rows.bin /= scale;
+  return rows;
+}
+
+// The scale of bandwidths the (non-redundant) rows suggest: the median of their
+// right-hand sides, in GB/s.
+double rowScale(const Rows& rows) {
+  std::vector<double> values;
+  for (int i = 0; i < rows.beq.size(); ++i) {
+    if (rows.beq(i) != 0) values.push_back(std::abs(rows.beq(i)));
+  }
+  for (int i = 0; i < rows.bin.size(); ++i) {
+    if (rows.bin(i) != 0) values.push_back(std::abs(rows.bin(i)));
+  }
+  if (values.empty()) return 1;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// Every dimension that carries traffic must be able to have bandwidth: maximize
+// the smallest of their bandwidths (variables x and z, z <= x_d). Returns the
+// LP's point, or sets the verdict.
+std::optional<Eigen::VectorXd> bandwidthForUsedDims(const Problem& problem, const Rows& rows,
+                                                    const std::vector<int>& usedList,
+                                                    bool hasCostBudget, Presolved& out) {
   const int n = problem.dims();
-  const TimeModel& time = problem.time;
-  std::vector<bool> used = time.usedDims();
-  std::vector<int> usedList;
-  for (int d = 0; d < n; ++d) {
-    if (used[d]) usedList.push_back(d);
+  Rows withZ;
+  withZ.Aeq = Eigen::MatrixXd::Zero(rows.Aeq.rows(), n + 1);
+  withZ.Aeq.leftCols(n) = rows.Aeq;
+  withZ.beq = rows.beq;
+  withZ.Ain = Eigen::MatrixXd::Zero(rows.Ain.rows() + usedList.size(), n + 1);
+  withZ.Ain.topLeftCorner(rows.Ain.rows(), n) = rows.Ain;
+  withZ.bin = Eigen::VectorXd::Zero(withZ.Ain.rows());
+  withZ.bin.head(rows.bin.size()) = rows.bin;
+  for (std::size_t i = 0; i < usedList.size(); ++i) {
+    withZ.Ain(rows.Ain.rows() + i, usedList[i]) = -1;
+    withZ.Ain(rows.Ain.rows() + i, n) = 1;
   }
-
-  const double scale0 = roughScale(problem);
-  const Rows rows = buildRows(problem, costBudget, scale0);
-
-  if (!feasible(rows, n)) {
-    out.status = SolveStatus::Infeasible;
-    out.message = "the constraints cannot all hold together: " + conflictingConstraints(rows, n) +
-                  "; relax or remove one of them";
-    return out;
+  Eigen::VectorXd objective = Eigen::VectorXd::Zero(n + 1);
+  objective(n) = 1;
+  const lp::Result r = maximize(objective, withZ);
+  if (r.status == lp::Status::Unbounded) {
+    out.status = SolveStatus::Unbounded;
+    out.message = "nothing limits the bandwidth of " + joinNames(problem, usedList) +
+                  ": the iteration time keeps falling as bandwidth grows; add a budget such as "
+                  "'total == 500' or 'cost <= 1e8'";
+    return std::nullopt;
   }
-
-  Eigen::VectorXd cost(n);
-  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
-  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
-
-  if (usedList.empty()) {
-    // No collective moves data: the time does not depend on bandwidth. Report the
-    // cheapest feasible point.
-    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
-    if (r.status != lp::Status::Optimal)
-      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
-                       kLpTolerance);
-    out.status = SolveStatus::Optimal;
-    out.trivialSolution = r.x * scale0;
-    return out;
+  // Zero relative to the bandwidths the same point gives the other dimensions
+  // (an absolute threshold would call 500 GB/s "nothing" at a scale of 1e12).
+  const double size = r.status == lp::Status::Optimal ? r.x.head(n).cwiseAbs().maxCoeff() : 0.0;
+  if (r.status == lp::Status::Optimal && r.value > 1e-9 * size) return r.x.head(n);
+  std::vector<int> zero;
+  for (int d : usedList) {
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+    e(d) = 1;
+    const lp::Result m = maximize(e, rows);
+    const double top = m.status == lp::Status::Optimal ? m.x.cwiseAbs().maxCoeff() : 0.0;
+    if (m.status == lp::Status::Optimal && m.value <= 1e-9 * top) zero.push_back(d);
   }
-
-  // Every dimension that carries traffic must be able to have bandwidth: maximize
-  // the smallest of their bandwidths (variables x and z, z <= x_d).
-  {
-    Rows withZ;
-    withZ.Aeq = Eigen::MatrixXd::Zero(rows.Aeq.rows(), n + 1);
-    withZ.Aeq.leftCols(n) = rows.Aeq;
-    withZ.beq = rows.beq;
-    withZ.Ain = Eigen::MatrixXd::Zero(rows.Ain.rows() + usedList.size(), n + 1);
-    withZ.Ain.topLeftCorner(rows.Ain.rows(), n) = rows.Ain;
-    withZ.bin = Eigen::VectorXd::Zero(withZ.Ain.rows());
-    withZ.bin.head(rows.bin.size()) = rows.bin;
-    for (std::size_t i = 0; i < usedList.size(); ++i) {
-      withZ.Ain(rows.Ain.rows() + i, usedList[i]) = -1;
-      withZ.Ain(rows.Ain.rows() + i, n) = 1;
-    }
-    Eigen::VectorXd objective = Eigen::VectorXd::Zero(n + 1);
-    objective(n) = 1;
-    lp::Result r = maximize(objective, withZ);
-    if (r.status == lp::Status::Unbounded) {
-      out.status = SolveStatus::Unbounded;
-      out.message = "nothing limits the bandwidth of " + joinNames(problem, usedList) +
-                    ": the iteration time keeps falling as bandwidth grows; add a budget such as "
-                    "'total == 500' or 'cost <= 1e8'";
-      return out;
-    }
-    if (r.status != lp::Status::Optimal || r.value <= kLpTolerance * 10) {
-      std::vector<int> zero;
-      for (int d : usedList) {
-        Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-        e(d) = 1;
-        lp::Result m = maximize(e, rows);
-        if (m.status == lp::Status::Optimal && m.value <= kLpTolerance * 10) zero.push_back(d);
-      }
-      out.status = SolveStatus::Infeasible;
-      out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") +
-                    joinNames(problem, zero) + (zero.size() > 1 ? " carry" : " carries") +
-                    " traffic, but the constraints" +
-                    (costBudget ? std::string(" and the cost budget") : std::string()) +
-                    " leave no bandwidth for " + (zero.size() > 1 ? "them" : "it") +
-                    "; relax a bound or raise the budget";
-      return out;
-    }
-    out.form.start = r.x.head(n);
+  out.status = SolveStatus::Infeasible;
+  if (zero.empty()) {
+    // No single dimension is held at zero, but they cannot all have bandwidth at once.
+    out.message = "the dimensions " + joinNames(problem, usedList) +
+                  " carry traffic, but the constraints" +
+                  (hasCostBudget ? std::string(" and the cost budget") : std::string()) +
+                  " cannot give all of them bandwidth at once; relax a bound or raise the budget";
+    return std::nullopt;
   }
+  out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") + joinNames(problem, zero) +
+                (zero.size() > 1 ? " carry" : " carries") + " traffic, but the constraints" +
+                (hasCostBudget ? std::string(" and the cost budget") : std::string()) +
+                " leave no bandwidth for " + (zero.size() > 1 ? "them" : "it") +
+                "; relax a bound or raise the budget";
+  return std::nullopt;
+}
 
-  // Bounded? Dimensions that carry traffic must be; the others get a generous
-  // artificial bound so the interior-point iterations stay finite.
+// Dimensions that carry traffic must be bounded; the idle ones get a generous
+// artificial bound so the interior-point iterations stay finite, and an idle one
+// the constraints force to 0 is marked, to be left out of the variables (its
+// sign bound would have no interior). Updates the start
+// point with the LP's far corner.
+bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& rows,
+                 Eigen::VectorXd& start, std::vector<std::optional<double>>& fixed,
+                 Presolved& out) {
+  const int n = problem.dims();
   std::vector<int> unboundedUsed, unboundedIdle;
-  Rows finalRows = rows;
-  {
-    lp::Result r = maximize(Eigen::VectorXd::Ones(n), rows);
-    if (r.status == lp::Status::Unbounded) {
-      for (int d = 0; d < n; ++d) {
-        Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-        e(d) = 1;
-        if (maximize(e, rows).status == lp::Status::Unbounded) {
-          (used[d] ? unboundedUsed : unboundedIdle).push_back(d);
-        }
+  const Rows original = rows;
+  const lp::Result all = maximize(Eigen::VectorXd::Ones(n), original);
+  if (all.status == lp::Status::Unbounded) {
+    for (int d = 0; d < n; ++d) {
+      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+      e(d) = 1;
+      if (maximize(e, original).status == lp::Status::Unbounded) {
+        (used[d] ? unboundedUsed : unboundedIdle).push_back(d);
       }
-    } else if (r.status == lp::Status::Optimal) {
-      out.form.start = 0.5 * (out.form.start + r.x);
     }
+  } else if (all.status == lp::Status::Optimal) {
+    start = 0.5 * (start + all.x);
   }
   if (!unboundedUsed.empty()) {
     out.status = SolveStatus::Unbounded;
     out.message = "nothing limits the bandwidth of " + joinNames(problem, unboundedUsed) +
                   ", which carr" + (unboundedUsed.size() > 1 ? "y" : "ies") +
                   " traffic; add a budget such as 'total == 500' or 'cost <= 1e8'";
-    return out;
+    return false;
   }
-  const double cap = 1e3 * std::max(1.0, out.form.start.maxCoeff());
+  const double cap = 1e3 * std::max(1.0, start.maxCoeff());
   for (int d : unboundedIdle) {
     Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
     row(d) = 1;
-    appendRow(finalRows.Ain, finalRows.bin, row, cap);
-    finalRows.inText.push_back("artificial bound");
+    appendRow(rows.Ain, rows.bin, row, cap);
+    rows.inText.push_back("artificial bound");
   }
-  // A dimension without traffic that the constraints force to 0 (bw[1] <= 0)
-  // leaves no interior for its sign bound: fix it by an equality instead.
-  std::vector<bool> fixedZero(n, false);
+  fixed.assign(n, std::nullopt);
   for (int d = 0; d < n; ++d) {
     if (used[d] ||
         std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
@@ -264,64 +289,63 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     }
     Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
     e(d) = 1;
-    const lp::Result r = maximize(e, rows);
-    if (r.status == lp::Status::Optimal && r.value <= kLpTolerance * 10) {
-      fixedZero[d] = true;
-      appendRow(finalRows.Aeq, finalRows.beq, e.transpose(), 0.0);
-      finalRows.eqText.push_back("fixed at zero");
+    const lp::Result r = maximize(e, original);
+    if (r.status == lp::Status::Optimal && r.value <= 1e-9 * std::max(1.0, start.maxCoeff())) {
+      fixed[d] = 0.0;
     }
   }
+  return true;
+}
 
-  // Warm start: use the given point when it is feasible, pulled slightly towards
-  // the LP point so that it is not on the boundary.
-  if (warmStart && static_cast<int>(warmStart->size()) == n) {
-    Eigen::VectorXd w(n);
-    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale0;
-    bool positive = true;
-    for (int d : usedList) positive = positive && w(d) > 0;
-    if (positive && satisfies(finalRows, w)) out.form.start = 0.9 * w + 0.1 * out.form.start;
-  }
-
-  // Rescale so the start point has entries of order one.
-  const double s = std::max(out.form.start.maxCoeff(), 1e-300);
-  StandardForm& f = out.form;
-  f.n = n;
-  f.used = used;
-  f.fixedZero = fixedZero;
-  f.time = &time;
-  f.bwScale = scale0 * s;
-  f.start /= s;
-  // Linearly dependent equality rows (the same budget written twice, a fixed
-  // bandwidth that also follows from the others) make the KKT system singular;
-  // the LP above found the rows consistent, so the independent ones suffice.
-  if (finalRows.Aeq.rows() > 1) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(finalRows.Aeq.transpose());
-    qr.setThreshold(1e-10);
-    const Eigen::Index rank = qr.rank();
-    if (rank < finalRows.Aeq.rows()) {
-      std::vector<int> keep(qr.colsPermutation().indices().data(),
-                            qr.colsPermutation().indices().data() + rank);
-      std::sort(keep.begin(), keep.end());
-      Eigen::MatrixXd A(rank, n);
-      Eigen::VectorXd b(rank);
-      for (Eigen::Index i = 0; i < rank; ++i) {
-        A.row(i) = finalRows.Aeq.row(keep[i]);
-        b(i) = finalRows.beq(keep[i]);
+// A dimension an equality holds alone (`bw[0] == 500`) is a constant: fixed at
+// its value. (Left in, it has no barrier and, once the others are small, almost
+// no curvature: the Newton system then cannot place it to better than 1e-6.)
+void fixBySingleEqualities(const Rows& rows, std::vector<std::optional<double>>& fixed) {
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    int only = -1, count = 0;
+    for (int d = 0; d < rows.Aeq.cols(); ++d) {
+      if (rows.Aeq(i, d) != 0) {
+        only = d;
+        ++count;
       }
-      finalRows.Aeq = A;
-      finalRows.beq = b;
     }
+    if (count == 1 && !fixed[only]) fixed[only] = std::max(0.0, rows.beq(i) / rows.Aeq(i, only));
   }
-  f.Aeq = finalRows.Aeq;
-  f.beq = finalRows.beq / s;
-  f.Ain = finalRows.Ain;
-  f.bin = finalRows.bin / s;
-  // Tiny positive values for idle dimensions so the barrier is defined.
-  for (int d = 0; d < n; ++d) f.start(d) = std::max(f.start(d), 1e-6);
+}
 
-  // Collectives whose traffic vectors are proportional (V_k = alpha V_j, e.g.
-  // tensor-parallel AllReduces of different sizes over one group) have
-  // proportional times, tau_k = alpha tau_j: they share one epigraph variable.
+// Linearly dependent equality rows (the same budget written twice, a fixed
+// bandwidth that also follows from the others) make the KKT system singular; the
+// LP found the rows consistent, so the independent ones suffice.
+void dropDependentEqualities(Rows& rows, int n) {
+  if (rows.Aeq.rows() <= 1) return;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(rows.Aeq.transpose());
+  qr.setThreshold(1e-10);
+  const Eigen::Index rank = qr.rank();
+  if (rank == rows.Aeq.rows()) return;
+  std::vector<int> keep(qr.colsPermutation().indices().data(),
+                        qr.colsPermutation().indices().data() + rank);
+  std::sort(keep.begin(), keep.end());
+  Eigen::MatrixXd A(rank, n);
+  Eigen::VectorXd b(rank);
+  for (Eigen::Index i = 0; i < rank; ++i) {
+    A.row(i) = rows.Aeq.row(keep[i]);
+    b(i) = rows.beq(keep[i]);
+  }
+  rows.Aeq = A;
+  rows.beq = b;
+}
+
+// The objective and the branch rows from the time model, in scaled units.
+// Collectives whose time terms are proportional (tau_k = alpha tau_j, e.g.
+// tensor-parallel AllReduces of different sizes over one group in LIBRA's model)
+// share one epigraph variable.
+void compileObjective(const TimeModel& time, int n, StandardForm& f) {
+  // A part on a fixed dimension is a constant: bytes / bw in ns.
+  auto constantOf = [&](const DimTime& p) {
+    return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
+  };
+  std::vector<int> column(n, -1);  // variable of each dimension
+  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
   const int K = time.collectiveCount();
   std::vector<int> representative(K);
   std::vector<double> factor(K, 1.0);
@@ -330,10 +354,21 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     std::map<std::vector<long long>, int> directions;
     std::vector<double> tops(K);
     for (int k = 0; k < K; ++k) {
-      const auto& v = time.traffic[k];
-      tops[k] = *std::max_element(v.begin(), v.end());
-      std::vector<long long> key(n);
-      for (int d = 0; d < n; ++d) key[d] = std::llround(v[d] / tops[k] * 1e12);
+      const TimeTerm& term = time.terms[k];
+      double top = 0;
+      for (const auto* parts : {&term.serial, &term.pipelined}) {
+        for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
+      }
+      tops[k] = top;
+      std::vector<long long> key;
+      for (const auto* parts : {&term.serial, &term.pipelined}) {
+        key.push_back(-1 - static_cast<long long>(parts->size()));
+        for (const DimTime& p : *parts) {
+          key.push_back(p.dim);
+          key.push_back(std::llround(p.constantNs / top * 1e12));
+          key.push_back(std::llround(p.bytes / top * 1e12));
+        }
+      }
       auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
       if (inserted) kept.push_back(k);
       representative[k] = it->second;
@@ -348,18 +383,14 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     for (int k = 0; k < K; ++k) factor[k] = tops[k] / tops[kept[representative[k]]];
   }
   const int merged = static_cast<int>(kept.size());
-  f.V.resize(merged, n);
-  for (int r = 0; r < merged; ++r) {
-    for (int d = 0; d < n; ++d) f.V(r, d) = time.traffic[kept[r]][d] / f.bwScale;
-  }
+  f.K = merged;
   auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
     std::map<int, double> out;
     for (const auto& [k, w] : terms) out[representative[k]] += w * factor[k];
     return std::vector<std::pair<int, double>>(out.begin(), out.end());
   };
   // Time scale: the communication part of the objective at the start point.
-  std::vector<double> startBw(n);
-  for (int d = 0; d < n; ++d) startBw[d] = f.start(d) * f.bwScale;
+  const std::vector<double> startBw = f.bandwidth(f.start);
   std::vector<double> tau(K);
   for (int k = 0; k < K; ++k) tau[k] = time.collectiveTime(k, startBw);
   double comm = 0;
@@ -373,7 +404,6 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     comm += g.weight * worst;
   }
   f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
-  f.V /= f.timeScale;
   f.linearT = Eigen::VectorXd::Zero(merged);
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
@@ -389,14 +419,185 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
       }
     }
   }
+  const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
   f.edgeBegin.assign(merged + 1, 0);
+  f.serialBegin.assign(merged + 1, 0);
   for (int k = 0; k < merged; ++k) {
+    const TimeTerm& term = time.terms[kept[k]];
     f.edgeBegin[k] = static_cast<int>(f.edges.size());
-    for (int d = 0; d < n; ++d) {
-      if (f.V(k, d) > 0) f.edges.push_back({k, d, f.V(k, d)});
+    f.serialBegin[k] = static_cast<int>(f.serial.size());
+    double serialConstant = 0;
+    for (const DimTime& p : term.serial) {
+      if (f.fixed[p.dim]) {
+        serialConstant += constantOf(p) / f.timeScale;
+        continue;
+      }
+      serialConstant += p.constantNs / f.timeScale;
+      if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
+    }
+    std::vector<DimTime> branches = term.pipelined;
+    std::sort(branches.begin(), branches.end(),
+              [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
+    // Branches on fixed dimensions are constants: only the largest matters.
+    double fixedBranch = 0;
+    bool anyFixed = false;
+    for (const DimTime& p : branches) {
+      if (!f.fixed[p.dim]) continue;
+      fixedBranch = std::max(fixedBranch, constantOf(p));
+      anyFixed = true;
+    }
+    if (anyFixed) {
+      const int d = f.n > 0 ? 0 : -1;
+      f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
+    }
+    for (const DimTime& p : branches) {
+      if (f.fixed[p.dim]) continue;
+      if (p.bytes <= 0 && p.constantNs <= 0) continue;
+      f.edges.push_back(
+          {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
+    }
+    if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
+      // No max part: t_k bounds the serial sum alone.
+      const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
+                        ? f.serial[f.serialBegin[k]].d
+                        : 0;  // any variable: v = 0
+      f.edges.push_back({k, d, 0.0, serialConstant});
     }
   }
   f.edgeBegin[merged] = static_cast<int>(f.edges.size());
+  f.serialBegin[merged] = static_cast<int>(f.serial.size());
+}
+
+}  // namespace
+
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart) {
+  Presolved out;
+  const int n = problem.dims();
+  const TimeModel& time = problem.time;
+  const std::vector<bool> used = time.usedDims();
+  std::vector<int> usedList;
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) usedList.push_back(d);
+  }
+
+  // 1. Rows in GB/s, each scaled to unit size, and feasibility.
+  const Rows raw = buildRows(problem, costBudget, 1.0);
+  const double scale0 = rowScale(raw);
+  if (!feasible(scaledRows(raw, scale0), n)) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the constraints cannot all hold together: " +
+                  conflictingConstraints(scaledRows(raw, scale0), n) +
+                  "; relax or remove one of them";
+    return out;
+  }
+  // 2. Without the rows the others imply, and at the scale of the rows that matter.
+  const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
+  const double scale = scale0 * rowScale(essential);
+  Rows rows = scaledRows(essential, scale / scale0);
+
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
+
+  // 3. No collective moves data: the time does not depend on bandwidth. Report
+  // the cheapest feasible point.
+  if (usedList.empty()) {
+    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+    if (r.status != lp::Status::Optimal) {
+      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                       kLpTolerance);
+    }
+    out.status = SolveStatus::Optimal;
+    out.trivialSolution = r.x * scale;
+    return out;
+  }
+
+  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
+  std::optional<Eigen::VectorXd> start =
+      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
+  if (!start) return out;
+  std::vector<std::optional<double>> fixed;
+  if (!boundAndFix(problem, used, rows, *start, fixed, out)) return out;
+  fixBySingleEqualities(rows, fixed);
+
+  // 5. Warm start: the given point when it is feasible, pulled slightly towards
+  // the LP point so that it is not on the boundary.
+  if (warmStart && static_cast<int>(warmStart->size()) == n) {
+    Eigen::VectorXd w(n);
+    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale;
+    bool positive = true;
+    for (int d : usedList) positive = positive && w(d) > 0;
+    if (positive && satisfies(rows, w)) *start = 0.9 * w + 0.1 * *start;
+  }
+
+  // 6. Rescale so the start point has entries of order one, and assemble
+  // without the fixed dimensions: they are constants (an idle one at 0 would have
+  // no curvature or barrier to give the Newton system a pivot), and a row left
+  // with none of the other dimensions holds (the LP found so) and would only pin
+  // a slack at its right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`).
+  const double s = std::max(start->maxCoeff(), 1e-300);
+  StandardForm& f = out.form;
+  f.fixed.assign(n, std::nullopt);
+  for (int d = 0; d < n; ++d) {
+    if (fixed[d]) {
+      f.fixed[d] = *fixed[d] * scale;
+    } else {
+      f.dims.push_back(d);
+    }
+  }
+  f.n = static_cast<int>(f.dims.size());
+  f.bwScale = scale * s;
+  f.start.resize(f.n);
+  bool anyUsed = false;
+  for (int j = 0; j < f.n; ++j) {
+    f.used.push_back(used[f.dims[j]]);
+    anyUsed = anyUsed || used[f.dims[j]];
+    // Tiny positive values for idle dimensions so the barrier is defined.
+    f.start(j) = std::max((*start)(f.dims[j]) / s, 1e-6);
+  }
+  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                    Eigen::VectorXd& outB) {
+    outA.resize(0, f.n);
+    outB.resize(0);
+    for (int i = 0; i < A.rows(); ++i) {
+      Eigen::RowVectorXd row(f.n);
+      for (int j = 0; j < f.n; ++j) row(j) = A(i, f.dims[j]);
+      double rhs = b(i);
+      for (int d = 0; d < n; ++d) {
+        if (fixed[d]) rhs -= A(i, d) * *fixed[d];
+      }
+      if (f.n > 0 && row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs / s);
+    }
+  };
+  reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
+  reduce(rows.Ain, rows.bin, f.Ain, f.bin);
+  {
+    Rows eq;
+    eq.Aeq = f.Aeq;
+    eq.beq = f.beq;
+    dropDependentEqualities(eq, f.n);
+    f.Aeq = eq.Aeq;
+    f.beq = eq.beq;
+  }
+  if (!anyUsed) {
+    // Every dimension that carries traffic is fixed: the time is a constant, so
+    // the cheapest point of the others is optimal.
+    Eigen::VectorXd price(f.n);
+    for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
+    if (f.n > 0) {
+      const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
+      if (r.status == lp::Status::Optimal) x = r.x;
+    }
+    const std::vector<double> bw = f.bandwidth(x);
+    out.status = SolveStatus::Optimal;
+    out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+    return out;
+  }
+
+  // 7. The objective and the branch rows.
+  compileObjective(time, n, f);
   out.status = SolveStatus::Optimal;
   return out;
 }
@@ -504,8 +705,9 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
 CostRange costRange(const Problem& problem) {
   CostRange out;
   const int n = problem.dims();
-  const double scale0 = roughScale(problem);
-  const Rows rows = buildRows(problem, std::nullopt, scale0);
+  const Rows raw = buildRows(problem, std::nullopt, 1.0);
+  const double scale0 = rowScale(raw);
+  const Rows rows = scaledRows(raw, scale0);
   Eigen::VectorXd cost(n);
   for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
   lp::Result lo = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);

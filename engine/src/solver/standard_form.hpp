@@ -16,25 +16,35 @@
 
 namespace libra::detail {
 
+// The performance problem in the epigraph form both backends solve. Every
+// collective k (after merging proportional ones) has an epigraph variable t_k
+// and one row per branch e of its max (TimeTerm::pipelined):
+//
+//   c_e + v_e / x_{d_e} + sum_{j in serial(k)} r_j / x_{d_j} - t_k <= 0
+//
+// so t_k is the whole TimeTerm (serial sum plus max). Both backends read these
+// rows through the functions below and know nothing of collectives.
 struct StandardForm {
-  int n = 0;  // dimensions
+  // The variables: the problem's dimensions without those the constraints fix at
+  // 0 (idle ones only; they are constants). dims[j] is variable j's dimension.
+  int n = 0;
+  std::vector<int> dims;
+  // Per dimension of the problem: its bandwidth in GB/s when the constraints fix
+  // it (an equality on it alone, or an idle one held at 0).
+  std::vector<std::optional<double>> fixed;
   Eigen::MatrixXd Aeq;
   Eigen::VectorXd beq;
   Eigen::MatrixXd Ain;  // Ain x <= bin
   Eigen::VectorXd bin;
-  std::vector<bool> used;  // dimension carries traffic
-  std::vector<bool>
-      fixedZero;         // idle dimension the constraints force to 0 (an equality row holds it)
-  double bwScale = 1;    // bw = bwScale * x
-  double timeScale = 1;  // times are divided by this
-  const TimeModel* time = nullptr;
+  std::vector<bool> used;  // variable's dimension carries traffic
+  double bwScale = 1;      // bw = bwScale * x
+  double timeScale = 1;    // times are divided by this
 
-  // Objective data in scaled units. tau_k(x) = max_d V(k,d) / x_d.
-  Eigen::MatrixXd V;        // K x n, scaled traffic
-  Eigen::VectorXd linearT;  // c_k: weight of tau_k in the separable part
+  int K = 0;                // epigraph variables t_k (merged collectives)
+  Eigen::VectorXd linearT;  // c_k: weight of t_k in the separable part
   double constant = 0;      // constant part of the separable groups (scaled)
   // Groups with more than one piece (overlap loop): objective sum_g w_g s_g with
-  // s_g >= a_j + W_j' tau for every piece j of group g.
+  // s_g >= a_j + W_j' t for every piece j of group g.
   struct Piece {
     int group = 0;
     double constant = 0;                        // a_j (scaled)
@@ -43,18 +53,44 @@ struct StandardForm {
   std::vector<double> groupWeights;
   std::vector<Piece> pieces;
 
-  // The (k, d) pairs with V(k, d) > 0, k-major: the edges of collective k are
-  // [edgeBegin[k], edgeBegin[k + 1]). Both backends write one epigraph
-  // constraint per edge.
+  // Branch rows, k-major: the edges of collective k are [edgeBegin[k],
+  // edgeBegin[k + 1]), in increasing d. v may be 0 (a branch that is a constant).
   struct Edge {
     int k;
     int d;
-    double v;
+    double v;  // scaled bytes of the branch's own dimension
+    double c;  // scaled constant, serial constants included
   };
   std::vector<Edge> edges;
   std::vector<int> edgeBegin;
+  // Serial reciprocal terms r_j / x_{d_j} shared by all edges of collective k:
+  // [serialBegin[k], serialBegin[k + 1]).
+  struct Serial {
+    int d;
+    double r;  // scaled bytes
+  };
+  std::vector<Serial> serial;
+  std::vector<int> serialBegin;
 
   Eigen::VectorXd start;  // feasible point (scaled), positive on used dimensions
+
+  // Bandwidth per dimension of the problem (GB/s) at the scaled variables x.
+  std::vector<double> bandwidth(const Eigen::VectorXd& x) const {
+    std::vector<double> bw(fixed.size(), 0.0);
+    for (std::size_t d = 0; d < fixed.size(); ++d) bw[d] = fixed[d].value_or(0.0);
+    for (int j = 0; j < n; ++j) bw[dims[j]] = x(j) * bwScale;
+    return bw;
+  }
+  // sum_j r_j / x_{d_j} of collective k.
+  double serialValue(int k, const double* x) const {
+    double s = 0;
+    for (int j = serialBegin[k]; j < serialBegin[k + 1]; ++j) s += serial[j].r / x[serial[j].d];
+    return s;
+  }
+  // The branch's part of its row without the serial sum and t: c + v / x_d.
+  double branchValue(const Edge& e, const double* x) const {
+    return e.v > 0 ? e.c + e.v / x[e.d] : e.c;
+  }
 };
 
 struct Presolved {
