@@ -115,6 +115,26 @@ TEST(SolverClosedForm, SingleCollectiveSplitsTheBudgetInProportionToTraffic) {
   }
 }
 
+// (a, weighted) A workload weight only scales the objective: with weight 2^31 the
+// split is the same and the time 2^31 times the closed form. (Found by fuzzing:
+// the weight shrank every epigraph variable to 1e-10 of the objective and
+// IPOPT stopped 1e-4 short.)
+TEST(SolverClosedForm, AHugeWorkloadWeightScalesTheTimeOnly) {
+  Workload w = singleCollective({4, 8, 2, 16});
+  w.weight = 2147483648.0;
+  const Problem p = makeProblem(fourDimNetwork(), {w}, {"total == 500"});
+  std::vector<double> expected;
+  for (double v : kV) expected.push_back(500 * v / kSumV);
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    const Solution s = solve(p, Objective::Performance, withBackend(b));
+    CONTINUE_UNLESS_OPTIMAL(s);
+    EXPECT_TRUE(vecRelNear(s.bandwidth, expected, kBandwidthTol))
+        << test::formatVector(s.bandwidth);
+    EXPECT_TRUE(relNear(s.eval.iterationNs, w.weight * (6000 + kSumV / 500), kObjectiveTol));
+  }
+}
+
 // (a') Collectives that each use one dimension: T = const + sum_d A_d / bw_d with
 // A_d the time-weighted traffic on d. Lagrange: A_d / bw_d^2 = lambda, so
 // bw_d = B sqrt(A_d) / sum_e sqrt(A_e) and T_comm = (sum_d sqrt(A_d))^2 / B.

@@ -391,6 +391,12 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
   };
   // Time scale: the communication part of the objective at the start point.
   const std::vector<double> startBw = f.bandwidth(f.start);
+  // Workload weights only scale the objective: they are normalized to sum to 1,
+  // so that a weight of 2^31 does not shrink every t_k to 1e-10 of the
+  // objective (below IPOPT's absolute tolerances).
+  double weightSum = 0;
+  for (const auto& g : time.groups) weightSum += g.weight;
+  if (!(weightSum > 0) || !std::isfinite(weightSum)) weightSum = 1;
   std::vector<double> tau(K);
   for (int k = 0; k < K; ++k) tau[k] = time.collectiveTime(k, startBw);
   double comm = 0;
@@ -401,19 +407,19 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
       for (const auto& [k, w] : p.terms) v += w * tau[k];
       worst = std::max(worst, v);
     }
-    comm += g.weight * worst;
+    comm += g.weight / weightSum * worst;
   }
   f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
   f.linearT = Eigen::VectorXd::Zero(merged);
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
-      f.constant += g.weight * g.pieces[0].constantNs / f.timeScale;
+      f.constant += g.weight / weightSum * g.pieces[0].constantNs / f.timeScale;
       for (const auto& [k, w] : g.pieces[0].terms) {
-        f.linearT(representative[k]) += g.weight * w * factor[k];
+        f.linearT(representative[k]) += g.weight / weightSum * w * factor[k];
       }
     } else if (g.pieces.size() > 1) {
       const int group = static_cast<int>(f.groupWeights.size());
-      f.groupWeights.push_back(g.weight);
+      f.groupWeights.push_back(g.weight / weightSum);
       for (const auto& p : g.pieces) {
         f.pieces.push_back({group, p.constantNs / f.timeScale, mergeTerms(p.terms)});
       }
