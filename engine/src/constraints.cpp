@@ -1,9 +1,11 @@
 #include "libra/constraints.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include "libra/error.hpp"
 #include "text.hpp"
@@ -48,28 +50,113 @@ bool LinearConstraint::isSatisfied(std::span<const double> bw, double relativeTo
 
 namespace {
 
+// What the parser does with the expression.
+enum class Mode {
+  Compile,  // parseConstraint: resolve names, `cost` through the unit prices
+  Resolve,  // structure with every reference resolved against the names
+  Syntax,   // structure only, names not known
+};
+
+bool isKeyChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+
+bool isIndexKey(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) {
+    return std::isdigit(static_cast<unsigned char>(ch));
+  });
+}
+
 // Recursive-descent parser of
 //   constraint := sum relation sum
 //   sum        := ['+'|'-'] product (('+'|'-') product)*
 //   product    := factor ('*' factor)*       (at most one non-number factor)
 //   factor     := number | 'bw' '[' (integer | name) ']' | 'total' | 'cost'
+// It records each side as its signed products (a number times at most one
+// variable) and derives both the coefficient vector and the symbolic structure
+// from them.
 class Parser {
  public:
-  Parser(std::string_view text, std::span<const std::string> names, std::span<const double> costs)
-      : text_(text), names_(names), costs_(costs) {}
+  Parser(std::string_view text, Mode mode, std::span<const std::string> names,
+         std::span<const double> costs)
+      : text_(text), mode_(mode), names_(names), costs_(costs) {}
 
-  LinearConstraint parse() {
+  LinearConstraint compile() {
+    parseAll();
     const int dims = static_cast<int>(names_.size());
-    Linear left = sum(dims);
+    const std::vector<double> left = coefficients(left_, dims);
+    const std::vector<double> right = coefficients(right_, dims);
+    LinearConstraint c;
+    c.coefficients.assign(dims, 0.0);
+    bool any = false;
+    for (int d = 0; d < dims; ++d) {
+      c.coefficients[d] = left[d] - right[d];
+      if (c.coefficients[d] != 0) any = true;
+    }
+    c.relation = relation_;
+    c.rhs = constant(right_) - constant(left_);
+    c.text = std::string(text::trim(text_));
+    if (!any) fail(1, "it does not involve any bandwidth (bw[...], total or cost)");
+    if (!std::isfinite(c.rhs)) fail(1, "the constant is not a finite number");
+    return c;
+  }
+
+  ConstraintStructure structure() {
+    parseAll();
+    ConstraintStructure s;
+    s.relation = relation_;
+    s.rhs = constant(right_) - constant(left_);
+    if (!std::isfinite(s.rhs)) fail(1, "the constant is not a finite number");
+    s.references = references_;
+    for (int side = 0; side < 2; ++side) {
+      const double sideSign = side == 0 ? 1 : -1;
+      for (const Product& p : side == 0 ? left_ : right_) {
+        const double coefficient = sideSign * (p.sign * p.scalar);
+        switch (p.kind) {
+          case Kind::Constant:
+            break;
+          case Kind::Reference:
+            s.references[p.reference].coefficient += coefficient;
+            break;
+          case Kind::Total:
+            s.hasTotal = true;
+            s.totalCoefficient += coefficient;
+            break;
+          case Kind::Cost:
+            s.hasCost = true;
+            s.costCoefficient += coefficient;
+            break;
+        }
+      }
+    }
+    return s;
+  }
+
+ private:
+  enum class Kind { Constant, Reference, Total, Cost };
+  // sign * scalar * variable (a number alone when kind is Constant).
+  struct Product {
+    double sign = 1;
+    double scalar = 1;
+    Kind kind = Kind::Constant;
+    int reference = -1;  // into references_, for Kind::Reference
+  };
+  struct Factor {
+    double value = 1;
+    Kind kind = Kind::Constant;
+    int reference = -1;
+  };
+
+  void parseAll() {
+    left_ = sum();
     skipSpace();
     const int relColumn = column();
-    Relation rel;
     if (consume("==")) {
-      rel = Relation::Equal;
+      relation_ = Relation::Equal;
     } else if (consume("<=")) {
-      rel = Relation::LessEqual;
+      relation_ = Relation::LessEqual;
     } else if (consume(">=")) {
-      rel = Relation::GreaterEqual;
+      relation_ = Relation::GreaterEqual;
     } else if (atEnd()) {
       fail(relColumn, "expected a comparison (==, <= or >=) at the end");
     } else if (peek() == '=' || peek() == '<' || peek() == '>') {
@@ -79,31 +166,43 @@ class Parser {
       fail(relColumn,
            "unexpected '" + std::string(1, peek()) + "'; expected +, -, * or a comparison");
     }
-    Linear right = sum(dims);
+    right_ = sum();
     skipSpace();
     if (!atEnd()) {
       fail(column(), "unexpected '" + std::string(text_.substr(pos_)) + "' after the expression");
     }
-    LinearConstraint c;
-    c.coefficients.assign(dims, 0.0);
-    bool any = false;
-    for (int d = 0; d < dims; ++d) {
-      c.coefficients[d] = left.coef[d] - right.coef[d];
-      if (c.coefficients[d] != 0) any = true;
-    }
-    c.relation = rel;
-    c.rhs = right.constant - left.constant;
-    c.text = std::string(text::trim(text_));
-    if (!any) fail(1, "it does not involve any bandwidth (bw[...], total or cost)");
-    if (!std::isfinite(c.rhs)) fail(1, "the constant is not a finite number");
-    return c;
   }
 
- private:
-  struct Linear {
-    std::vector<double> coef;
-    double constant = 0;
-  };
+  // The coefficient of each dimension on one side, accumulated product by product.
+  std::vector<double> coefficients(const std::vector<Product>& side, int dims) const {
+    std::vector<double> out(dims, 0.0);
+    for (const Product& p : side) {
+      for (int d = 0; d < dims; ++d) {
+        double variable = 0;
+        switch (p.kind) {
+          case Kind::Constant:
+            break;
+          case Kind::Reference:
+            variable = references_[p.reference].dimension == d ? 1 : 0;
+            break;
+          case Kind::Total:
+            variable = 1;
+            break;
+          case Kind::Cost:
+            variable = costs_[d];
+            break;
+        }
+        out[d] += p.sign * (p.kind == Kind::Constant ? 0.0 : p.scalar * variable);
+      }
+    }
+    return out;
+  }
+
+  static double constant(const std::vector<Product>& side) {
+    double out = 0;
+    for (const Product& p : side) out += p.sign * (p.kind == Kind::Constant ? p.scalar : 0.0);
+    return out;
+  }
 
   [[noreturn]] void fail(int column, const std::string& problem) const {
     throw ConstraintError(std::string(text_), column, problem);
@@ -123,8 +222,8 @@ class Parser {
     return false;
   }
 
-  Linear sum(int dims) {
-    Linear total{std::vector<double>(dims, 0.0), 0};
+  std::vector<Product> sum() {
+    std::vector<Product> out;
     skipSpace();
     double sign = 1;
     if (consume("+")) {
@@ -133,9 +232,9 @@ class Parser {
       sign = -1;
     }
     for (;;) {
-      Linear p = product(dims);
-      for (int d = 0; d < dims; ++d) total.coef[d] += sign * p.coef[d];
-      total.constant += sign * p.constant;
+      Product p = product();
+      p.sign = sign;
+      out.push_back(p);
       skipSpace();
       if (consume("+")) {
         sign = 1;
@@ -143,98 +242,96 @@ class Parser {
         ++pos_;
         sign = -1;
       } else {
-        return total;
+        return out;
       }
     }
   }
 
-  Linear product(int dims) {
-    double scalar = 1;
-    std::optional<std::vector<double>> variable;
+  Product product() {
+    Product out;
     for (;;) {
       skipSpace();
       const int start = column();
-      Factor f = factor(dims);
-      if (f.coef) {
-        if (variable) fail(start, "a product of two bandwidth terms is not linear");
-        variable = std::move(f.coef);
+      const Factor f = factor();
+      if (f.kind != Kind::Constant) {
+        if (out.kind != Kind::Constant)
+          fail(start, "a product of two bandwidth terms is not linear");
+        out.kind = f.kind;
+        out.reference = f.reference;
       }
-      scalar *= f.value;
+      out.scalar *= f.value;
       skipSpace();
       if (!consume("*")) break;
-    }
-    Linear out{std::vector<double>(dims, 0.0), 0};
-    if (variable) {
-      for (int d = 0; d < dims; ++d) out.coef[d] = scalar * (*variable)[d];
-    } else {
-      out.constant = scalar;
     }
     return out;
   }
 
-  struct Factor {
-    double value = 1;
-    std::optional<std::vector<double>> coef;
-  };
-
-  Factor factor(int dims) {
+  Factor factor() {
     skipSpace();
     const int start = column();
     if (atEnd()) fail(start, "expected a number, bw[...], total or cost at the end");
     const char c = peek();
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return {number(), std::nullopt};
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return {number()};
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const std::size_t wordOffset = pos_;
       const std::string word = identifier();
-      if (word == "total") return {1, std::vector<double>(dims, 1.0)};
+      if (word == "total") return {1, Kind::Total};
       if (word == "cost") {
-        if (static_cast<int>(costs_.size()) != dims) {
+        if (mode_ == Mode::Compile && costs_.size() != names_.size()) {
           fail(start, "'cost' needs the unit prices of every dimension, which are not known here");
         }
-        return {1, std::vector<double>(costs_.begin(), costs_.end())};
+        return {1, Kind::Cost};
       }
-      if (word == "bw") {
-        skipSpace();
-        if (!consume("[")) fail(column(), "expected '[' after bw");
-        skipSpace();
-        const int at = column();
-        // A key is a dimension index or name: letters, digits, '_', '-', '.'.
-        std::size_t end = pos_;
-        while (end < text_.size() &&
-               (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
-                text_[end] == '-' || text_[end] == '.')) {
-          ++end;
-        }
-        const std::string key(text_.substr(pos_, end - pos_));
-        pos_ = end;
-        skipSpace();
-        if (!consume("]")) fail(at, "missing ']' after bw[" + key);
-        if (key.empty()) fail(at, "empty dimension in bw[]");
-        int index = -1;
-        if (std::all_of(key.begin(), key.end(),
-                        [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-          index = key.size() > 6 ? dims : std::atoi(key.c_str());
-          if (index >= dims) {
-            fail(at, "no dimension " + key + " (the network has " + std::to_string(dims) + ": 0.." +
-                         std::to_string(dims - 1) + ")");
-          }
-        } else {
-          for (int d = 0; d < dims; ++d) {
-            if (names_[d] == key) index = d;
-          }
-          if (index < 0) {
-            std::string known;
-            for (const auto& n : names_) known += (known.empty() ? "" : ", ") + n;
-            fail(at, "no dimension named '" + key + "' (known: " + known + ")");
-          }
-        }
-        std::vector<double> coef(dims, 0.0);
-        coef[index] = 1;
-        return {1, std::move(coef)};
-      }
+      if (word == "bw") return {1, Kind::Reference, reference(wordOffset)};
       fail(start, "unknown term '" + word + "'; use a number, bw[i], bw[name], total or cost");
     }
     fail(start,
          "unexpected '" + std::string(1, c) + "'; expected a number, bw[...], total or cost");
+  }
+
+  // After `bw`: '[' key ']'. Returns its index in references_.
+  int reference(std::size_t wordOffset) {
+    const int dims = static_cast<int>(names_.size());
+    skipSpace();
+    if (!consume("[")) fail(column(), "expected '[' after bw");
+    skipSpace();
+    const int at = column();
+    // A key is a dimension index or name: letters, digits, '_', '-', '.'.
+    std::size_t end = pos_;
+    while (end < text_.size() && isKeyChar(text_[end])) ++end;
+    DimensionReference ref;
+    ref.offset = wordOffset;
+    ref.keyOffset = pos_;
+    ref.keyLength = end - pos_;
+    ref.key = std::string(text_.substr(pos_, end - pos_));
+    const std::string& key = ref.key;
+    pos_ = end;
+    skipSpace();
+    if (!consume("]")) fail(at, "missing ']' after bw[" + key);
+    if (key.empty()) fail(at, "empty dimension in bw[]");
+    ref.length = pos_ - wordOffset;
+    ref.byName = !isIndexKey(key);
+    if (mode_ == Mode::Syntax) {
+      if (!ref.byName && key.size() <= 6) ref.dimension = std::atoi(key.c_str());
+    } else if (!ref.byName) {
+      const int index = key.size() > 6 ? dims : std::atoi(key.c_str());
+      if (index >= dims) {
+        fail(at, "no dimension " + key + " (the network has " + std::to_string(dims) + ": 0.." +
+                     std::to_string(dims - 1) + ")");
+      }
+      ref.dimension = index;
+    } else {
+      for (int d = 0; d < dims; ++d) {
+        if (names_[d] == key) ref.dimension = d;
+      }
+      if (ref.dimension < 0) {
+        std::string known;
+        for (const auto& n : names_) known += (known.empty() ? "" : ", ") + n;
+        fail(at, "no dimension named '" + key + "' (known: " + known + ")");
+      }
+    }
+    references_.push_back(std::move(ref));
+    return static_cast<int>(references_.size()) - 1;
   }
 
   double number() {
@@ -265,18 +362,105 @@ class Parser {
   }
 
   std::string_view text_;
+  Mode mode_;
   std::span<const std::string> names_;
   std::span<const double> costs_;
   std::size_t pos_ = 0;
+  std::vector<Product> left_, right_;
+  Relation relation_ = Relation::Equal;
+  std::vector<DimensionReference> references_;
 };
+
+void rejectEmpty(std::string_view text) {
+  if (text::trim(text).empty())
+    throw ConstraintError(std::string(text), 1, "the expression is empty");
+}
 
 }  // namespace
 
 LinearConstraint parseConstraint(std::string_view text, std::span<const std::string> dimNames,
                                  std::span<const double> costPerBandwidth) {
-  if (text::trim(text).empty())
-    throw ConstraintError(std::string(text), 1, "the expression is empty");
-  return Parser(text, dimNames, costPerBandwidth).parse();
+  rejectEmpty(text);
+  return Parser(text, Mode::Compile, dimNames, costPerBandwidth).compile();
+}
+
+ConstraintStructure analyzeConstraint(std::string_view text) {
+  rejectEmpty(text);
+  return Parser(text, Mode::Syntax, {}, {}).structure();
+}
+
+ConstraintStructure analyzeConstraint(std::string_view text,
+                                      std::span<const std::string> dimNames) {
+  rejectEmpty(text);
+  return Parser(text, Mode::Resolve, dimNames, {}).structure();
+}
+
+DimensionMapping DimensionMapping::identity(const std::vector<std::string>& names) {
+  DimensionMapping m;
+  m.oldNames = names;
+  m.newNames = names;
+  for (int d = 0; d < static_cast<int>(names.size()); ++d) m.newIndex.emplace_back(d);
+  return m;
+}
+
+namespace {
+
+// The dimension `key` refers to among `names`, as the parser resolves it; -1 when none.
+int resolveKey(std::string_view key, std::span<const std::string> names) {
+  const int dims = static_cast<int>(names.size());
+  if (isIndexKey(key)) {
+    const int index = key.size() > 6 ? dims : std::atoi(std::string(key).c_str());
+    return index < dims ? index : -1;
+  }
+  int found = -1;
+  for (int d = 0; d < dims; ++d) {
+    if (names[d] == key) found = d;
+  }
+  return found;
+}
+
+// The key that refers to dimension `index` of `names`: its name when it can be
+// written in bw[...] and no other dimension has it, else the index.
+std::string keyFor(int index, std::span<const std::string> names) {
+  const std::string& name = names[index];
+  const bool nameWorks = !name.empty() && !isIndexKey(name) &&
+                         std::all_of(name.begin(), name.end(), isKeyChar) &&
+                         std::count(names.begin(), names.end(), name) == 1;
+  return nameWorks ? name : std::to_string(index);
+}
+
+}  // namespace
+
+RewrittenConstraint rewriteDimensionReferences(std::string_view text,
+                                               const DimensionMapping& mapping) {
+  const ConstraintStructure s = analyzeConstraint(text);
+  RewrittenConstraint out;
+  std::string rewritten;
+  std::size_t copied = 0;
+  for (const DimensionReference& ref : s.references) {
+    const int old = resolveKey(ref.key, mapping.oldNames);
+    if (old < 0 || old >= static_cast<int>(mapping.newIndex.size())) continue;
+    const std::optional<int> now = mapping.newIndex[old];
+    if (!now || *now < 0 || *now >= static_cast<int>(mapping.newNames.size())) {
+      out.removedDimensions.push_back(old);
+      continue;
+    }
+    const std::string key = ref.byName ? keyFor(*now, mapping.newNames) : std::to_string(*now);
+    rewritten.append(text.substr(copied, ref.keyOffset - copied));
+    rewritten.append(key);
+    copied = ref.keyOffset + ref.keyLength;
+  }
+  if (!out.removedDimensions.empty()) {
+    std::sort(out.removedDimensions.begin(), out.removedDimensions.end());
+    out.removedDimensions.erase(
+        std::unique(out.removedDimensions.begin(), out.removedDimensions.end()),
+        out.removedDimensions.end());
+    out.text = std::string(text);
+    return out;
+  }
+  rewritten.append(text.substr(copied));
+  out.text = std::move(rewritten);
+  return out;
 }
 
 }  // namespace libra

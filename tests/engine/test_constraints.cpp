@@ -1,11 +1,14 @@
 // The constraint expression parser (spec/cli.md "Constraint expressions"):
 // coefficient vector, relation and right-hand side of every documented form,
-// the errors with their 1-based columns, and a round-trip property.
+// the errors with their 1-based columns, and a round-trip property; the symbolic
+// structure of an expression and the rewriting of its dimension references.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -331,6 +334,170 @@ RC_GTEST_PROP(ConstraintRoundTrip, PrintedExpressionParsesBack, ()) {
   } else {
     RC_ASSERT(c.relation == Relation::GreaterEqual);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Structure of an expression
+// ---------------------------------------------------------------------------
+
+TEST(ConstraintStructure, ReportsEveryReferenceWithItsSpanAndCoefficient) {
+  const std::vector<std::string> names{"pkg", "node", "pod"};
+  const std::string text = "2*bw[ pod ] - bw[0] >= total + 0.5*cost";
+  const ConstraintStructure s = analyzeConstraint(text, names);
+  ASSERT_EQ(s.references.size(), 2u);
+  const DimensionReference& pod = s.references[0];
+  EXPECT_EQ(text.substr(pod.offset, pod.length), "bw[ pod ]");
+  EXPECT_EQ(text.substr(pod.keyOffset, pod.keyLength), "pod");
+  EXPECT_EQ(pod.key, "pod");
+  EXPECT_TRUE(pod.byName);
+  EXPECT_EQ(pod.dimension, 2);
+  EXPECT_EQ(pod.coefficient, 2);
+  const DimensionReference& zero = s.references[1];
+  EXPECT_EQ(text.substr(zero.offset, zero.length), "bw[0]");
+  EXPECT_EQ(text.substr(zero.keyOffset, zero.keyLength), "0");
+  EXPECT_FALSE(zero.byName);
+  EXPECT_EQ(zero.dimension, 0);
+  EXPECT_EQ(zero.coefficient, -1);
+  // Terms on the right-hand side change sign.
+  EXPECT_TRUE(s.hasTotal);
+  EXPECT_EQ(s.totalCoefficient, -1);
+  EXPECT_TRUE(s.hasCost);
+  EXPECT_EQ(s.costCoefficient, -0.5);
+  EXPECT_EQ(s.relation, Relation::GreaterEqual);
+  EXPECT_EQ(s.rhs, 0);
+}
+
+TEST(ConstraintStructure, ConstantsGoToTheRightAndCancellingTermsAreKept) {
+  const ConstraintStructure s = analyzeConstraint("500 + bw[x] - bw[x] == total - 100");
+  ASSERT_EQ(s.references.size(), 2u);
+  EXPECT_EQ(s.references[0].dimension, -1);  // a name, not resolved without names
+  EXPECT_EQ(s.references[0].coefficient, 1);
+  EXPECT_EQ(s.references[1].coefficient, -1);
+  EXPECT_EQ(s.totalCoefficient, -1);
+  EXPECT_FALSE(s.hasCost);
+  EXPECT_EQ(s.rhs, -600);
+  // Without names an index is the one written, unchecked.
+  EXPECT_EQ(analyzeConstraint("bw[17] <= 1").references.at(0).dimension, 17);
+  // No term at all is still a structure (parseConstraint rejects it).
+  EXPECT_TRUE(analyzeConstraint("5 <= 6").references.empty());
+}
+
+TEST(ConstraintStructure, RejectsWhatTheParserRejectsWithTheSameColumn) {
+  const std::vector<std::string> names{"pkg", "node"};
+  const std::vector<double> prices{1, 2};
+  for (const std::string text : {"bw[0] = 5", "bw[0] * bw[1] <= 5", "bw[0] <= 5 foo", "",
+                                 "total ==", "bw[0 <= 5", "bw[7] <= 1", "bw[nope] <= 1"}) {
+    SCOPED_TRACE(text);
+    int expected = 0;
+    try {
+      parseConstraint(text, names, prices);
+    } catch (const ConstraintError& e) {
+      expected = e.column();
+    }
+    ASSERT_GT(expected, 0);
+    try {
+      analyzeConstraint(text, names);
+      ADD_FAILURE() << "analyzed without error";
+    } catch (const ConstraintError& e) {
+      EXPECT_EQ(e.column(), expected);
+    }
+  }
+  // Unknown names and indexes are syntax-wise fine.
+  EXPECT_NO_THROW(analyzeConstraint("bw[7] + bw[nope] <= 1"));
+  EXPECT_THROW(analyzeConstraint("bw[0] * bw[1] <= 5"), ConstraintError);
+}
+
+// The structure and parseConstraint describe the same linear form: rebuilding the
+// coefficients from the structure gives parseConstraint's.
+RC_GTEST_PROP(ConstraintStructure, AgreesWithTheCompiledCoefficients, ()) {
+  const int dims = *rc::gen::inRange(1, 6);
+  std::vector<std::string> names;
+  std::vector<double> prices;
+  for (int d = 0; d < dims; ++d) {
+    names.push_back("d" + std::to_string(d));
+    prices.push_back(*rc::gen::inRange(1, 1000) / 7.0);
+  }
+  std::string text;
+  for (int side = 0; side < 2; ++side) {
+    const int terms = *rc::gen::inRange(1, 5);
+    for (int t = 0; t < terms; ++t) {
+      const int kind = *rc::gen::inRange(0, 5);
+      const int d = *rc::gen::inRange(0, dims);
+      const std::string number = test::exactNumber(*rc::gen::inRange(1, 2000) / 8.0);
+      const std::string term = kind == 0   ? number
+                               : kind == 1 ? number + "*bw[" + std::to_string(d) + "]"
+                               : kind == 2 ? "bw[" + names[d] + "]*" + number
+                               : kind == 3 ? number + " * total"
+                                           : "cost";
+      text += (t == 0 ? "" : *rc::gen::arbitrary<bool>() ? " + " : " - ") + term;
+    }
+    if (side == 0) text += " <= ";
+  }
+  LinearConstraint compiled;
+  try {
+    compiled = parseConstraint(text, names, prices);
+  } catch (const ConstraintError&) {
+    RC_DISCARD("the bandwidth terms cancel");
+  }
+  const ConstraintStructure s = analyzeConstraint(text, names);
+  RC_ASSERT(s.relation == compiled.relation);
+  RC_ASSERT(s.rhs == compiled.rhs);
+  for (int d = 0; d < dims; ++d) {
+    double c = s.totalCoefficient + s.costCoefficient * prices[d];
+    double scale = std::abs(s.totalCoefficient) + std::abs(s.costCoefficient * prices[d]);
+    for (const DimensionReference& r : s.references) {
+      if (r.dimension == d) {
+        c += r.coefficient;
+        scale += std::abs(r.coefficient);
+      }
+    }
+    RC_ASSERT(std::abs(c - compiled.coefficients[d]) <= 1e-12 * std::max(scale, 1e-300));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Rewriting references
+// ---------------------------------------------------------------------------
+
+TEST(RewriteReferences, ChangesOnlyTheKeysAndKeepsTheFormatting) {
+  DimensionMapping m;
+  m.oldNames = {"a", "b", "c"};
+  m.newIndex = {2, 0, 1};
+  m.newNames = {"b", "c", "a"};
+  const RewrittenConstraint r =
+      rewriteDimensionReferences("  2*bw[ 0 ]+bw[b]>=  bw[1]*3 - total+cost ", m);
+  EXPECT_EQ(r.text, "  2*bw[ 2 ]+bw[b]>=  bw[0]*3 - total+cost ");
+  EXPECT_TRUE(r.removedDimensions.empty());
+}
+
+TEST(RewriteReferences, ANameThatWouldNotReadBackBecomesAnIndex) {
+  DimensionMapping m = DimensionMapping::identity({"a", "b", "c"});
+  // Dimension 1 renamed to something bw[...] cannot hold, or to a name dimension 0
+  // has too: bw[b] must become bw[1] in every case.
+  for (const std::string bad : {"two words", "7", "", "a", "b/c"}) {
+    SCOPED_TRACE(bad);
+    m.newNames = {"a", bad, "c"};
+    EXPECT_EQ(rewriteDimensionReferences("bw[b] <= 1", m).text, "bw[1] <= 1");
+  }
+  // Dimension 0 keeps "a" but shares it now: bw[a] is written by index too.
+  m.newNames = {"a", "a", "c"};
+  EXPECT_EQ(rewriteDimensionReferences("bw[a] <= 1", m).text, "bw[0] <= 1");
+  // Names that can be written stay names.
+  m.newNames = {"a", "b-2.x_", "c"};
+  EXPECT_EQ(rewriteDimensionReferences("bw[b] <= 1", m).text, "bw[b-2.x_] <= 1");
+}
+
+TEST(RewriteReferences, ReportsRemovedDimensionsAndLeavesUnknownOnesAlone) {
+  DimensionMapping m;
+  m.oldNames = {"a", "b", "c"};
+  m.newIndex = {0, std::nullopt, 1};
+  m.newNames = {"a", "c"};
+  const RewrittenConstraint r = rewriteDimensionReferences("bw[1] + bw[b] + bw[2] <= 9", m);
+  EXPECT_EQ(r.removedDimensions, std::vector<int>{1});
+  EXPECT_EQ(r.text, "bw[1] + bw[b] + bw[2] <= 9");
+  EXPECT_EQ(rewriteDimensionReferences("bw[2] + bw[zz] + bw[9] <= 9", m).text,
+            "bw[1] + bw[zz] + bw[9] <= 9");
+  EXPECT_THROW(rewriteDimensionReferences("bw[2] <=", m), ConstraintError);
 }
 
 }  // namespace
