@@ -188,4 +188,18 @@ struct ProjectOptions {
 Project makeProject(const Preset& preset, const Parallelism& parallelism, const Device& device,
                     const Network& network, const ProjectOptions& options = {});
 
+// What a workload was generated from, read back from Workload::origin.
+struct PresetChoice {
+  std::string preset;
+  std::string device;
+  Parallelism parallelism;
+  GeneratorOptions generator;
+};
+std::optional<PresetChoice> presetChoiceOf(const Workload& workload);
+// Regenerates a preset workload for `network` (after the network changed), with the
+// data-parallel degree derived again and its weight kept. Returns false and leaves
+// it unchanged when the workload has no origin or its parallelization no longer
+// fits (then `error`, when given, says why).
+bool regenerateForNetwork(Workload& workload, const Network& network, std::string* error = nullptr);
+
 }  // namespace libra

@@ -2,6 +2,8 @@
 // The formulas are documented in docs/workloads.md; section numbers below refer to it.
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <utility>
 
 #include "libra/error.hpp"
 #include "libra/presets.hpp"
@@ -573,6 +575,54 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
                      : options.name;
   validateProject(project);
   return project;
+}
+
+namespace {
+
+int intParameter(const WorkloadOrigin& origin, const char* key, int fallback) {
+  const auto it = origin.parameters.find(key);
+  return it == origin.parameters.end() ? fallback : static_cast<int>(std::lround(it->second));
+}
+
+}  // namespace
+
+std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
+  if (!workload.origin || workload.origin->preset.empty()) return std::nullopt;
+  const WorkloadOrigin& o = *workload.origin;
+  PresetChoice c;
+  c.preset = o.preset;
+  c.device = o.device.empty() ? std::string("h100") : o.device;
+  c.parallelism.tp = intParameter(o, "tp", 1);
+  c.parallelism.ep = intParameter(o, "ep", 1);
+  c.parallelism.pp = intParameter(o, "pp", 1);
+  c.parallelism.dp = intParameter(o, "dp", 0);
+  c.parallelism.sequenceParallel = intParameter(o, "sequence_parallel", 0) != 0;
+  c.parallelism.zero3 = intParameter(o, "zero3", 0) != 0;
+  c.parallelism.recompute = intParameter(o, "recompute", 0) != 0;
+  c.generator.microBatch = intParameter(o, "micro_batch", 0);
+  c.generator.sequenceLength = intParameter(o, "sequence_length", 0);
+  c.generator.microBatches = std::max(1, intParameter(o, "micro_batches", 1));
+  c.generator.blocks = intParameter(o, "blocks", 0);
+  c.generator.layout =
+      intParameter(o, "layout_libra", 0) ? WorkloadLayout::Libra : WorkloadLayout::Megatron;
+  return c;
+}
+
+bool regenerateForNetwork(Workload& workload, const Network& network, std::string* error) {
+  const auto choice = presetChoiceOf(workload);
+  if (!choice) return false;
+  try {
+    Parallelism p = choice->parallelism;
+    p.dp = 0;  // the data-parallel degree follows the NPU count
+    Workload regenerated = generateWorkload(findPreset(choice->preset), p,
+                                            findDevice(choice->device), network, choice->generator);
+    regenerated.weight = workload.weight;
+    workload = std::move(regenerated);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return false;
+  }
 }
 
 }  // namespace libra
