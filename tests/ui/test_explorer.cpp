@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStyle>
 #include <QStyleOptionSlider>
 #include <QTableView>
@@ -27,6 +28,7 @@
 #include <QTest>
 #include <QUrl>
 #include <QXmlStreamReader>
+#include <libra/edits.hpp>
 #include <memory>
 
 #include "charts.hpp"
@@ -431,6 +433,36 @@ class ExplorerTest : public QObject {
             window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
     while (doc()->undoStack()->canUndo()) doc()->undoStack()->undo();
     QCOMPARE(doc()->project().network.size(), 4);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
+  void movingADimensionKeepsConstraintsAndRemovingOneSaysWhatWentWithIt() {
+    doc()->edit(QStringLiteral("constraint"), [](Project& p) {
+      setExtraConstraints(p, {"bw[chiplet] >= bw[package]", "bw[0] >= 2*bw[1]"});
+    });
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    table->setCurrentIndex(table->model()->index(1, 0));
+    window_->findChild<QPushButton*>(QStringLiteral("moveDimensionUp"))->click();
+    QCOMPARE(doc()->project().network.dims[0].name, std::string("package"));
+    QCOMPARE(table->currentIndex().row(), 0);
+    QVERIFY(doc()->project().constraints ==
+            (std::vector<std::string>{"total == 1000", "bw[chiplet] >= bw[package]",
+                                      "bw[1] >= 2*bw[0]"}));
+    QVERIFY(window_->statusBar()->currentMessage().isEmpty());
+    // Remove the selected package (now row 0): both constraints on it go, in one undo step.
+    const int steps = doc()->undoStack()->count();
+    window_->findChild<QPushButton*>(QStringLiteral("removeDimension"))->click();
+    QCOMPARE(doc()->project().network.size(), 3);
+    QVERIFY(doc()->project().constraints == std::vector<std::string>{"total == 1000"});
+    QCOMPARE(doc()->undoStack()->count(), steps + 1);
+    const QString message = window_->statusBar()->currentMessage();
+    QVERIFY2(message.contains(QStringLiteral("'bw[chiplet] >= bw[package]'")) &&
+                 message.contains(QStringLiteral("'bw[1] >= 2*bw[0]'")) &&
+                 message.contains(QStringLiteral("dimension 'package', which was removed")),
+             qPrintable(message));
+    doc()->undoStack()->undo();
+    QCOMPARE(doc()->project().constraints.size(), std::size_t(3));
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
   }

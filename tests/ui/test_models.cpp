@@ -2,11 +2,15 @@
 // resets), the project edit helpers and the undo command's merging.
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
+#include <libra/edits.hpp>
 
+#include "budget_panel.hpp"
 #include "commands.hpp"
 #include "constraint_editor.hpp"
 #include "dimension_model.hpp"
@@ -14,7 +18,6 @@
 #include "examples.hpp"
 #include "import_dialog.hpp"
 #include "layer_model.hpp"
-#include "project_edits.hpp"
 #include "ui_test_support.hpp"
 
 using namespace libra;
@@ -98,16 +101,56 @@ class ModelsTest : public QObject {
     QCOMPARE(communicator.columnCount(), 3);
   }
 
-  void budgetConstraintsAreFoundAndWritten() {
-    const BudgetConstraints b =
-        splitConstraints({"bw[0] >= bw[1]", " total==500 ", "cost <= 4.5e7", "total == 7"});
-    QVERIFY(b.totalBandwidth == std::optional<double>(500));
-    QVERIFY(b.costBudget == std::optional<double>(4.5e7));
-    QVERIFY(b.extra == (std::vector<std::string>{"bw[0] >= bw[1]", "total == 7"}));
-    QVERIFY(joinConstraints(b) == (std::vector<std::string>{"total == 500", "cost <= 45000000",
-                                                            "bw[0] >= bw[1]", "total == 7"}));
-    QCOMPARE(constraintsWithoutCostBudget({"cost <= 5", "total == 1"}),
-             (std::vector<std::string>{"total == 1"}));
+  void budgetPanelReadsBudgetsHoweverWritten() {
+    Document doc(loadExample(QStringLiteral("gpt3-4d")));
+    doc.edit(QStringLiteral("constraints"), [](Project& p) {
+      p.constraints = {"bw[0] >= bw[1]", "2*total == 1000", "4.5e7 >= cost"};
+    });
+    BudgetPanel panel(&doc);
+    QVERIFY(panel.findChild<QCheckBox*>(QStringLiteral("totalBandwidthEnabled"))->isChecked());
+    QCOMPARE(panel.totalSpin()->value(), 500.0);
+    QVERIFY(panel.findChild<QCheckBox*>(QStringLiteral("costBudgetEnabled"))->isChecked());
+    QCOMPARE(panel.findChild<QDoubleSpinBox*>(QStringLiteral("costBudgetSpin"))->value(), 45.0);
+    // Moving the total replaces its line in place; the others stay as written.
+    panel.totalSpin()->setValue(640);
+    QVERIFY(doc.project().constraints ==
+            (std::vector<std::string>{"bw[0] >= bw[1]", "total == 640", "4.5e7 >= cost"}));
+    QVERIFY(panel.constraintEditor()->textEdit()->toPlainText() ==
+            QStringLiteral("bw[0] >= bw[1]"));
+  }
+
+  void dimensionEditsReportTheConstraintsTheyRemove() {
+    Document doc(loadExample(QStringLiteral("gpt3-4d")));
+    QSignalSpy reported(&doc, &Document::editReported);
+    doc.edit(QStringLiteral("constraints"), [](Project& p) {
+      setExtraConstraints(p, {"bw[0] >= bw[1]", "bw[3] <= 50"});
+    });
+    const Project before = doc.project();
+    const int steps = doc.undoStack()->count();
+    // Moving keeps the meaning and reports nothing.
+    QVERIFY(doc.reportingEdit(QStringLiteral("move"),
+                              [](Project& p) { return moveDimension(p, 0, 1); }));
+    QVERIFY(doc.project().constraints ==
+            (std::vector<std::string>{"total == 1000", "bw[1] >= bw[0]", "bw[3] <= 50"}));
+    QCOMPARE(reported.count(), 0);
+    // Removing the pod removes the constraint on it, in the same undo step, and says so.
+    QVERIFY(doc.reportingEdit(QStringLiteral("remove"),
+                              [](Project& p) { return removeDimension(p, 3); }));
+    QCOMPARE(doc.undoStack()->count(), steps + 2);
+    QVERIFY(doc.project().constraints ==
+            (std::vector<std::string>{"total == 1000", "bw[1] >= bw[0]"}));
+    QCOMPARE(reported.count(), 1);
+    const QString notes = reported.front().front().toString();
+    QVERIFY2(notes.startsWith(QStringLiteral("Removed constraint 'bw[3] <= 50'")),
+             qPrintable(notes));
+    QVERIFY(notes.contains(QStringLiteral("'pod'")));
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(doc.project() == before);
+    // An edit that changes nothing reports nothing.
+    QVERIFY(!doc.reportingEdit(QStringLiteral("nothing"),
+                               [](Project& p) { return removeDimension(p, 9); }));
+    QCOMPARE(reported.count(), 1);
   }
 
   void npuChangesKeepTheWorkloadMapped() {

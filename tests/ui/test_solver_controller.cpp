@@ -4,9 +4,9 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
+#include <libra/edits.hpp>
 
 #include "explorer_controller.hpp"
-#include "project_edits.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
 

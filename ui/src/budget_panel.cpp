@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <libra/cost.hpp>
+#include <libra/edits.hpp>
 
 #include "constraint_editor.hpp"
 #include "document.hpp"

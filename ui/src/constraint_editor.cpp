@@ -8,11 +8,11 @@
 #include <QVBoxLayout>
 #include <libra/constraints.hpp>
 #include <libra/cost.hpp>
+#include <libra/edits.hpp>
 #include <libra/error.hpp>
 
 #include "document.hpp"
 #include "format.hpp"
-#include "project_edits.hpp"
 
 namespace libra::studio {
 

@@ -4,11 +4,11 @@
 #include <QFont>
 #include <QPalette>
 #include <cmath>
+#include <libra/edits.hpp>
 #include <libra/network.hpp>
 
 #include "document.hpp"
 #include "format.hpp"
-#include "project_edits.hpp"
 
 namespace libra::studio {
 
@@ -140,8 +140,8 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
       if (name.isEmpty()) return false;
       const auto other = document_->project().network.indexOf(toStd(name));
       if (other && *other != row) return false;  // names are unique
-      document_->edit(tr("Rename dimension %1 to %2").arg(dimLabel, name),
-                      [&](Project& p) { renameDimension(p, row, toStd(name)); });
+      document_->reportingEdit(tr("Rename dimension %1 to %2").arg(dimLabel, name),
+                               [&](Project& p) { return renameDimension(p, row, toStd(name)); });
       return true;
     }
     case Block: {
@@ -155,8 +155,8 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
       bool ok = false;
       const int npus = value.toInt(&ok);
       if (!ok || npus < 2) return false;
-      document_->edit(tr("Set %1 NPUs to %2").arg(dimLabel).arg(npus),
-                      [&](Project& p) { setDimensionNpus(p, row, npus); });
+      document_->reportingEdit(tr("Set %1 NPUs to %2").arg(dimLabel).arg(npus),
+                               [&](Project& p) { return setDimensionNpus(p, row, npus); });
       return true;
     }
     case CostLevel: {

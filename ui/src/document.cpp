@@ -1,6 +1,7 @@
 #include "document.hpp"
 
 #include <QFileInfo>
+#include <QStringList>
 #include <libra/project_io.hpp>
 
 #include "format.hpp"
@@ -32,6 +33,23 @@ bool Document::edit(const QString& text, const std::function<void(Project&)>& ch
   if (after == project_) return false;
   undoStack_.push(new ProjectEditCommand(this, text, project_, std::move(after), key));
   return true;
+}
+
+bool Document::reportingEdit(const QString& text, const std::function<EditReport(Project&)>& change,
+                             const MergeKey& key) {
+  EditReport report;
+  const bool changed = edit(
+      text, [&](Project& p) { report = change(p); }, key);
+  if (changed && !report.empty()) {
+    QStringList notes;
+    for (const std::string& note : report.notes) {
+      QString n = toQString(note);
+      if (!n.isEmpty()) n[0] = n[0].toUpper();
+      notes << n + QLatin1Char('.');
+    }
+    Q_EMIT editReported(notes.join(QLatin1Char(' ')));
+  }
+  return changed;
 }
 
 void Document::replaceProject(const Project& project) {

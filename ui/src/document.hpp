@@ -7,6 +7,7 @@
 #include <QString>
 #include <QUndoStack>
 #include <functional>
+#include <libra/edits.hpp>
 #include <libra/project.hpp>
 
 #include "commands.hpp"
@@ -34,6 +35,11 @@ class Document : public QObject {
   // (and pushes nothing) when the change leaves the project as it was.
   bool edit(const QString& text, const std::function<void(Project&)>& change,
             const MergeKey& key = {});
+  // The same for the engine's edits that report what they did beyond the request
+  // (libra/edits.hpp: constraints removed with a dimension). When the edit is
+  // pushed and its report has notes, editReported() announces them.
+  bool reportingEdit(const QString& text, const std::function<EditReport(Project&)>& change,
+                     const MergeKey& key = {});
   // A fresh id for a merge session (one slider drag, one typing burst).
   quint64 newMergeSession() { return ++mergeSession_; }
 
@@ -57,6 +63,8 @@ class Document : public QObject {
   // After reset(): a different project, not an edit of this one.
   void documentReset();
   void modifiedChanged(bool modified);
+  // What an edit did that the user did not ask for, in a sentence or more.
+  void editReported(const QString& notes);
 
  private:
   Project project_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <libra/edits.hpp>
 #include <libra/project.hpp>
 
 #include "document.hpp"

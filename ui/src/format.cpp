@@ -49,10 +49,6 @@ QString plainNumber(double value) {
   return QString::number(value, 'g', 12);
 }
 
-std::string plainNumberStd(double value) {
-  return plainNumber(value).toStdString();
-}
-
 QString toQString(const std::string& text) {
   return QString::fromStdString(text);
 }

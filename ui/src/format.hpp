@@ -17,9 +17,8 @@ QString formatTimeNs(double ns);       // "701.3 ms", "12.4 µs"
 QString formatCostUsd(double usd);     // "$12.35 M", "$830 k"
 QString formatBandwidth(double gbps);  // "339.1 GB/s"
 QString formatNpus(long long npus);    // "4,096"
-// A compact number for text fields and constraint expressions: no trailing zeros.
+// A compact number for text fields: no trailing zeros.
 QString plainNumber(double value);
-std::string plainNumberStd(double value);
 
 QString toQString(const std::string& text);
 std::string toStd(const QString& text);

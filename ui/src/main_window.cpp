@@ -73,6 +73,10 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   status_->setObjectName(QStringLiteral("solveStatus"));
   statusBar()->addWidget(status_, 1);
   connect(explorer_, &ExplorerController::statusChanged, status_, &QLabel::setText);
+  // What an edit did beyond the request (e.g. constraints removed with a dimension)
+  // shows over the solve status for a while.
+  connect(document_, &Document::editReported, this,
+          [this](const QString& notes) { statusBar()->showMessage(notes, 15000); });
   connect(explorer_->solver(), &SolverController::resultReady, this, [this](SolveResultPtr r) {
     if (r->optimum.ok()) budget_->setCurrentOptimumCost(r->optimum.eval.costUsd);
   });

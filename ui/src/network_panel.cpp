@@ -11,11 +11,11 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <libra/edits.hpp>
 
 #include "dimension_model.hpp"
 #include "document.hpp"
 #include "format.hpp"
-#include "project_edits.hpp"
 
 namespace libra::studio {
 
@@ -125,21 +125,22 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   layout->addLayout(buttons);
 
   connect(count_, &QSpinBox::valueChanged, this, [this](int n) {
-    document_->edit(tr("Set the number of dimensions to %1").arg(n),
-                    [n](Project& p) { setDimensionCount(p, n); });
+    document_->reportingEdit(tr("Set the number of dimensions to %1").arg(n),
+                             [n](Project& p) { return setDimensionCount(p, n); });
   });
   connect(add_, &QPushButton::clicked, this, [this] {
     const int at = currentRow() + 1;
     const int row = at <= 0 ? document_->project().network.size() : at;
-    document_->edit(tr("Add a dimension"), [row](Project& p) { insertDimension(p, row); });
+    document_->reportingEdit(tr("Add a dimension"),
+                             [row](Project& p) { return insertDimension(p, row); });
     selectRow(row);
   });
   connect(remove_, &QPushButton::clicked, this, [this] {
     const int row = currentRow();
     if (row < 0 || document_->project().network.size() <= 1) return;
     const QString name = toQString(document_->project().network.dims[row].name);
-    document_->edit(tr("Remove dimension %1").arg(name),
-                    [row](Project& p) { removeDimension(p, row); });
+    document_->reportingEdit(tr("Remove dimension %1").arg(name),
+                             [row](Project& p) { return removeDimension(p, row); });
     selectRow(std::min(row, document_->project().network.size() - 1));
   });
   auto move = [this](int delta) {
@@ -147,8 +148,8 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
     const int to = row + delta;
     if (row < 0 || to < 0 || to >= document_->project().network.size()) return;
     const QString name = toQString(document_->project().network.dims[row].name);
-    document_->edit(tr("Move dimension %1").arg(name),
-                    [row, to](Project& p) { moveDimension(p, row, to); });
+    document_->reportingEdit(tr("Move dimension %1").arg(name),
+                             [row, to](Project& p) { return moveDimension(p, row, to); });
     selectRow(to);
   };
   connect(up_, &QPushButton::clicked, this, [move] { move(-1); });

@@ -9,8 +9,6 @@
 #include <optional>
 #include <string>
 
-#include "project_edits.hpp"
-
 QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
