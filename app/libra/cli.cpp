@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "libra/analysis.hpp"
 #include "libra/error.hpp"
 
 #ifndef LIBRA_VERSION
@@ -60,6 +61,8 @@ std::string commandList(const CLI::App& app) {
 void printError(Context& context, const std::string& message) {
   context.out.flush();
   context.err << "libra: error: " << oneLine(message) << std::endl;
+  // A script that asked for JSON gets the error as JSON too (spec/cli.md).
+  if (context.json) context.out << failureJson("error", oneLine(message)) << std::endl;
 }
 
 // CLI11 reports an unknown first word as an unexpected argument; say instead
@@ -107,6 +110,14 @@ void configureApp(CLI::App& app) {
 }
 
 int run(CLI::App& app, int argc, const char* const* argv, Context& context) {
+  // --json asks for JSON on stdout, errors included, unless --csv contradicts it
+  // (then stdout stays empty and the usage error says so).
+  bool csv = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) context.json = true;
+    if (std::strncmp(argv[i], "--csv", 5) == 0) csv = true;
+  }
+  if (csv) context.json = false;
   try {
     if (!checkCommandWord(app, argc, argv, context)) return kExitBadInput;
     app.parse(argc, argv);

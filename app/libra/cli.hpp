@@ -23,6 +23,7 @@ struct Context {
   std::ostream& out;
   std::ostream& err;
   bool color = false;  // stdout is a terminal that takes ANSI colours
+  bool json = false;   // --json was given: errors are also printed as a JSON object
   int exitCode = kExitSuccess;
 };
 

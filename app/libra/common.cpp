@@ -104,6 +104,13 @@ Problem buildProblemFor(const Project& project, const std::string& source,
   }
 }
 
+void checkProblemFor(const Project& project, const std::string& source,
+                     const AnalysisOptions& options) {
+  Project posed = project;
+  if (!options.projectConstraints) posed.constraints.clear();
+  (void)buildProblemFor(posed, source, options.extraConstraints);
+}
+
 Objective parseObjectiveFlag(const std::string& text, const std::string& flag) {
   if (auto o = parseObjective(text)) return *o;
   throw InputError(flag + ": '" + text + "' is not an objective; use performance or perf-per-cost");
@@ -149,67 +156,6 @@ std::vector<double> parseBandwidthList(const std::string& text) {
     start = comma + 1;
   }
   return values;
-}
-
-std::string statusWord(SolveStatus status) {
-  switch (status) {
-    case SolveStatus::Optimal:
-      return "optimal";
-    case SolveStatus::Infeasible:
-      return "infeasible";
-    case SolveStatus::Unbounded:
-      return "unbounded";
-    case SolveStatus::Cancelled:
-    case SolveStatus::Error:
-      return "error";
-  }
-  return "error";
-}
-
-std::optional<EqualSplit> equalSplit(const Problem& problem) {
-  const int dims = problem.dims();
-  if (dims == 0) return std::nullopt;
-  std::optional<double> total;
-  bool totalIsEquality = false;
-  for (const LinearConstraint& c : problem.constraints) {
-    if (static_cast<int>(c.coefficients.size()) != dims) continue;
-    const double k = c.coefficients[0];
-    if (k == 0) continue;
-    bool uniform = true;
-    for (double a : c.coefficients) uniform = uniform && std::abs(a - k) <= 1e-12 * std::abs(k);
-    if (!uniform) continue;
-    // k * total (rel) rhs; dividing by a negative k flips <= and >=.
-    Relation rel = c.relation;
-    if (k < 0 && rel != Relation::Equal) {
-      rel = rel == Relation::LessEqual ? Relation::GreaterEqual : Relation::LessEqual;
-    }
-    if (rel == Relation::GreaterEqual) continue;
-    const double budget = c.rhs / k;
-    if (!(budget > 0) || !std::isfinite(budget)) continue;
-    if (rel == Relation::Equal && !totalIsEquality) {
-      total = budget;
-      totalIsEquality = true;
-    } else if (!total) {
-      total = budget;
-    }
-  }
-  if (!total) return std::nullopt;
-  EqualSplit split;
-  split.bandwidth.assign(dims, *total / dims);
-  for (const LinearConstraint& c : problem.constraints) {
-    if (!c.isSatisfied(split.bandwidth, 1e-9)) return std::nullopt;
-  }
-  split.eval = problem.evaluate(split.bandwidth);
-  if (!split.eval.finite) return std::nullopt;
-  return split;
-}
-
-std::vector<std::string> violatedConstraints(const Problem& problem, std::span<const double> bw) {
-  std::vector<std::string> out;
-  for (const LinearConstraint& c : problem.constraints) {
-    if (!c.isSatisfied(bw, 1e-9)) out.push_back(c.text);
-  }
-  return out;
 }
 
 }  // namespace libra::cli

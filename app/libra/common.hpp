@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "libra/analysis.hpp"
 #include "libra/project.hpp"
 #include "libra/solver.hpp"
 
@@ -31,6 +32,10 @@ void saveProjectFile(const Project& project, const std::string& path);
 // --constraint for the extra ones.
 Problem buildProblemFor(const Project& project, const std::string& source,
                         std::span<const std::string> extraConstraints);
+// The same check for what analyze(project, options) will build, so that bad input
+// is reported with its source before any solving.
+void checkProblemFor(const Project& project, const std::string& source,
+                     const AnalysisOptions& options);
 
 Objective parseObjectiveFlag(const std::string& text, const std::string& flag = "--objective");
 Backend parseBackendFlag(const std::string& text);
@@ -40,20 +45,5 @@ TrainingLoop parseTrainingLoopFlag(const std::string& text);
 // trailing text, no empty items). Range and length are checked by
 // Problem::checkBandwidth.
 std::vector<double> parseBandwidthList(const std::string& text);
-
-// The status word of the JSON output: optimal, infeasible, unbounded, or error
-// (cancelled and failed solves).
-std::string statusWord(SolveStatus status);
-
-// The same total split evenly over the dimensions, when the constraints hold a
-// total budget (sum of bw == B or <= B) and the even split satisfies all of them.
-struct EqualSplit {
-  std::vector<double> bandwidth;
-  Evaluation eval;
-};
-std::optional<EqualSplit> equalSplit(const Problem& problem);
-
-// The constraints `bw` violates (their text), for evaluate.
-std::vector<std::string> violatedConstraints(const Problem& problem, std::span<const double> bw);
 
 }  // namespace libra::cli

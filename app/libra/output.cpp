@@ -19,8 +19,9 @@ std::string printfDouble(const char* format, double value) {
 }
 
 std::string nonFinite(double value) {
-  if (std::isnan(value)) return "nan";
-  return value > 0 ? "inf" : "-inf";
+  // Never "inf" or "nan" in a table: a dash, and a note says why (issue 12).
+  (void)value;
+  return "-";
 }
 
 std::string withThousands(const std::string& digits) {
@@ -43,22 +44,6 @@ std::string padded(const std::string& text, std::size_t width, Table::Align alig
   if (text.size() >= width) return text;
   const std::string pad(width - text.size(), ' ');
   return align == Table::Align::Left ? text + pad : pad + text;
-}
-
-std::vector<std::string> blockNames(const Project& project) {
-  std::vector<std::string> out;
-  for (const Dimension& d : project.network.dims) out.emplace_back(toString(d.block));
-  return out;
-}
-
-Json evaluationKeys(const std::vector<double>& bw, const Evaluation& eval) {
-  Json j;
-  j["bandwidth_gbps"] = bw;
-  j["iteration_time_ns"] = eval.iterationNs;
-  j["compute_time_ns"] = eval.computeNs;
-  j["communication_time_ns"] = eval.communicationNs;
-  j["network_cost_usd"] = eval.costUsd;
-  return j;
 }
 
 }  // namespace
@@ -159,25 +144,30 @@ void printFields(std::ostream& out, const Style& style,
   }
 }
 
-void printResult(std::ostream& out, const Style& style, const Project& project,
-                 const Problem& problem, const Result& result) {
-  const Evaluation& e = result.eval;
-  const bool fine = result.status == "optimal" || result.status == "evaluated";
+std::string comparison(double ratio, std::string_view better, std::string_view worse) {
+  if (!(std::isfinite(ratio) && ratio > 0)) return "-";
+  if (ratio >= 1) return printfDouble("%.3f", ratio) + "x " + std::string(better);
+  return printfDouble("%.3f", 1 / ratio) + "x " + std::string(worse);
+}
+
+void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
+  const DesignResult& d = a.design;
+  const Evaluation& e = d.eval;
   std::vector<std::pair<std::string, std::string>> head{
-      {"Project", project.name.empty() ? "(unnamed)" : project.name},
-      {"Objective", std::string(toString(result.objective))},
-  };
-  if (result.backend) {
-    head.emplace_back("Solver", std::string(toString(*result.backend)) + ", " +
-                                    std::to_string(result.iterations) + " iteration" +
-                                    (result.iterations == 1 ? "" : "s") + ", " +
-                                    formatDuration(result.solveTimeNs));
+      {"Project", a.projectName.empty() ? "(unnamed)" : a.projectName}};
+  if (a.evaluated) {
+    head.emplace_back("Design", "given bandwidths, evaluated (not optimized)");
+  } else {
+    head.emplace_back("Objective", std::string(toString(a.objective)));
+    head.emplace_back("Solver", std::string(toString(a.backend)) + ", " +
+                                    std::to_string(a.iterations) + " iteration" +
+                                    (a.iterations == 1 ? "" : "s") + ", " +
+                                    formatDuration(a.solveNs));
   }
-  head.emplace_back("Status", fine ? style.good(result.status) : style.bad(result.status));
+  head.emplace_back("Status", style.good(statusWord(a)));
   printFields(out, style, head);
   out << '\n';
 
-  const std::vector<std::string> blocks = blockNames(project);
   Table table;
   table.addColumn("#");
   table.addColumn("name", Table::Align::Left);
@@ -185,22 +175,20 @@ void printResult(std::ostream& out, const Style& style, const Project& project,
   table.addColumn("NPUs");
   table.addColumn("bandwidth (GB/s)");
   table.addColumn("busy time (ms)");
+  table.addColumn("exposed (ms)");
   table.addColumn("cost share");
-  double totalBw = 0;
-  for (int d = 0; d < problem.dims(); ++d) {
-    const double bw = result.bandwidth[d];
-    totalBw += bw;
-    const double share = e.costUsd > 0 ? problem.costPerBandwidth[d] * bw / e.costUsd : NAN;
-    const double busyMs = d < static_cast<int>(e.busyNs.size()) ? e.busyNs[d] / 1e6 : 0.0;
-    table.addRow({std::to_string(d), problem.dimNames[d],
-                  d < static_cast<int>(blocks.size()) ? blocks[d] : "",
-                  d < project.network.size() ? std::to_string(project.network.dims[d].npus) : "",
-                  formatFixed(bw, 3),
-                  busyMs != 0 && std::abs(busyMs) < 1e-3 ? printfDouble("%.3e", busyMs)
-                                                         : formatFixed(busyMs, 3),
-                  std::isnan(share) ? "-" : formatFixed(100 * share, 1) + " %"});
+  for (std::size_t i = 0; i < d.dims.size(); ++i) {
+    const DimensionResult& dim = d.dims[i];
+    auto ms = [](double ns) {
+      const double v = ns / 1e6;
+      return v != 0 && std::abs(v) < 1e-3 ? printfDouble("%.3e", v) : formatFixed(v, 3);
+    };
+    table.addRow({std::to_string(i), dim.name, std::string(toString(dim.block)),
+                  std::to_string(dim.npus), formatFixed(dim.bandwidthGbps, 3), ms(dim.busyNs),
+                  ms(dim.exposedNs),
+                  e.costUsd > 0 ? formatFixed(100 * dim.costShare, 1) + " %" : "-"});
   }
-  table.addRow({"", "total", "", "", formatFixed(totalBw, 3), "", ""});
+  table.addRow({"", "total", "", "", formatFixed(d.totalBandwidth(), 3), "", "", ""});
   table.print(out, style);
   out << '\n';
 
@@ -210,82 +198,53 @@ void printResult(std::ostream& out, const Style& style, const Project& project,
       {"  exposed communication", formatDuration(e.communicationNs)},
       {"Network cost", formatUsd(e.costUsd)},
   };
-  if (result.objective == Objective::PerfPerCost) {
-    totals.emplace_back("Time x cost",
-                        printfDouble("%.4e", e.iterationNs * 1e-9 * e.costUsd) + " s*$");
+  if (a.costBudgetUsd) totals.emplace_back("Cost budget", formatUsd(*a.costBudgetUsd));
+  if (const auto tc = d.timeCost(); tc && a.objective == Objective::PerfPerCost) {
+    totals.emplace_back("Time x cost", printfDouble("%.4e", *tc * 1e-9) + " s*$");
   }
-  if (result.equalSplit && result.equalSplit->eval.iterationNs > 0 && e.finite &&
-      e.iterationNs > 0) {
-    const EqualSplit& s = *result.equalSplit;
-    totals.emplace_back("Speedup vs equal split",
-                        printfDouble("%.3f", s.eval.iterationNs / e.iterationNs) + "x  (" +
-                            formatFixed(s.bandwidth.front(), 3) +
-                            " GB/s on each dimension: " + formatDuration(s.eval.iterationNs) +
-                            ", " + formatUsd(s.eval.costUsd) + ")");
+  if (a.baseline) {
+    const Baseline& b = *a.baseline;
+    const double each = b.design.bandwidth.empty() ? 0.0 : b.design.bandwidth.front();
+    std::string line = formatFixed(each, 3) + " GB/s on each dimension (same total): " +
+                       formatDuration(b.design.eval.iterationNs) + ", " +
+                       formatUsd(b.design.eval.costUsd);
+    if (!b.satisfiesConstraints()) {
+      std::string list;
+      for (const auto& text : b.violated) list += (list.empty() ? "" : "; ") + text;
+      line += "; " + style.bad("breaks ") + list;
+    }
+    totals.emplace_back("Equal split", line);
+    if (b.speedup) {
+      totals.emplace_back("  this design is", comparison(*b.speedup) + " per iteration");
+    }
+    if (b.communicationSpeedup) {
+      totals.emplace_back("  communication", comparison(*b.communicationSpeedup));
+    }
+    if (b.timeCostGain) {
+      totals.emplace_back("  time x cost", comparison(*b.timeCostGain, "better", "worse"));
+    }
   }
   if (!e.finite) {
     totals.emplace_back(
         "Note", "a dimension that carries traffic has no bandwidth, so the time is infinite");
   }
-  if (result.violated) {
-    if (result.violated->empty()) {
-      totals.emplace_back("Constraints", problem.constraints.empty() ? "none" : "all satisfied");
+  if (a.evaluated) {
+    if (a.violated.empty()) {
+      totals.emplace_back("Constraints", a.constraints.empty() ? "none" : "all satisfied");
     } else {
       std::string list;
-      for (const auto& text : *result.violated) list += (list.empty() ? "" : "; ") + text;
+      for (const auto& text : a.violated) list += (list.empty() ? "" : "; ") + text;
       totals.emplace_back("Constraints", style.bad("violated: ") + list);
     }
   }
   printFields(out, style, totals);
 }
 
-Json resultJson(const Project& project, const Problem& problem, const Result& result) {
-  const Evaluation& e = result.eval;
-  Json j;
-  j["status"] = result.status;
-  j["objective"] = std::string(toString(result.objective));
-  j.update(evaluationKeys(result.bandwidth, e));
-  j["project"] = project.name;
-  j["dimensions"] = problem.dimNames;
-  j["busy_time_ns"] = e.busyNs;
-  std::vector<double> share(problem.dims(), 0.0);
-  for (int d = 0; d < problem.dims(); ++d) {
-    if (e.costUsd > 0) share[d] = problem.costPerBandwidth[d] * result.bandwidth[d] / e.costUsd;
-  }
-  j["cost_share"] = share;
-  j["time_cost_ns_usd"] = e.iterationNs * e.costUsd;
-  j["finite"] = e.finite;
-  if (result.backend) {
-    j["solver"] = std::string(toString(*result.backend));
-    j["iterations"] = result.iterations;
-    j["solve_time_ns"] = result.solveTimeNs;
-  }
-  if (result.equalSplit) {
-    Json s = evaluationKeys(result.equalSplit->bandwidth, result.equalSplit->eval);
-    if (e.iterationNs > 0 && e.finite) {
-      s["speedup"] = result.equalSplit->eval.iterationNs / e.iterationNs;
-    }
-    j["equal_split"] = std::move(s);
-  }
-  if (result.violated) j["violated_constraints"] = *result.violated;
-  return j;
-}
-
-Json failureJson(const std::string& status, const std::string& message,
-                 std::optional<Objective> objective, std::optional<Backend> backend) {
-  Json j;
-  j["status"] = status;
-  if (objective) j["objective"] = std::string(toString(*objective));
-  j["message"] = message;
-  if (backend) j["solver"] = std::string(toString(*backend));
-  return j;
-}
-
-int reportNoSolution(std::ostream& out, std::ostream& err, const Json& failure, bool json) {
-  std::string message = failure.value("message", std::string());
-  if (message.empty()) message = "the solver stopped without saying why";
-  if (json) out << failure.dump(2) << std::endl;
-  err << "libra: " << failure.value("status", std::string("error")) << ": " << message << std::endl;
+int reportNoSolution(std::ostream& out, std::ostream& err, const std::string& status,
+                     const std::string& message, const std::string& failureJsonText, bool json) {
+  if (json) out << failureJsonText << std::endl;
+  err << "libra: " << status << ": "
+      << (message.empty() ? "the solver stopped without saying why" : message) << std::endl;
   return kExitNoSolution;
 }
 

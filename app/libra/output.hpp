@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "libra/analysis.hpp"
 #include "libra/project.hpp"
 #include "libra/solver.hpp"
 
@@ -27,7 +28,7 @@ struct Style {
 };
 
 // --- numbers -----------------------------------------------------------------
-std::string formatFixed(double value, int decimals);  // "inf" / "nan" when not finite
+std::string formatFixed(double value, int decimals);  // "-" when not finite
 // $ with thousands separators ("$12,345,678"; cents below $1,000), engineering
 // notation from $1e15 on ("$1.235e+18").
 std::string formatUsd(double usd);
@@ -68,32 +69,17 @@ void printWrittenProject(std::ostream& out, const std::string& output, const Pro
                          const std::string& detail = "");
 
 // --- results -----------------------------------------------------------------
-// What solve and evaluate print: a bandwidth vector with its evaluation.
-struct Result {
-  std::string status;  // "optimal" or "evaluated"
-  Objective objective = Objective::Performance;
-  std::vector<double> bandwidth;
-  Evaluation eval;
-  // Solver details (solve only).
-  std::optional<Backend> backend;
-  int iterations = 0;
-  double solveTimeNs = 0;
-  std::optional<EqualSplit> equalSplit;
-  // The constraints the bandwidth breaks (evaluate only).
-  std::optional<std::vector<std::string>> violated;
-};
+// The table `solve` and `evaluate` print for an analysis with a design.
+void printAnalysis(std::ostream& out, const Style& style, const Analysis& analysis);
 
-void printResult(std::ostream& out, const Style& style, const Project& project,
-                 const Problem& problem, const Result& result);
-Json resultJson(const Project& project, const Problem& problem, const Result& result);
+// "1.073x faster" / "1.075x slower" for a ratio old/new (> 1: better).
+std::string comparison(double ratio, std::string_view better = "faster",
+                       std::string_view worse = "slower");
 
-// The object printed with --json when there is no solution.
-Json failureJson(const std::string& status, const std::string& message,
-                 std::optional<Objective> objective, std::optional<Backend> backend);
-
-// Reports a solve without solution: `libra: <status>: <message>` on stderr and,
-// with `json`, the failure object on stdout. Returns kExitNoSolution.
-int reportNoSolution(std::ostream& out, std::ostream& err, const Json& failure, bool json);
+// Reports an analysis without a design: `libra: <status>: <message>` on stderr
+// and, with `json`, the failure object on stdout. Returns kExitNoSolution.
+int reportNoSolution(std::ostream& out, std::ostream& err, const std::string& status,
+                     const std::string& message, const std::string& failureJsonText, bool json);
 
 // The help text paragraph on constraint expressions, shared by the commands.
 extern const char* const kConstraintHelp;

@@ -1,12 +1,12 @@
 // `libra pareto`: least iteration time over a range of network cost budgets.
 #include <charconv>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <ostream>
 
 #include "cli.hpp"
 #include "common.hpp"
+#include "libra/analysis.hpp"
 #include "libra/error.hpp"
 #include "output.hpp"
 
@@ -39,6 +39,7 @@ struct ParetoArgs {
   std::string project;
   std::string points = "50";
   std::vector<std::string> constraints;
+  bool noProjectConstraints = false;
   std::string solver = "native";
   bool json = false;
   bool csv = false;
@@ -48,77 +49,14 @@ double timeCost(const Solution& s) {
   return s.eval.iterationNs * s.eval.costUsd;
 }
 
-std::size_t bestIndex(const ParetoFront& front) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < front.points.size(); ++i) {
-    if (timeCost(front.points[i]) < timeCost(front.points[best])) best = i;
-  }
-  return best;
-}
-
-Json pointJson(const Solution& s) {
-  Json j;
-  j["network_cost_usd"] = s.eval.costUsd;
-  j["iteration_time_ns"] = s.eval.iterationNs;
-  j["bandwidth_gbps"] = s.bandwidth;
-  j["compute_time_ns"] = s.eval.computeNs;
-  j["communication_time_ns"] = s.eval.communicationNs;
-  j["time_cost_ns_usd"] = timeCost(s);
-  return j;
-}
-
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-void printCsv(std::ostream& out, const Problem& problem, const ParetoFront& front) {
-  out << "network_cost_usd,iteration_time_ns";
-  for (const std::string& name : problem.dimNames) out << ',' << csvField("bw_" + name + "_gbps");
-  out << ",perf_per_cost_optimum\n";
-  const std::size_t best = bestIndex(front);
-  for (std::size_t i = 0; i < front.points.size(); ++i) {
-    const Solution& s = front.points[i];
-    out << formatExact(s.eval.costUsd) << ',' << formatExact(s.eval.iterationNs);
-    for (double bw : s.bandwidth) out << ',' << formatExact(bw);
-    out << ',' << (i == best ? 1 : 0) << '\n';
-  }
-  out.flush();
-}
-
-void printJson(std::ostream& out, const Project& project, const Problem& problem,
-               const ParetoFront& front, Backend backend, double elapsedNs) {
-  Json j;
-  j["status"] = "optimal";
-  Json points = Json::array();
-  for (const Solution& s : front.points) points.push_back(pointJson(s));
-  j["points"] = std::move(points);
-  Json best = pointJson(front.perfPerCostOptimum);
-  j["perf_per_cost_optimum"] = std::move(best);
-  j["nearest_point_index"] = bestIndex(front);
-  j["project"] = project.name;
-  j["dimensions"] = problem.dimNames;
-  j["min_cost_usd"] = front.minCostUsd;
-  j["max_cost_usd"] = front.maxCostUsd;
-  j["solver"] = std::string(toString(backend));
-  j["iterations"] = front.perfPerCostOptimum.iterations;
-  j["solve_time_ns"] = elapsedNs;
-  out << j.dump(2) << std::endl;
-}
-
-void printTable(std::ostream& out, const Style& style, const Project& project,
-                const Problem& problem, const ParetoFront& front, Backend backend,
-                double elapsedNs) {
+void printTable(std::ostream& out, const Style& style, const Analysis& a) {
+  const ParetoFront& front = a.front;
+  const Problem& problem = *a.problem;
   const Solution& opt = front.perfPerCostOptimum;
   printFields(out, style,
-              {{"Project", project.name.empty() ? "(unnamed)" : project.name},
-               {"Solver", std::string(toString(backend)) + ", " + std::to_string(opt.iterations) +
-                              " iterations, " + formatDuration(elapsedNs)},
+              {{"Project", a.projectName.empty() ? "(unnamed)" : a.projectName},
+               {"Solver", std::string(toString(a.backend)) + ", " + std::to_string(opt.iterations) +
+                              " iterations, " + formatDuration(a.solveNs)},
                {"Cost range", formatUsd(front.minCostUsd) + " .. " + formatUsd(front.maxCostUsd)},
                {"Points", std::to_string(front.points.size())}});
   out << '\n';
@@ -129,7 +67,7 @@ void printTable(std::ostream& out, const Style& style, const Project& project,
   for (const std::string& name : problem.dimNames) table.addColumn(name + " (GB/s)");
   table.addColumn("time x cost (s*$)");
   table.addColumn("", Table::Align::Left);
-  const std::size_t best = bestIndex(front);
+  const std::size_t best = nearestFrontPoint(front);
   for (std::size_t i = 0; i < front.points.size(); ++i) {
     const Solution& s = front.points[i];
     std::vector<std::string> row{std::to_string(i), formatUsd(s.eval.costUsd),
@@ -170,35 +108,35 @@ int parsePoints(const std::string& text) {
 }
 
 int runPareto(const ParetoArgs& args, Context& context) {
-  const int points = parsePoints(args.points);
-  const Backend backend = parseBackendFlag(args.solver);
+  AnalysisOptions options;
+  options.paretoPoints = parsePoints(args.points);
+  options.backend = parseBackendFlag(args.solver);
+  options.extraConstraints = args.constraints;
+  options.projectConstraints = !args.noProjectConstraints;
+  // The front is the point of this command; the optimum beside it is the
+  // perf-per-cost one, read off the front.
+  options.objective = Objective::PerfPerCost;
+  options.frontWithinCostBudget = true;
   const Project project = loadProjectFile(args.project);
-  const Problem problem = buildProblemFor(project, args.project, args.constraints);
+  checkProblemFor(project, args.project, options);
+  const Analysis analysis = analyze(project, options);
 
-  SolveOptions options;
-  options.backend = backend;
-  const auto start = std::chrono::steady_clock::now();
-  const ParetoFront front = paretoFront(problem, points, options);
-  const double elapsedNs =
-      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-
-  if (front.status != SolveStatus::Optimal || front.points.empty()) {
+  if (!analysis.hasFront()) {
+    const ParetoFront& front = analysis.front;
     const std::string message = front.status == SolveStatus::Optimal
                                     ? "no point of the front could be solved"
                                     : front.message;
     return reportNoSolution(
         context.out, context.err,
-        failureJson(
-            statusWord(front.status == SolveStatus::Optimal ? SolveStatus::Error : front.status),
-            message, std::nullopt, backend),
-        args.json);
+        statusWord(front.status == SolveStatus::Optimal ? SolveStatus::Error : front.status),
+        message, paretoJson(analysis), args.json);
   }
   if (args.csv) {
-    printCsv(context.out, problem, front);
+    context.out << paretoCsv(analysis) << std::flush;
   } else if (args.json) {
-    printJson(context.out, project, problem, front, backend, elapsedNs);
+    context.out << paretoJson(analysis) << std::endl;
   } else {
-    printTable(context.out, Style{context.color}, project, problem, front, backend, elapsedNs);
+    printTable(context.out, Style{context.color}, analysis);
   }
   return kExitSuccess;
 }
@@ -218,6 +156,8 @@ void registerPareto(CLI::App& app, Context& context) {
                   "Extra linear constraint, e.g. 'bw[0] >= bw[1]' (repeatable)")
       ->type_name("EXPR")
       ->allow_extra_args(false);
+  cmd->add_flag("--no-project-constraints", args->noProjectConstraints,
+                "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
   CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object");

@@ -1,10 +1,10 @@
 // `libra solve` and `libra evaluate`: one bandwidth vector and its time and cost.
-#include <chrono>
 #include <memory>
 #include <ostream>
 
 #include "cli.hpp"
 #include "common.hpp"
+#include "libra/analysis.hpp"
 #include "libra/error.hpp"
 #include "output.hpp"
 
@@ -14,8 +14,10 @@ namespace {
 
 constexpr const char* kSolveFooter =
     "The result is the bandwidth of one NPU into each dimension (GB/s), the iteration time\n"
-    "(compute and exposed communication) and the network cost ($). Each --constraint is added\n"
-    "to the project's constraints; --objective overrides the project's objective:\n"
+    "(compute and exposed communication) and the network cost ($), compared with the equal\n"
+    "split of the same total bandwidth. Each --constraint is added to the project's\n"
+    "constraints (or replaces them with --no-project-constraints); --objective overrides the\n"
+    "project's objective:\n"
     "  performance     least iteration time\n"
     "  perf-per-cost   least iteration time x network cost\n"
     "Both solvers give the same answer; native is the default.\n"
@@ -31,7 +33,8 @@ constexpr const char* kSolveFooter =
 constexpr const char* kEvaluateFooter =
     "Prints the iteration time and network cost of the given bandwidths, one value per\n"
     "dimension in GB/s per NPU, innermost first, without optimizing. Also reports the\n"
-    "constraints the bandwidths break.\n"
+    "constraints the bandwidths break, and compares the design with the equal split of the\n"
+    "same total bandwidth.\n"
     "\n"
     "Examples:\n"
     "  libra evaluate gpt3.json --bandwidth 200,200,100\n"
@@ -44,6 +47,7 @@ struct SolveArgs {
   std::string project;
   std::string objective;
   std::vector<std::string> constraints;
+  bool noProjectConstraints = false;
   std::string solver = "native";
   bool json = false;
 };
@@ -53,68 +57,43 @@ struct EvaluateArgs {
   std::string bandwidth;
   std::string objective;
   std::vector<std::string> constraints;
+  bool noProjectConstraints = false;
   bool json = false;
 };
 
-void emit(Context& context, const Project& project, const Problem& problem, const Result& result,
-          bool json) {
-  if (json) {
-    context.out << resultJson(project, problem, result).dump(2) << std::endl;
-  } else {
-    printResult(context.out, Style{context.color}, project, problem, result);
+int emit(Context& context, const Analysis& analysis, bool json) {
+  if (!analysis.ok()) {
+    return reportNoSolution(context.out, context.err, statusWord(analysis), analysis.message,
+                            analysisJson(analysis), json);
   }
+  if (json) {
+    context.out << analysisJson(analysis) << std::endl;
+  } else {
+    printAnalysis(context.out, Style{context.color}, analysis);
+  }
+  return kExitSuccess;
 }
 
 int runSolve(const SolveArgs& args, Context& context) {
-  const Backend backend = parseBackendFlag(args.solver);
-  std::optional<Objective> objectiveFlag;
-  if (!args.objective.empty()) objectiveFlag = parseObjectiveFlag(args.objective);
+  AnalysisOptions options;
+  options.backend = parseBackendFlag(args.solver);
+  if (!args.objective.empty()) options.objective = parseObjectiveFlag(args.objective);
+  options.extraConstraints = args.constraints;
+  options.projectConstraints = !args.noProjectConstraints;
   const Project project = loadProjectFile(args.project);
-  const Objective objective = objectiveFlag.value_or(project.objective);
-  const Problem problem = buildProblemFor(project, args.project, args.constraints);
-
-  SolveOptions options;
-  options.backend = backend;
-  const auto start = std::chrono::steady_clock::now();
-  const Solution solution = solve(problem, objective, options);
-  const double elapsedNs =
-      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-
-  if (!solution.ok()) {
-    return reportNoSolution(
-        context.out, context.err,
-        failureJson(statusWord(solution.status), solution.message, objective, backend), args.json);
-  }
-  Result result;
-  result.status = "optimal";
-  result.objective = objective;
-  result.bandwidth = solution.bandwidth;
-  result.eval = solution.eval;
-  result.backend = backend;
-  result.iterations = solution.iterations;
-  result.solveTimeNs = elapsedNs;
-  result.equalSplit = equalSplit(problem);
-  emit(context, project, problem, result, args.json);
-  return kExitSuccess;
+  checkProblemFor(project, args.project, options);
+  return emit(context, analyze(project, options), args.json);
 }
 
 int runEvaluate(const EvaluateArgs& args, Context& context) {
-  std::optional<Objective> objectiveFlag;
-  if (!args.objective.empty()) objectiveFlag = parseObjectiveFlag(args.objective);
-  std::vector<double> bandwidth = parseBandwidthList(args.bandwidth);
+  AnalysisOptions options;
+  if (!args.objective.empty()) options.objective = parseObjectiveFlag(args.objective);
+  options.design = parseBandwidthList(args.bandwidth);
+  options.extraConstraints = args.constraints;
+  options.projectConstraints = !args.noProjectConstraints;
   const Project project = loadProjectFile(args.project);
-  const Problem problem = buildProblemFor(project, args.project, args.constraints);
-  problem.checkBandwidth(bandwidth);
-
-  Result result;
-  result.status = "evaluated";
-  result.objective = objectiveFlag.value_or(project.objective);
-  result.eval = problem.evaluate(bandwidth);
-  result.bandwidth = std::move(bandwidth);
-  result.equalSplit = equalSplit(problem);
-  result.violated = violatedConstraints(problem, result.bandwidth);
-  emit(context, project, problem, result, args.json);
-  return kExitSuccess;
+  checkProblemFor(project, args.project, options);
+  return emit(context, analyze(project, options), args.json);
 }
 
 }  // namespace
@@ -135,6 +114,8 @@ void registerSolve(CLI::App& app, Context& context) {
                   "(repeatable)")
       ->type_name("EXPR")
       ->allow_extra_args(false);
+  cmd->add_flag("--no-project-constraints", args->noProjectConstraints,
+                "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
@@ -159,6 +140,8 @@ void registerEvaluate(CLI::App& app, Context& context) {
                   "Extra constraint to check the bandwidths against (repeatable)")
       ->type_name("EXPR")
       ->allow_extra_args(false);
+  cmd->add_flag("--no-project-constraints", args->noProjectConstraints,
+                "Ignore the project's constraints: check only the --constraint expressions");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
   cmd->footer(kEvaluateFooter);
   cmd->callback([args, &context] { context.exitCode = runEvaluate(*args, context); });

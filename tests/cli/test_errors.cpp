@@ -186,3 +186,46 @@ TEST_F(CliTest, ParetoCsvWithoutSolutionPrintsNothingOnStdout) {
 
 }  // namespace
 }  // namespace libra::testing
+
+namespace libra::testing {
+namespace {
+
+// With --json a script gets every error as a JSON object on stdout (status and
+// message), as well as the line on stderr: bad input (exit 2) and no solution
+// (exit 1) alike.
+TEST_F(CliTest, JsonErrorsArePrintedAsJson) {
+  struct Case {
+    std::vector<std::string> args;
+    int exitCode;
+    std::string status;
+    std::string mention;
+  };
+  const std::vector<Case> cases{
+      {{"solve", dataFile("no_such_project.json"), "--json"}, 2, "error", "no such file"},
+      {{"solve", dataFile("one_collective.json"), "--constraint", "bw[9] <= 3", "--json"},
+       2,
+       "error",
+       "no dimension 9"},
+      {{"evaluate", dataFile("one_collective.json"), "--bandwidth", "1,x,3", "--json"},
+       2,
+       "error",
+       "'x'"},
+      {{"solve", dataFile("one_collective.json"), "--constraint", "bw[0] >= 600", "--json"},
+       1,
+       "infeasible",
+       "bw[0] >= 600"},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = runLibra(c.args);
+    SCOPED_TRACE(describe(c.args, r));
+    EXPECT_EQ(r.exitCode, c.exitCode);
+    const json j = parseJson(r.out);
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j["status"], c.status);
+    EXPECT_TRUE(contains(j["message"].get<std::string>(), c.mention)) << j.dump();
+    EXPECT_TRUE(contains(r.err, c.mention));
+  }
+}
+
+}  // namespace
+}  // namespace libra::testing

@@ -101,6 +101,76 @@ TEST_F(CliTest, ExtraConstraintByNameIsAddedToTheProjects) {
                   kSolverTolerance);
 }
 
+// evaluate compares a design with the equal split of the SAME total (not the
+// project's budget), says it was not optimized, and flags the constraints both
+// break. At 400/300/200 (900 GB/s, the project says total == 500) the equal
+// split is 300 on each dimension; times by hand from the traffic vector.
+TEST_F(CliTest, EvaluateComparesWithTheEqualSplitOfTheSameTotal) {
+  const OneCollective m;
+  const std::vector<std::string> args{"evaluate", dataFile("one_collective.json"), "--bandwidth",
+                                      "400,300,200", "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["status"], "evaluated");
+  const double designTime = OneCollective::kComputeNs + collectiveTime(m.v, {400, 300, 200});
+  const double equalTime = OneCollective::kComputeNs + collectiveTime(m.v, {300, 300, 300});
+  EXPECT_REL_NEAR(j["iteration_time_ns"].get<double>(), designTime, 1e-12);
+  EXPECT_EQ(j["equal_split"]["bandwidth_gbps"], json({300.0, 300.0, 300.0}));
+  EXPECT_REL_NEAR(j["equal_split"]["iteration_time_ns"].get<double>(), equalTime, 1e-12);
+  EXPECT_REL_NEAR(j["equal_split"]["speedup"].get<double>(), equalTime / designTime, 1e-12);
+  EXPECT_EQ(j["violated_constraints"], json({"total == 500"}));
+  EXPECT_EQ(j["equal_split"]["satisfies_constraints"], false);
+  EXPECT_EQ(j["equal_split"]["violated_constraints"], json({"total == 500"}));
+
+  const ProcessResult text =
+      runLibra({"evaluate", dataFile("one_collective.json"), "--bandwidth", "400,300,200"});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "evaluated (not optimized)")) << text.out;
+  EXPECT_FALSE(contains(text.out, "Objective")) << "nothing was optimized:\n" << text.out;
+  EXPECT_TRUE(contains(text.out, "300.000 GB/s on each dimension (same total)")) << text.out;
+}
+
+// The equal split is always reported; when it breaks a constraint it says which.
+TEST_F(CliTest, EqualSplitThatBreaksAConstraintIsFlagged) {
+  const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--constraint",
+                                      "bw[pod] == 100", "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["equal_split"]["satisfies_constraints"], false);
+  EXPECT_EQ(j["equal_split"]["violated_constraints"], json({"bw[pod] == 100"}));
+  const ProcessResult text =
+      runLibra({"solve", dataFile("one_collective.json"), "--constraint", "bw[pod] == 100"});
+  EXPECT_TRUE(contains(text.out, "breaks bw[pod] == 100")) << text.out;
+}
+
+// --no-project-constraints: only the --constraint expressions apply, so a study
+// can try another budget without editing the file. Under total == 300 alone a
+// single collective takes sum V / 300.
+TEST_F(CliTest, NoProjectConstraintsUsesOnlyTheGivenOnes) {
+  const OneCollective m;
+  const std::vector<std::string> args{"solve",
+                                      dataFile("one_collective.json"),
+                                      "--no-project-constraints",
+                                      "--constraint",
+                                      "total == 300",
+                                      "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["constraints"], json({"total == 300"}));
+  EXPECT_REL_NEAR(j["communication_time_ns"].get<double>(), m.sumV() / 300, kSolverTolerance);
+  // Without any constraint nothing limits the bandwidth.
+  const ProcessResult none =
+      runLibra({"solve", dataFile("one_collective.json"), "--no-project-constraints"});
+  EXPECT_EQ(none.exitCode, 1);
+  EXPECT_TRUE(contains(none.err, "unbounded")) << none.err;
+}
+
 TEST_F(CliTest, ObjectiveFlagOverridesTheProjects) {
   // Under "total <= 300" time x cost favours less, and cheaper, bandwidth.
   const std::string project = dataFile("mixed_collectives.json");
@@ -147,7 +217,9 @@ TEST_F(CliTest, TableShowsTheColumnsDimensionsAndTotals) {
                                        "exposed communication",
                                        "Network cost",
                                        "$",
-                                       "Speedup vs equal split"};
+                                       "Equal split",
+                                       "same total",
+                                       "this design is"};
   for (const std::string& part : parts) {
     EXPECT_TRUE(contains(r.out, part)) << "missing: " << part;
   }
@@ -280,7 +352,10 @@ TEST_F(CliTest, EvaluateWithoutBandwidthOnAUsedDimensionIsInfinite) {
   const ProcessResult r =
       runLibra({"evaluate", dataFile("mixed_collectives.json"), "--bandwidth", "0,50"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "inf"));
+  EXPECT_TRUE(contains(r.out, "has no bandwidth, so the time is infinite")) << r.out;
+  // No "inf" or "nan" token in any cell.
+  EXPECT_FALSE(contains(r.out, " inf")) << r.out;
+  EXPECT_FALSE(contains(r.out, "nan")) << r.out;
 }
 
 class ParetoTest : public CliTest, public ::testing::WithParamInterface<std::string> {};

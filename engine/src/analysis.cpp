@@ -1,0 +1,348 @@
+#include "libra/analysis.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "libra/edits.hpp"
+#include "libra/error.hpp"
+
+namespace libra {
+
+double DesignResult::totalBandwidth() const {
+  return std::accumulate(bandwidth.begin(), bandwidth.end(), 0.0);
+}
+
+std::optional<double> DesignResult::timeCost() const {
+  const double v = eval.iterationNs * eval.costUsd;
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+DesignResult describeDesign(const Problem& problem, const Network& network,
+                            std::vector<double> bandwidth) {
+  DesignResult r;
+  r.eval = problem.evaluate(bandwidth);
+  const int n = problem.dims();
+  r.dims.resize(n);
+  for (int d = 0; d < n; ++d) {
+    DimensionResult& dim = r.dims[d];
+    dim.name = problem.dimNames[d];
+    if (d < network.size()) {
+      dim.block = network.dims[d].block;
+      dim.npus = network.dims[d].npus;
+    }
+    dim.bandwidthGbps = bandwidth[d];
+    dim.busyNs = r.eval.busyNs[d];
+    dim.exposedNs = r.eval.communicationByDimNs[d];
+    dim.costUsd = problem.costPerBandwidth[d] * bandwidth[d];
+    dim.costShare = r.eval.costUsd > 0 ? dim.costUsd / r.eval.costUsd : 0.0;
+  }
+  r.bandwidth = std::move(bandwidth);
+  return r;
+}
+
+std::vector<std::string> violatedConstraints(const Problem& problem,
+                                             std::span<const double> bandwidth) {
+  std::vector<std::string> out;
+  for (const LinearConstraint& c : problem.constraints) {
+    if (!c.isSatisfied(bandwidth, 1e-9)) out.push_back(c.text);
+  }
+  return out;
+}
+
+namespace {
+
+// a / b when both are finite and positive.
+std::optional<double> ratio(double a, double b) {
+  if (!(std::isfinite(a) && std::isfinite(b) && a > 0 && b > 0)) return std::nullopt;
+  return a / b;
+}
+
+}  // namespace
+
+std::optional<Baseline> equalSplitBaseline(const Problem& problem, const Network& network,
+                                           const DesignResult& design) {
+  const int n = problem.dims();
+  const double total = design.totalBandwidth();
+  if (n == 0 || !(total > 0) || !std::isfinite(total)) return std::nullopt;
+  Baseline b;
+  b.design = describeDesign(problem, network, std::vector<double>(n, total / n));
+  b.violated = violatedConstraints(problem, b.design.bandwidth);
+  const Evaluation& base = b.design.eval;
+  const Evaluation& mine = design.eval;
+  b.speedup = ratio(base.iterationNs, mine.iterationNs);
+  b.communicationSpeedup = ratio(base.communicationNs, mine.communicationNs);
+  const auto baseTc = b.design.timeCost(), mineTc = design.timeCost();
+  if (baseTc && mineTc) b.timeCostGain = ratio(*baseTc, *mineTc);
+  return b;
+}
+
+Analysis analyze(const Project& project, const AnalysisOptions& options) {
+  Analysis a;
+  a.projectName = project.name;
+  a.objective = options.objective.value_or(project.objective);
+  a.backend = options.backend;
+  if (options.projectConstraints) a.constraints = project.constraints;
+  a.constraints.insert(a.constraints.end(), options.extraConstraints.begin(),
+                       options.extraConstraints.end());
+  Project posed = project;
+  posed.constraints = a.constraints;
+  a.problem = std::make_shared<const Problem>(buildProblem(posed));
+  a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
+  const Problem& problem = *a.problem;
+  const SolveOptions solveOptions{options.backend, options.cancel};
+
+  auto finishDesign = [&](std::vector<double> bw) {
+    a.design = describeDesign(problem, project.network, std::move(bw));
+    a.baseline = equalSplitBaseline(problem, project.network, a.design);
+  };
+
+  if (options.design) {
+    problem.checkBandwidth(*options.design);
+    a.evaluated = true;
+    a.status = SolveStatus::Optimal;
+    finishDesign(*options.design);
+    a.violated = violatedConstraints(problem, a.design.bandwidth);
+    if (options.onDesign) options.onDesign(a);
+    return a;
+  }
+
+  // Unless asked otherwise the front spans the whole cost range: the cost budget
+  // is drawn on it, not applied (without a budget the front's problem is the
+  // problem itself).
+  std::shared_ptr<const Problem> frontProblem = a.problem;
+  if (a.costBudgetUsd && !options.frontWithinCostBudget) {
+    Project unbudgeted = posed;
+    unbudgeted.constraints = constraintsWithoutCostBudget(a.constraints);
+    frontProblem = std::make_shared<const Problem>(buildProblem(unbudgeted));
+  }
+  const int points = options.paretoPoints >= 2 ? options.paretoPoints : 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started)
+        .count();
+  };
+
+  // Perf per cost is read off the front when the front is of the same problem
+  // (the optimum lies on it), so the front comes first; otherwise the optimum is
+  // shown before the front follows.
+  Solution optimum;
+  const bool optimumFromFront = a.objective == Objective::PerfPerCost && points > 0 &&
+                                (!a.costBudgetUsd || options.frontWithinCostBudget);
+  if (optimumFromFront) {
+    a.front = paretoFront(*frontProblem, points, solveOptions);
+    optimum = a.front.status == SolveStatus::Optimal
+                  ? a.front.perfPerCostOptimum
+                  : Solution{a.front.status, a.front.message, a.objective, {}, {}, 0};
+  } else {
+    optimum = solve(problem, a.objective, solveOptions);
+  }
+  a.status = optimum.status;
+  a.message = optimum.message;
+  a.iterations = optimum.iterations;
+  a.solveNs = elapsed();
+  if (optimum.ok()) {
+    finishDesign(optimum.bandwidth);
+    if (options.onDesign && !optimumFromFront) options.onDesign(a);
+  }
+  if (points > 0 && !optimumFromFront && a.status != SolveStatus::Cancelled) {
+    a.front = paretoFront(*frontProblem, points, solveOptions);
+    if (a.front.status == SolveStatus::Cancelled) a.status = SolveStatus::Cancelled;
+  }
+  if (optimumFromFront && optimum.ok() && options.onDesign) options.onDesign(a);
+  return a;
+}
+
+// --- JSON and CSV -----------------------------------------------------------------
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Finite numbers as themselves, anything else as null.
+Json number(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+Json numbers(const std::vector<double>& v) {
+  Json out = Json::array();
+  for (double x : v) out.push_back(number(x));
+  return out;
+}
+Json optionalNumber(const std::optional<double>& v) {
+  return v ? number(*v) : Json(nullptr);
+}
+
+// The keys spec/cli.md fixes for a design, in its order.
+Json evaluationKeys(const DesignResult& d) {
+  Json j;
+  j["bandwidth_gbps"] = numbers(d.bandwidth);
+  j["iteration_time_ns"] = number(d.eval.iterationNs);
+  j["compute_time_ns"] = number(d.eval.computeNs);
+  j["communication_time_ns"] = number(d.eval.communicationNs);
+  j["network_cost_usd"] = number(d.eval.costUsd);
+  return j;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// Shortest text that reads back to the same double; empty for non-finite values.
+std::string exact(double v) {
+  if (!std::isfinite(v)) return "";
+  return Json(v).dump();
+}
+
+double timeCostOf(const Solution& s) {
+  return s.eval.iterationNs * s.eval.costUsd;
+}
+
+Json pointJson(const Solution& s) {
+  Json j;
+  j["network_cost_usd"] = number(s.eval.costUsd);
+  j["iteration_time_ns"] = number(s.eval.iterationNs);
+  j["bandwidth_gbps"] = numbers(s.bandwidth);
+  j["compute_time_ns"] = number(s.eval.computeNs);
+  j["communication_time_ns"] = number(s.eval.communicationNs);
+  j["time_cost_ns_usd"] = number(timeCostOf(s));
+  return j;
+}
+
+}  // namespace
+
+std::string statusWord(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::Unbounded:
+      return "unbounded";
+    case SolveStatus::Cancelled:
+    case SolveStatus::Error:
+      return "error";
+  }
+  return "error";
+}
+
+std::string statusWord(const Analysis& analysis) {
+  if (analysis.evaluated) return "evaluated";
+  return statusWord(analysis.status);
+}
+
+std::size_t nearestFrontPoint(const ParetoFront& front) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < front.points.size(); ++i) {
+    if (timeCostOf(front.points[i]) < timeCostOf(front.points[best])) best = i;
+  }
+  return best;
+}
+
+std::string failureJson(const std::string& status, const std::string& message,
+                        std::optional<Objective> objective, std::optional<Backend> backend) {
+  Json j;
+  j["status"] = status;
+  if (objective) j["objective"] = std::string(toString(*objective));
+  j["message"] = message;
+  if (backend) j["solver"] = std::string(toString(*backend));
+  return j.dump(2);
+}
+
+std::string analysisJson(const Analysis& a) {
+  if (!a.ok()) {
+    return failureJson(statusWord(a),
+                       a.message.empty() ? "the solver stopped without saying why" : a.message,
+                       a.objective, a.backend);
+  }
+  const DesignResult& d = a.design;
+  Json j;
+  j["status"] = statusWord(a);
+  j["objective"] = std::string(toString(a.objective));
+  j.update(evaluationKeys(d));
+  j["project"] = a.projectName;
+  j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  j["busy_time_ns"] = numbers(d.eval.busyNs);
+  j["exposed_communication_ns"] = numbers(d.eval.communicationByDimNs);
+  std::vector<double> share;
+  for (const DimensionResult& dim : d.dims) share.push_back(dim.costShare);
+  j["cost_share"] = numbers(share);
+  j["time_cost_ns_usd"] = optionalNumber(d.timeCost());
+  j["finite"] = d.eval.finite;
+  if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
+  j["constraints"] = a.constraints;
+  if (!a.evaluated) {
+    j["solver"] = std::string(toString(a.backend));
+    j["iterations"] = a.iterations;
+    j["solve_time_ns"] = number(a.solveNs);
+  } else {
+    j["violated_constraints"] = a.violated;
+  }
+  if (a.baseline) {
+    const Baseline& b = *a.baseline;
+    Json s = evaluationKeys(b.design);
+    s["speedup"] = optionalNumber(b.speedup);
+    s["communication_speedup"] = optionalNumber(b.communicationSpeedup);
+    s["time_cost_gain"] = optionalNumber(b.timeCostGain);
+    s["satisfies_constraints"] = b.satisfiesConstraints();
+    s["violated_constraints"] = b.violated;
+    j["equal_split"] = std::move(s);
+  }
+  return j.dump(2);
+}
+
+std::string paretoJson(const Analysis& a) {
+  if (!a.hasFront()) {
+    const std::string message = a.front.status == SolveStatus::Optimal
+                                    ? "no point of the front could be solved"
+                                    : a.front.message;
+    return failureJson(
+        statusWord(a.front.status == SolveStatus::Optimal ? SolveStatus::Error : a.front.status),
+        message, std::nullopt, a.backend);
+  }
+  Json j;
+  j["status"] = "optimal";
+  Json points = Json::array();
+  for (const Solution& s : a.front.points) points.push_back(pointJson(s));
+  j["points"] = std::move(points);
+  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum);
+  j["nearest_point_index"] = nearestFrontPoint(a.front);
+  j["project"] = a.projectName;
+  j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  j["min_cost_usd"] = number(a.front.minCostUsd);
+  j["max_cost_usd"] = number(a.front.maxCostUsd);
+  if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
+  j["solver"] = std::string(toString(a.backend));
+  j["iterations"] = a.front.perfPerCostOptimum.iterations;
+  j["solve_time_ns"] = number(a.solveNs);
+  return j.dump(2);
+}
+
+std::string paretoCsv(const Analysis& a) {
+  std::string out = "network_cost_usd,iteration_time_ns";
+  if (a.problem) {
+    for (const std::string& name : a.problem->dimNames)
+      out += "," + csvField("bw_" + name + "_gbps");
+  }
+  out += ",perf_per_cost_optimum\n";
+  if (!a.hasFront()) return out;
+  const std::size_t best = nearestFrontPoint(a.front);
+  for (std::size_t i = 0; i < a.front.points.size(); ++i) {
+    const Solution& s = a.front.points[i];
+    // A point whose time or cost is not finite is not a design.
+    if (!std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
+    out += exact(s.eval.costUsd) + "," + exact(s.eval.iterationNs);
+    for (double bw : s.bandwidth) out += "," + exact(bw);
+    out += i == best ? ",1\n" : ",0\n";
+  }
+  return out;
+}
+
+}  // namespace libra

@@ -1,0 +1,174 @@
+// The analysis of a design (analysis.hpp): the per-dimension breakdown against a
+// hand computation, the one definition of the baseline, the front with and
+// without the cost budget, progressive delivery and the JSON writer.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine_test_support.hpp"
+#include "libra/analysis.hpp"
+
+namespace libra {
+namespace {
+
+using test::makeCommunicator;
+using test::makeDim;
+using test::makeLayer;
+using test::makePhase;
+using test::relNear;
+
+// pkg Ring(4, A $2), node FC(2, B $3), pod Switch(2, C $5+7+11): N = 16,
+// costPerBandwidth = 16 * [2, 3, 23] = [32, 48, 368].
+Project threeDimProject(std::vector<std::string> constraints) {
+  Network net;
+  net.dims = {makeDim("pkg", BuildingBlock::Ring, 4, "A"),
+              makeDim("node", BuildingBlock::FullyConnected, 2, "B"),
+              makeDim("pod", BuildingBlock::Switch, 2, "C")};
+  const CostModel costs = test::makeCostModel({{"A", CostLevel{2.0, std::nullopt, std::nullopt}},
+                                               {"B", CostLevel{3.0, std::nullopt, std::nullopt}},
+                                               {"C", CostLevel{5.0, 7.0, 11.0}}});
+  // Two collectives, no overlap:
+  //   F : AllReduce 4000 B over [4,1,1]:   V = (6000, 0, 0)          (2 * 4000 * 3/4)
+  //   WG: AllToAll 8000 B over [4,2,2]:    V = (6000, 4000, 4000)    (8000 * (g-1)/g)
+  // compute 100 + 200 + 300 = 600 ns.
+  Workload w;
+  w.name = "w";
+  w.communicator = makeCommunicator({4, 1, 1}, {1, 1, 1}, {4, 2, 2});
+  w.layers = {makeLayer("L", makePhase(100, CollectiveType::AllReduce, 4000), makePhase(200),
+                        makePhase(300, CollectiveType::AllToAll, 8000))};
+  return test::makeProject(net, costs, {w}, TrainingLoop::NoOverlap, std::move(constraints));
+}
+
+// The breakdown at bw = (120, 40, 100), by hand:
+//   F  takes 6000/120 = 50 ns, all on pkg.
+//   WG takes max(6000/120, 4000/40, 4000/100) = max(50, 100, 40) = 100 ns, paced by node.
+//   busy:    pkg 50 + 50 = 100, node 100, pod 40.
+//   exposed: pkg 50 (F), node 100 (WG), pod 0; they add up to 150 = T - compute.
+//   cost:    32*120 + 48*40 + 368*100 = 3840 + 1920 + 36800 = 42560.
+TEST(Analysis, BreakdownMatchesAHandComputation) {
+  AnalysisOptions options;
+  options.design = std::vector<double>{120, 40, 100};
+  const Analysis a = analyze(threeDimProject({"total == 260"}), options);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a.evaluated);
+  const DesignResult& d = a.design;
+  EXPECT_DOUBLE_EQ(d.eval.iterationNs, 750);
+  EXPECT_DOUBLE_EQ(d.eval.communicationNs, 150);
+  ASSERT_EQ(d.dims.size(), 3u);
+  const double busy[] = {100, 100, 40}, exposed[] = {50, 100, 0}, cost[] = {3840, 1920, 36800};
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(d.dims[i].name);
+    EXPECT_DOUBLE_EQ(d.dims[i].busyNs, busy[i]);
+    EXPECT_DOUBLE_EQ(d.dims[i].exposedNs, exposed[i]);
+    EXPECT_DOUBLE_EQ(d.dims[i].costUsd, cost[i]);
+    EXPECT_DOUBLE_EQ(d.dims[i].costShare, cost[i] / 42560);
+  }
+  EXPECT_EQ(d.dims[2].block, BuildingBlock::Switch);
+  EXPECT_EQ(d.dims[0].npus, 4);
+  EXPECT_TRUE(a.violated.empty());
+}
+
+// The baseline is the equal split of the design's own total (260 / 3 each), for
+// an evaluated design and an optimum alike; it is flagged when it breaks a
+// constraint, and the ratios are baseline / design.
+TEST(Analysis, BaselineIsTheEqualSplitOfTheDesignsTotal) {
+  AnalysisOptions options;
+  options.design = std::vector<double>{120, 40, 100};
+  const Analysis a = analyze(threeDimProject({"total == 260", "bw[pod] <= 80"}), options);
+  ASSERT_TRUE(a.baseline);
+  const Baseline& b = *a.baseline;
+  const double third = 260.0 / 3;
+  EXPECT_EQ(b.design.bandwidth, std::vector<double>(3, third));
+  // F 6000/third, WG max(6000, 4000, 4000)/third: 12000 / third of communication.
+  const double comm = 12000 / third;
+  EXPECT_TRUE(relNear(b.design.eval.iterationNs, 600 + comm, 1e-15));
+  EXPECT_TRUE(relNear(*b.speedup, (600 + comm) / 750, 1e-15));
+  EXPECT_TRUE(relNear(*b.communicationSpeedup, comm / 150, 1e-15));
+  const double baseCost = 448 * third;  // (32 + 48 + 368) per GB/s
+  EXPECT_TRUE(relNear(*b.timeCostGain, (600 + comm) * baseCost / (750 * 42560.0), 1e-15));
+  // The design breaks bw[pod] <= 80, the equal split (86.7 on pod) too.
+  EXPECT_EQ(a.violated, std::vector<std::string>{"bw[pod] <= 80"});
+  EXPECT_EQ(b.violated, std::vector<std::string>{"bw[pod] <= 80"});
+  EXPECT_FALSE(b.satisfiesConstraints());
+
+  const Analysis opt = analyze(threeDimProject({"total == 260"}));
+  ASSERT_TRUE(opt.ok());
+  ASSERT_TRUE(opt.baseline);
+  EXPECT_TRUE(relNear(opt.baseline->design.totalBandwidth(), 260, 1e-12));
+  EXPECT_TRUE(opt.baseline->satisfiesConstraints());
+  EXPECT_GE(*opt.baseline->speedup, 1.0);  // the optimum is never slower than a feasible split
+}
+
+// With a cost budget the front spans the whole cost range by default (the
+// budget is marked on it), or stays within the budget when asked; the optimum
+// respects the budget either way.
+TEST(Analysis, FrontWithAndWithoutTheCostBudget) {
+  const Project p = threeDimProject({"total == 260", "cost <= 20000"});
+  AnalysisOptions options;
+  options.paretoPoints = 10;
+  const Analysis whole = analyze(p, options);
+  ASSERT_TRUE(whole.ok()) << whole.message;
+  ASSERT_TRUE(whole.hasFront()) << whole.front.message;
+  ASSERT_TRUE(whole.costBudgetUsd);
+  EXPECT_DOUBLE_EQ(*whole.costBudgetUsd, 20000);
+  EXPECT_LE(whole.design.eval.costUsd, 20000 * (1 + 1e-9));
+  EXPECT_GT(whole.front.points.back().eval.costUsd, 30000);  // the perf optimum: 32,843
+
+  options.frontWithinCostBudget = true;
+  const Analysis within = analyze(p, options);
+  ASSERT_TRUE(within.hasFront());
+  for (const Solution& s : within.front.points) EXPECT_LE(s.eval.costUsd, 20000 * (1 + 1e-9));
+  // The least time at the budget is the optimum under the budget.
+  EXPECT_TRUE(
+      relNear(within.front.points.back().eval.iterationNs, whole.design.eval.iterationNs, 1e-8));
+}
+
+// The design is delivered before the front is computed (progressive display).
+TEST(Analysis, DesignIsDeliveredBeforeTheFront) {
+  AnalysisOptions options;
+  options.paretoPoints = 8;
+  int calls = 0;
+  bool frontWasThere = true;
+  options.onDesign = [&](const Analysis& partial) {
+    ++calls;
+    frontWasThere = partial.hasFront();
+    EXPECT_TRUE(partial.ok());
+    EXPECT_EQ(partial.design.bandwidth.size(), 3u);
+  };
+  const Analysis a = analyze(threeDimProject({"total == 260"}), options);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(frontWasThere);
+  EXPECT_TRUE(a.hasFront());
+}
+
+// No result holds NaN or infinity: a design that leaves a used dimension without
+// bandwidth has an infinite time, written as null with "finite": false.
+TEST(Analysis, JsonNeverHoldsNonFiniteNumbers) {
+  AnalysisOptions options;
+  options.design = std::vector<double>{100, 0, 100};
+  const Analysis a = analyze(threeDimProject({"total == 200"}), options);
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a.design.eval.finite);
+  const std::string text = analysisJson(a);
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_TRUE(j["iteration_time_ns"].is_null());
+  EXPECT_EQ(j["finite"], false);
+  EXPECT_EQ(j["status"], "evaluated");
+  EXPECT_TRUE(j["equal_split"]["speedup"].is_null());
+}
+
+// A problem without solution is an analysis with that status, not an exception;
+// its JSON is the failure object.
+TEST(Analysis, NoSolutionIsAStatus) {
+  const Analysis a = analyze(threeDimProject({"total == 100", "bw[0] >= 200"}));
+  EXPECT_FALSE(a.ok());
+  EXPECT_EQ(a.status, SolveStatus::Infeasible);
+  const auto j = nlohmann::json::parse(analysisJson(a));
+  EXPECT_EQ(j["status"], "infeasible");
+  EXPECT_FALSE(j["message"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace libra
