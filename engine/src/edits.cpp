@@ -23,7 +23,14 @@ template <typename F>
 void forEachGroupList(Project& project, F&& f) {
   for (Workload& w : project.workloads) {
     for (auto& groups : w.communicator.groups) f(groups);
-    for (Layer& layer : w.layers) {
+    // Layers are shared between project copies: copy them only when a phase has
+    // its own groups to change.
+    const bool overrides = std::any_of(w.layers.begin(), w.layers.end(), [](const Layer& l) {
+      return std::any_of(l.phases.begin(), l.phases.end(),
+                         [](const Phase& p) { return !p.groups.empty(); });
+    });
+    if (!overrides) continue;
+    for (Layer& layer : w.layers.mutate()) {
       for (Phase& phase : layer.phases) {
         if (!phase.groups.empty()) f(phase.groups);
       }

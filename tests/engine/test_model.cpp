@@ -351,7 +351,7 @@ TEST(TimeModel, WeightedWorkloadsAddUp) {
 
 TEST(TimeModel, RejectsNegativeComputeAndSize) {
   Workload w = twoLayerWorkload();
-  w.layers[1].phases[0].computeNs = -1;
+  w.layers.mutate()[1].phases[0].computeNs = -1;
   const Network net = threeDimNetwork();
   std::string msg = thrownMessage<InputError>([&] {
     buildTimeModel(net, std::span<const Workload>(&w, 1),
@@ -360,7 +360,7 @@ TEST(TimeModel, RejectsNegativeComputeAndSize) {
   EXPECT_TRUE(contains(msg, "layer 2")) << msg;
   EXPECT_TRUE(contains(msg, "compute")) << msg;
   w = twoLayerWorkload();
-  w.layers[0].phases[2].sizeBytes = std::numeric_limits<double>::quiet_NaN();
+  w.layers.mutate()[0].phases[2].sizeBytes = std::numeric_limits<double>::quiet_NaN();
   msg = thrownMessage<InputError>([&] {
     buildTimeModel(net, std::span<const Workload>(&w, 1),
                    ModelOptions{TrainingLoop::NoOverlap, {}});
@@ -403,7 +403,7 @@ TEST(Communicator, GroupZeroIsRejectedAndValidGroupsPass) {
 
 TEST(Communicator, PerPhaseGroupsAreValidatedToo) {
   Workload w = twoLayerWorkload();
-  w.layers[1].phases[0].groups = {4, 2, 5};  // spare has 2 NPUs
+  w.layers.mutate()[1].phases[0].groups = {4, 2, 5};  // spare has 2 NPUs
   const Network net = threeDimNetwork();
   const std::string msg = thrownMessage<InputError>([&] {
     buildTimeModel(net, std::span<const Workload>(&w, 1),
@@ -628,6 +628,37 @@ TEST(Problem, BoundsFromTheNetworkBecomeConstraints) {
   EXPECT_EQ(p.constraints[2].relation, Relation::LessEqual);
   EXPECT_EQ(p.constraints[2].rhs, 30);
   EXPECT_EQ(p.constraints[3].coefficients, (std::vector<double>{1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace libra
+
+namespace libra {
+namespace {
+
+// Copies of a workload share their layers (a GUI edit or a solve snapshot copies
+// none) until one of them is changed; the other never sees the change.
+TEST(Workload, CopiesShareLayersUntilOneChanges) {
+  Workload a;
+  a.layers = {test::makeLayer("L0", test::makePhase(1), test::makePhase(2), test::makePhase(3)),
+              test::makeLayer("L1", test::makePhase(4), test::makePhase(5), test::makePhase(6))};
+  Workload b = a;
+  EXPECT_TRUE(b.layers.sharesStorageWith(a.layers));
+  EXPECT_EQ(a, b);
+  b.layers.mutate()[1].name = "changed";
+  EXPECT_FALSE(b.layers.sharesStorageWith(a.layers));
+  EXPECT_EQ(a.layers[1].name, "L1");
+  EXPECT_EQ(b.layers[1].name, "changed");
+  EXPECT_NE(a, b);
+  // A list nobody else holds is changed in place.
+  const Layer* before = &b.layers[0];
+  b.layers.mutate()[0].name = "again";
+  EXPECT_EQ(&b.layers[0], before);
+  // Equal contents in different storage still compare equal.
+  Workload c;
+  c.layers = std::vector<Layer>(a.layers.begin(), a.layers.end());
+  EXPECT_FALSE(c.layers.sharesStorageWith(a.layers));
+  EXPECT_EQ(c.layers, a.layers);
 }
 
 }  // namespace

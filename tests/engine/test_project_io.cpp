@@ -333,10 +333,10 @@ TEST(ProjectIo, WritesTheSchemaLayout) {
   p.network.dims[0].fixedBandwidth = 100;
   p.costModel.levels = {{"InterChiplet", {2.0, std::nullopt, std::nullopt}}};
   p.workloads.resize(1);
-  p.workloads[0].layers.resize(1);
+  p.workloads[0].layers.mutate().resize(1);
   p.workloads[0].communicator.groups = {std::vector<int>{4}, std::vector<int>{4},
                                         std::vector<int>{1}};
-  p.workloads[0].layers[0].phase(PhaseKind::InputGrad).groups = {2};
+  p.workloads[0].layers.mutate()[0].phase(PhaseKind::InputGrad).groups = {2};
   p.constraints = {"total == 500"};
   p.model.trainingLoop = TrainingLoop::NoOverlap;
   p.objective = Objective::Performance;
@@ -429,9 +429,9 @@ TEST(ProjectIo, WritesTheSchemaLayout) {
 
 TEST(ProjectIo, NumbersAreTidyAndExact) {
   Project p = sampleProject();
-  p.workloads[1].layers[0].phase(PhaseKind::Forward).sizeBytes = 0.1;
-  p.workloads[1].layers[0].phase(PhaseKind::InputGrad).computeNs = 1e300;
-  p.workloads[1].layers[0].phase(PhaseKind::InputGrad).sizeBytes = 9007199254740994.0;
+  p.workloads[1].layers.mutate()[0].phase(PhaseKind::Forward).sizeBytes = 0.1;
+  p.workloads[1].layers.mutate()[0].phase(PhaseKind::InputGrad).computeNs = 1e300;
+  p.workloads[1].layers.mutate()[0].phase(PhaseKind::InputGrad).sizeBytes = 9007199254740994.0;
   p.costModel.levels["InterPod"].link = 7.80004;
   const std::string json = projectToJson(p);
   EXPECT_THAT(json, HasSubstr("\"compute_ns\": 9375000,"));
@@ -744,7 +744,7 @@ TEST(ProjectIo, FailedWriteLeavesTheOldFileIntact) {
   const fs::path path = dir / "p.json";
   Project small = sampleProject();
   small.workloads.resize(1);
-  small.workloads[0].layers.resize(1);
+  small.workloads[0].layers.mutate().resize(1);
   saveProject(small, path);
   const std::string before = slurp(path);
 
@@ -793,7 +793,7 @@ TEST(ProjectIo, SaveIntoAReadOnlyDirectoryFails) {
 
 TEST(ProjectIo, NonFiniteNumbersAreNotSaved) {
   Project p = sampleProject();
-  p.workloads[0].layers[1].phase(PhaseKind::InputGrad).sizeBytes = std::nan("");
+  p.workloads[0].layers.mutate()[1].phase(PhaseKind::InputGrad).sizeBytes = std::nan("");
   try {
     (void)projectToJson(p);
     FAIL() << "no error";

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +49,56 @@ struct Layer {
   bool operator==(const Layer&) const = default;
 };
 
+// The layers of a workload, shared between copies until one of them changes
+// (copy on write): copying a project for an edit or a solve snapshot copies no
+// layer, and comparing two copies of one list is a pointer comparison. Reads
+// look like a const std::vector<Layer>; writes go through mutate().
+class LayerList {
+ public:
+  using value_type = Layer;
+  using const_iterator = std::vector<Layer>::const_iterator;
+  using iterator = const_iterator;
+  using size_type = std::size_t;
+
+  LayerList() = default;
+  LayerList(std::vector<Layer> layers)  // NOLINT(google-explicit-constructor): a list of layers
+      : data_(std::make_shared<std::vector<Layer>>(std::move(layers))) {}
+  LayerList(std::initializer_list<Layer> layers) : LayerList(std::vector<Layer>(layers)) {}
+
+  const std::vector<Layer>& get() const { return data_ ? *data_ : empty_(); }
+  // The list to change; copied first when another LayerList shares it.
+  std::vector<Layer>& mutate() {
+    if (!data_) {
+      data_ = std::make_shared<std::vector<Layer>>();
+    } else if (data_.use_count() > 1) {
+      data_ = std::make_shared<std::vector<Layer>>(*data_);
+    }
+    return *data_;
+  }
+  void push_back(Layer layer) { mutate().push_back(std::move(layer)); }
+
+  std::size_t size() const { return get().size(); }
+  bool empty() const { return get().empty(); }
+  const_iterator begin() const { return get().begin(); }
+  const_iterator end() const { return get().end(); }
+  const Layer& operator[](std::size_t i) const { return get()[i]; }
+  const Layer& front() const { return get().front(); }
+  const Layer& back() const { return get().back(); }
+  // True when both read the same storage (no copy was made).
+  bool sharesStorageWith(const LayerList& other) const { return data_ && data_ == other.data_; }
+
+  bool operator==(const LayerList& other) const {
+    return data_ == other.data_ || get() == other.get();
+  }
+
+ private:
+  static const std::vector<Layer>& empty_() {
+    static const std::vector<Layer> none;
+    return none;
+  }
+  std::shared_ptr<std::vector<Layer>> data_;
+};
+
 // Group size per dimension for each phase kind; 1 means the dimension is unused.
 struct Communicator {
   std::array<std::vector<int>, 3> groups;
@@ -69,7 +121,7 @@ struct WorkloadOrigin {
 struct Workload {
   std::string name;
   double weight = 1.0;  // weight in the objective when a project holds several workloads
-  std::vector<Layer> layers;
+  LayerList layers;
   Communicator communicator;
   std::optional<WorkloadOrigin> origin;
 

@@ -234,7 +234,7 @@ Workload transformer(const Context& c) {
         e.at(PhaseKind::Forward).push_back(g);
         e.at(PhaseKind::InputGrad).push_back(g);
       }
-      builder.lower(e, w.layers);
+      builder.lower(e, w.layers.mutate());
     }
     for (int i = 1; i <= blocks; ++i) {
       auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
@@ -323,7 +323,7 @@ Workload transformer(const Context& c) {
       if (p.recompute) {
         for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
       }
-      for (const Op& op : block) builder.lower(op, w.layers);
+      for (const Op& op : block) builder.lower(op, w.layers.mutate());
     }
     if (withOutput) {
       Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp);
@@ -338,7 +338,7 @@ Workload transformer(const Context& c) {
         out.at(PhaseKind::InputGrad).push_back(g);
       }
       // Like Megatron's full recomputation, only transformer blocks are recomputed.
-      builder.lower(out, w.layers);
+      builder.lower(out, w.layers.mutate());
     }
   }
   return w;
@@ -422,7 +422,7 @@ Workload cnn(const Context& c) {
   w.communicator.of(PhaseKind::InputGrad).assign(c.network.size(), 1);
   w.communicator.of(PhaseKind::WeightGrad) = dpG;
   Builder builder(w.communicator);
-  for (const Op& op : ops) builder.lower(op, w.layers);
+  for (const Op& op : ops) builder.lower(op, w.layers.mutate());
   return w;
 }
 
@@ -485,7 +485,7 @@ Workload dlrm(const Context& c) {
   w.communicator.of(PhaseKind::InputGrad) = allG;
   w.communicator.of(PhaseKind::WeightGrad) = allG;
   Builder builder(w.communicator);
-  for (const Op& op : ops) builder.lower(op, w.layers);
+  for (const Op& op : ops) builder.lower(op, w.layers.mutate());
   return w;
 }
 
