@@ -1,8 +1,13 @@
 #include "libra/collective_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <deque>
+#include <functional>
 #include <limits>
+#include <map>
+#include <queue>
 
 #include "libra/traffic.hpp"
 
@@ -45,11 +50,269 @@ bool TimeTerm::uses(int dim) const {
          std::any_of(pipelined.begin(), pipelined.end(), moves);
 }
 
+double TimeTerm::exact(std::span<const double> bw) const {
+  if (!schedule) return value(bw);
+  return schedule->time(bw, schedule->automatic ? schedule->bestChunks(bw) : schedule->chunks);
+}
+
+TimeTerm TimeTerm::fixedAt(std::span<const double> bw) const {
+  if (!automatic()) return *this;
+  Schedule fixed = *schedule;
+  fixed.chunks = schedule->bestChunks(bw);
+  fixed.automatic = false;
+  return chunkedTerm(fixed, fixed.chunks);
+}
+
+// --- chunked schedules --------------------------------------------------------
+
+double Stage::duration(std::span<const double> bw, int chunks) const {
+  if (bytes <= 0) return latencyNs;
+  const double b = bw[dim];
+  if (!(b > 0)) return std::numeric_limits<double>::infinity();
+  return latencyNs + bytes / (chunks * b);
+}
+
+double Schedule::time(std::span<const double> bw, int chunks) const {
+  const int S = static_cast<int>(stages.size());
+  if (S == 0) return 0;
+  chunks = std::max(chunks, 1);
+  std::vector<double> p(S);
+  bool shared = false;
+  for (int k = 0; k < S; ++k) {
+    p[k] = stages[k].duration(bw, chunks);
+    if (!std::isfinite(p[k])) return std::numeric_limits<double>::infinity();
+    for (int j = 0; j < k; ++j) shared = shared || stages[j].dim == stages[k].dim;
+  }
+  if (!shared) {
+    // A flow shop of identical jobs: the first chunk passes every stage, the
+    // others follow at the pace of the slowest stage.
+    double sum = 0, worst = 0;
+    for (double x : p) sum += x, worst = std::max(worst, x);
+    return sum + (chunks - 1) * worst;
+  }
+  // A dimension serves its stages from one FIFO queue: simulate. Events are
+  // stage ends, in time order (ties in the order they were scheduled).
+  struct Event {
+    double t;
+    long long seq;
+    int chunk, stage;
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  std::map<int, std::deque<std::pair<int, int>>> waiting;  // dim -> (chunk, stage)
+  std::map<int, bool> busy;
+  long long seq = 0;
+  auto start = [&](int dim, double t) {
+    auto& q = waiting[dim];
+    if (busy[dim] || q.empty()) return;
+    const auto [c, k] = q.front();
+    q.pop_front();
+    busy[dim] = true;
+    events.push({t + p[k], seq++, c, k});
+  };
+  for (int c = 0; c < chunks; ++c) waiting[stages[0].dim].emplace_back(c, 0);
+  start(stages[0].dim, 0);
+  double finish = 0;
+  while (!events.empty()) {
+    const Event e = events.top();
+    events.pop();
+    const int dim = stages[e.stage].dim;
+    busy[dim] = false;
+    if (e.stage + 1 < S) {
+      waiting[stages[e.stage + 1].dim].emplace_back(e.chunk, e.stage + 1);
+    } else {
+      finish = std::max(finish, e.t);
+    }
+    start(dim, e.t);
+    if (e.stage + 1 < S) start(stages[e.stage + 1].dim, e.t);
+  }
+  return finish;
+}
+
+int Schedule::bestChunks(std::span<const double> bw) const {
+  if (stages.empty()) return 1;
+  // The surrogate (sum of one chunk's stages + (C - 1) x the busiest dimension's
+  // occupancy per chunk) is cheap: scan every count, then ask the exact
+  // schedule around its best.
+  std::map<int, std::pair<double, double>> perDim;  // dim -> (latency, bytes) per chunk pass
+  double latency = 0, bytes = 0;
+  for (const Stage& st : stages) {
+    if (st.bytes > 0 && !(bw[st.dim] > 0)) return 1;
+    const double b = st.bytes > 0 ? st.bytes / bw[st.dim] : 0.0;
+    latency += st.latencyNs;
+    bytes += b;
+    perDim[st.dim].first += st.latencyNs;
+    perDim[st.dim].second += b;
+  }
+  int best = 1;
+  double bestValue = std::numeric_limits<double>::infinity();
+  for (int c = 1; c <= kMaxChunks; ++c) {
+    double busiest = 0;
+    for (const auto& [dim, lb] : perDim) busiest = std::max(busiest, lb.first + lb.second / c);
+    const double v = latency + bytes / c + (c - 1) * busiest;
+    if (v < bestValue) bestValue = v, best = c;
+  }
+  int exactBest = best;
+  double exactValue = std::numeric_limits<double>::infinity();
+  for (int c = std::max(1, best - 2); c <= std::min(kMaxChunks, best + 2); ++c) {
+    const double v = time(bw, c);
+    if (v < exactValue) exactValue = v, exactBest = c;
+  }
+  return exactBest;
+}
+
+TimeTerm chunkedTerm(const Schedule& schedule, int chunks) {
+  chunks = std::max(chunks, 1);
+  // (schedule.chunks is the count the term was built for: `chunks`.)
+  TimeTerm term;
+  std::map<int, std::pair<double, double>> perDim;  // dim -> (latency, bytes) per chunk
+  for (const Stage& st : schedule.stages) {
+    term.serial.push_back({st.dim, st.latencyNs, st.bytes / chunks});
+    perDim[st.dim].first += st.latencyNs;
+    perDim[st.dim].second += st.bytes / chunks;
+  }
+  for (const auto& [dim, lb] : perDim) {
+    if (chunks > 1)
+      term.pipelined.push_back({dim, (chunks - 1) * lb.first, (chunks - 1) * lb.second});
+    term.occupancy.push_back({dim, chunks * lb.first, chunks * lb.second});
+  }
+  term.schedule = schedule;
+  term.schedule->chunks = chunks;
+  return term;
+}
+
+double latencySteps(BuildingBlock block, CollectiveType stage, int n) {
+  if (n <= 1) return 0;
+  switch (block) {
+    case BuildingBlock::Ring:
+      // ring algorithm: n - 1 neighbour steps per half; All-to-All one peer after
+      // another, each min(j, n - j) hops away on the bidirectional ring.
+      switch (stage) {
+        case CollectiveType::AllReduce:
+          return 2.0 * (n - 1);
+        case CollectiveType::AllToAll: {
+          double hops = 0;
+          for (int j = 1; j < n; ++j) hops += std::min(j, n - j);
+          return hops;
+        }
+        default:
+          return n - 1.0;
+      }
+    case BuildingBlock::FullyConnected:
+      // direct: every peer at once, one step per half.
+      return stage == CollectiveType::AllReduce ? 2.0 : 1.0;
+    case BuildingBlock::Switch: {
+      // halving-doubling: log2(n) steps per half, two links (NPU-switch-NPU) each;
+      // All-to-All one peer after another.
+      const double k = std::ceil(std::log2(static_cast<double>(n)) - 1e-12);
+      switch (stage) {
+        case CollectiveType::AllReduce:
+          return 2 * 2 * k;
+        case CollectiveType::AllToAll:
+          return 2.0 * (n - 1);
+        default:
+          return 2 * k;
+      }
+    }
+  }
+  return 0;
+}
+
+std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
+                                    std::span<const int> groupSizes, const Network& network) {
+  std::vector<int> used;
+  for (int d = 0; d < static_cast<int>(groupSizes.size()); ++d) {
+    if (groupSizes[d] > 1) used.push_back(d);
+  }
+  std::vector<Stage> stages;
+  if (type == CollectiveType::None || sizeBytes <= 0 || used.empty()) return stages;
+  auto stage = [&](int d, CollectiveType kind, double bytes) {
+    const Dimension& dim = network.dims[d];
+    stages.push_back({d, latencySteps(dim.block, kind, groupSizes[d]) * dim.latencyNs, bytes});
+  };
+  switch (type) {
+    case CollectiveType::AllReduce: {
+      double s = sizeBytes;
+      std::vector<double> half(used.size());
+      for (std::size_t i = 0; i + 1 < used.size(); ++i) {
+        const int g = groupSizes[used[i]];
+        half[i] = s * (g - 1) / g;
+        stage(used[i], CollectiveType::ReduceScatter, half[i]);
+        s /= g;
+      }
+      const int last = used.back();
+      stage(last, CollectiveType::AllReduce, 2 * s * (groupSizes[last] - 1) / groupSizes[last]);
+      for (std::size_t i = used.size() - 1; i-- > 0;) {
+        stage(used[i], CollectiveType::AllGather, half[i]);
+      }
+      break;
+    }
+    case CollectiveType::ReduceScatter: {
+      double s = sizeBytes;
+      for (int d : used) {
+        stage(d, CollectiveType::ReduceScatter, s * (groupSizes[d] - 1) / groupSizes[d]);
+        s /= groupSizes[d];
+      }
+      break;
+    }
+    case CollectiveType::AllGather: {
+      double s = sizeBytes;
+      for (auto it = used.rbegin(); it != used.rend(); ++it) {
+        stage(*it, CollectiveType::AllGather, s * (groupSizes[*it] - 1));
+        s *= groupSizes[*it];
+      }
+      break;
+    }
+    case CollectiveType::AllToAll:
+      for (int d : used) {
+        stage(d, CollectiveType::AllToAll, sizeBytes * (groupSizes[d] - 1) / groupSizes[d]);
+      }
+      break;
+    case CollectiveType::None:
+      break;
+  }
+  return stages;
+}
+
+std::string ChunkSetting::toString() const {
+  switch (kind) {
+    case Kind::Ideal:
+      return "ideal";
+    case Kind::Auto:
+      return "auto";
+    case Kind::Fixed:
+      return std::to_string(count);
+  }
+  return "ideal";
+}
+
+std::optional<ChunkSetting> parseChunkSetting(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text == "ideal") return ChunkSetting::ideal();
+  if (text == "auto") return ChunkSetting::automatic();
+  int count = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (count < 1 || count > kMaxChunks) return std::nullopt;
+  return ChunkSetting::fixed(count);
+}
+
 TimeTerm collectiveTerm(CollectiveType type, double sizeBytes, std::span<const int> groupSizes,
-                        const Network& network, const CollectiveModel& /*model*/) {
-  (void)network;
-  // LIBRA's model (model.md section 4): chunks pipeline through the dimensions,
-  // so the slowest dimension sets the pace, tau = max_d V_d / bw_d.
+                        const Network& network, const CollectiveModel& model) {
+  if (!model.chunks.isIdeal()) {
+    // Chunks and latency: the exact schedule, minimized through its convex
+    // surrogate. "auto" starts from 16 chunks; the solver fixes the count of
+    // every collective at its answer and solves again until the counts settle.
+    Schedule schedule;
+    schedule.stages = collectiveStages(type, sizeBytes, groupSizes, network);
+    if (schedule.stages.empty()) return {};
+    schedule.automatic = model.chunks.kind == ChunkSetting::Kind::Auto;
+    schedule.chunks = schedule.automatic ? 16 : model.chunks.count;
+    return chunkedTerm(schedule, schedule.chunks);
+  }
+  // LIBRA's model (model.md section 4): infinitely many chunks pipeline through
+  // the dimensions, so the slowest dimension sets the pace, tau = max_d V_d / bw_d.
   const std::vector<double> traffic = collectiveTraffic(type, sizeBytes, groupSizes);
   TimeTerm term;
   for (int d = 0; d < static_cast<int>(traffic.size()); ++d) {

@@ -101,6 +101,10 @@ void Network::validate() const {
     checkBound(d.minBandwidth, "minimum");
     checkBound(d.maxBandwidth, "maximum");
     checkBound(d.fixedBandwidth, "fixed");
+    if (!std::isfinite(d.latencyNs) || d.latencyNs < 0) {
+      throw InputError(where + ": latency " + text::formatNumber(d.latencyNs) +
+                       " ns is invalid; it must be a finite number >= 0");
+    }
     if (d.minBandwidth && d.maxBandwidth && *d.minBandwidth > *d.maxBandwidth) {
       throw InputError(where + ": minimum bandwidth " + text::formatNumber(*d.minBandwidth) +
                        " exceeds maximum " + text::formatNumber(*d.maxBandwidth));

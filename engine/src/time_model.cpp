@@ -24,23 +24,49 @@ std::vector<bool> TimeModel::usedDims() const {
   return used;
 }
 
+TimeModel TimeModel::fixedAt(std::span<const double> bw) const {
+  TimeModel out = *this;
+  for (TimeTerm& term : out.terms) term = term.fixedAt(bw);
+  return out;
+}
+
 Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   Evaluation e;
-  std::vector<double> tau(terms.size());
-  for (int k = 0; k < collectiveCount(); ++k) tau[k] = collectiveTime(k, bw);
+  // Chunk counts chosen at this point for "auto" terms; the others as they are.
+  std::vector<TimeTerm> fixed;
+  fixed.reserve(terms.size());
+  std::vector<const TimeTerm*> at(terms.size());
+  for (int k = 0; k < collectiveCount(); ++k) {
+    if (terms[k].automatic()) {
+      fixed.push_back(terms[k].fixedAt(bw));
+      at[k] = &fixed.back();
+    } else {
+      at[k] = &terms[k];
+    }
+  }
+  std::vector<double> tau(terms.size()), surrogate(terms.size());
+  for (int k = 0; k < collectiveCount(); ++k) {
+    tau[k] = at[k]->exact(bw);
+    surrogate[k] = at[k]->value(bw);
+  }
   e.busyNs.assign(dims, 0.0);
   for (const Group& g : groups) {
-    double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
-    for (const Piece& p : g.pieces) {
-      double t = p.constantNs;
-      for (const auto& [k, w] : p.terms) t += w * tau[k];
-      worst = std::max(worst, t);
-    }
-    e.iterationNs += g.weight * worst;
+    auto groupTime = [&](const std::vector<double>& times) {
+      double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
+      for (const Piece& p : g.pieces) {
+        double t = p.constantNs;
+        for (const auto& [k, w] : p.terms) t += w * times[k];
+        worst = std::max(worst, t);
+      }
+      return worst;
+    };
+    e.iterationNs += g.weight * groupTime(tau);
+    e.surrogateIterationNs += g.weight * groupTime(surrogate);
     e.computeNs += g.weight * g.computeNs;
     for (const auto& [k, count] : g.occurrences) {
-      for (const DimTime& part : terms[k].occupancy)
+      for (const DimTime& part : at[k]->occupancy) {
         e.busyNs[part.dim] += g.weight * count * part.at(bw);
+      }
     }
   }
   e.finite = std::isfinite(e.iterationNs);
@@ -49,7 +75,7 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   if (e.finite) {
     for (const Group& g : groups) {
       for (const auto& [k, count] : g.occurrences) {
-        const std::vector<double> share = terms[k].attribute(bw, dims);
+        const std::vector<double> share = at[k]->attribute(bw, dims);
         for (int d = 0; d < dims; ++d) e.communicationByDimNs[d] += g.weight * count * share[d];
       }
     }
@@ -97,6 +123,12 @@ class TermTable {
     for (const auto* parts : {&term.serial, &term.pipelined, &term.occupancy}) {
       key.push_back(static_cast<double>(parts->size()));
       for (const DimTime& p : *parts) key.insert(key.end(), {double(p.dim), p.constantNs, p.bytes});
+    }
+    if (term.schedule) {
+      key.push_back(-1.0 - term.schedule->chunks - (term.schedule->automatic ? 1e6 : 0.0));
+      for (const Stage& st : term.schedule->stages) {
+        key.insert(key.end(), {double(st.dim), st.latencyNs, st.bytes});
+      }
     }
     auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<int>(model_.terms.size()));
     if (inserted) model_.terms.push_back(std::move(term));

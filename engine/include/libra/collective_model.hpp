@@ -5,7 +5,10 @@
 // plus its tests; the solvers do not change.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "libra/network.hpp"
@@ -24,6 +27,39 @@ struct DimTime {
   bool operator==(const DimTime&) const = default;
 };
 
+// One stage of a chunked collective: what one chunk does on one dimension.
+// Its duration for C chunks is latencyNs + bytes / (C * bw_dim): `bytes` is the
+// whole collective's traffic of the stage, `latencyNs` the steps of the
+// stage's algorithm times the link latency (per chunk).
+struct Stage {
+  int dim = 0;
+  double latencyNs = 0;
+  double bytes = 0;
+
+  double duration(std::span<const double> bw, int chunks) const;
+  bool operator==(const Stage&) const = default;
+};
+
+// The schedule of a chunked collective (as ASTRA-sim 2 runs it): C chunks go
+// through the stages in order; each dimension has one FIFO queue and serves one
+// chunk at a time (a dimension's stages share its queue); a chunk joins the next
+// stage's queue when its stage ends. With `automatic` the count is chosen per
+// collective at the design point ("auto"; `chunks` is then only a start).
+struct Schedule {
+  std::vector<Stage> stages;
+  int chunks = 1;
+  bool automatic = false;
+
+  // The exact finish time of the last chunk for `chunks` chunks (+inf when a
+  // stage that moves bytes has no bandwidth).
+  double time(std::span<const double> bw, int chunks) const;
+  // The chunk count "auto" picks at `bw`: the surrogate's best count over
+  // 1..kMaxChunks, then the exact time at it and its neighbours (+-2).
+  int bestChunks(std::span<const double> bw) const;
+  bool operator==(const Schedule&) const = default;
+};
+inline constexpr int kMaxChunks = 1024;
+
 // The time of one collective, in the one convex form the solvers accept:
 //
 //   tau(bw) = sum over `serial` parts + max over `pipelined` parts
@@ -33,12 +69,26 @@ struct DimTime {
 // part per used dimension with its traffic V_d and no serial part.
 // `occupancy` is how long each dimension is busy with the collective (what the
 // per-dimension breakdown reports); it does not enter the objective.
+//
+// A chunked collective keeps its Schedule: the solvers minimize the convex form
+// (a surrogate: the sum of one chunk's stage times plus C - 1 times the busiest
+// dimension's occupancy per chunk), while every reported time is the exact
+// schedule's (exact()).
 struct TimeTerm {
   std::vector<DimTime> serial;
   std::vector<DimTime> pipelined;
   std::vector<DimTime> occupancy;
+  std::optional<Schedule> schedule;  // empty: LIBRA's ideal model, value() is exact
 
+  // The convex form (what the solvers minimize).
   double value(std::span<const double> bw) const;
+  // The time reported: the schedule's exact time (with "auto", at the best chunk
+  // count for `bw`), or value() without a schedule.
+  double exact(std::span<const double> bw) const;
+  // The same term with "auto" resolved to the best chunk count at `bw` (the
+  // solver fixes the counts at a point, solves, and repeats); itself otherwise.
+  TimeTerm fixedAt(std::span<const double> bw) const;
+  bool automatic() const { return schedule && schedule->automatic; }
   // The value split over the dimensions: serial parts go to their dimension, the
   // max to the part(s) that set it (shared equally on ties within 1e-6). Adds up
   // to value(bw); zeros when the value is not finite.
@@ -49,11 +99,51 @@ struct TimeTerm {
   bool operator==(const TimeTerm&) const = default;
 };
 
-// Which collective model turns traffic into time. Only LIBRA's ideal model exists
-// today; chunked and latency-aware models are added here.
+// How many chunks a collective is cut into: "ideal" (LIBRA's limit of infinitely
+// many, no latency), a fixed count, or "auto" (per collective, the count that
+// minimizes its time at the design point).
+struct ChunkSetting {
+  enum class Kind { Ideal, Fixed, Auto };
+  Kind kind = Kind::Ideal;
+  int count = 0;  // Fixed only, >= 1
+
+  static ChunkSetting ideal() { return {}; }
+  static ChunkSetting fixed(int count) { return {Kind::Fixed, count}; }
+  static ChunkSetting automatic() { return {Kind::Auto, 0}; }
+  bool isIdeal() const { return kind == Kind::Ideal; }
+  std::string toString() const;  // "ideal", "16", "auto"
+  bool operator==(const ChunkSetting&) const = default;
+};
+// "ideal", "auto" or an integer 1..kMaxChunks; nullopt otherwise.
+std::optional<ChunkSetting> parseChunkSetting(std::string_view text);
+
+// Which collective model turns traffic into time. Per-dimension link latencies
+// are the network's (Dimension::latencyNs); the ideal model ignores them.
 struct CollectiveModel {
+  ChunkSetting chunks;
+
   bool operator==(const CollectiveModel&) const = default;
 };
+
+// The convex form of `schedule` with C chunks: serial = every stage of one chunk,
+// pipelined = (C - 1) x each dimension's occupancy per chunk, occupancy = each
+// dimension's busy time for the whole collective.
+TimeTerm chunkedTerm(const Schedule& schedule, int chunks);
+
+// The stages of a hierarchical collective over the used dimensions (g_d > 1), as
+// ASTRA-sim 2 runs them with one algorithm per building block (Ring: ring,
+// FullyConnected: direct, Switch: halving-doubling, All-to-All one peer after
+// another; see docs/collective-model.md):
+//   All-Reduce     reduce-scatter on the used dimensions inner to outer but the
+//                  last, all-reduce on the outermost, all-gather back inwards;
+//   Reduce-Scatter inner to outer;  All-Gather outer to inner;  All-to-All inner
+//                  to outer, each with the whole buffer.
+// Each stage carries the traffic of model.md section 4 and steps x link latency.
+std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
+                                    std::span<const int> groupSizes, const Network& network);
+// Latency steps of one stage's algorithm on a block of n NPUs, in units of the
+// link latency (a Switch step crosses two links).
+double latencySteps(BuildingBlock block, CollectiveType stage, int n);
 
 // The TimeTerm of a collective of `sizeBytes` over group sizes g_d (1 = unused) on
 // `network` (model.md section 4 for the traffic). Empty when it moves nothing.

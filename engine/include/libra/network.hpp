@@ -25,6 +25,9 @@ struct Dimension {
   std::optional<double> minBandwidth;
   std::optional<double> maxBandwidth;
   std::optional<double> fixedBandwidth;
+  // Latency of one link of this dimension, ns (one hop; a Switch step is two).
+  // Used by chunked collective models; LIBRA's ideal model ignores it.
+  double latencyNs = 0;
 
   bool operator==(const Dimension&) const = default;
 };

@@ -40,6 +40,9 @@ struct Evaluation {
   // the dimensions by TimeTerm::attribute (the pacing dimension(s) of LIBRA's
   // model), scaled so the values add up to communicationNs.
   std::vector<double> communicationByDimNs;
+  // T by the convex form the solvers minimize; equals iterationNs for LIBRA's
+  // ideal model, differs for a chunked one (the surrogate's gap).
+  double surrogateIterationNs = 0;
   double costUsd = 0;  // network cost
   bool finite = true;  // false when a dimension that carries traffic has bw 0
 };
@@ -68,7 +71,10 @@ struct TimeModel {
   // The dimensions over which some collective moves bytes.
   std::vector<bool> usedDims() const;
 
-  double collectiveTime(int k, std::span<const double> bw) const { return terms[k].value(bw); }
+  // The reported (exact) time of collective k.
+  double collectiveTime(int k, std::span<const double> bw) const { return terms[k].exact(bw); }
+  // The same model with every "auto" chunk count fixed at its best for `bw`.
+  TimeModel fixedAt(std::span<const double> bw) const;
   // Evaluates T and its breakdown; costUsd is left 0 (see Problem::evaluate).
   Evaluation evaluate(std::span<const double> bw) const;
 };

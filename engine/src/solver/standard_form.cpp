@@ -398,7 +398,7 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
   for (const auto& g : time.groups) weightSum += g.weight;
   if (!(weightSum > 0) || !std::isfinite(weightSum)) weightSum = 1;
   std::vector<double> tau(K);
-  for (int k = 0; k < K; ++k) tau[k] = time.collectiveTime(k, startBw);
+  for (int k = 0; k < K; ++k) tau[k] = time.terms[k].value(startBw);
   double comm = 0;
   for (const auto& g : time.groups) {
     double worst = 0;
