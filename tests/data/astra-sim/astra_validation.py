@@ -63,8 +63,11 @@ DEFAULT_ENDPOINT_DELAY = 1           # ns; 0 aborts the simulator (see README)
 
 # Per-dimension algorithm for each building block and collective.
 ALGO = {
+    # All-to-All on a ring: `direct1` (one peer after another over the shortest
+    # way round) moves S (n-1)/n per NPU as model.md section 4 says; ASTRA-sim's
+    # `ring` algorithm would forward every message hop by hop (n/2 times more).
     "Ring": {"AllReduce": "ring", "ReduceScatter": "ring",
-             "AllGather": "ring", "AllToAll": "ring"},
+             "AllGather": "ring", "AllToAll": "direct1"},
     "FullyConnected": {"AllReduce": "direct", "ReduceScatter": "direct",
                        "AllGather": "direct", "AllToAll": "direct"},
     "Switch": {"AllReduce": "halvingDoubling", "ReduceScatter": "halvingDoubling",
@@ -112,11 +115,12 @@ def system_json(net, coll, chunks, endpoint_delay):
 HOPS = {"Ring": 1, "FullyConnected": 1, "Switch": 2}
 
 
-def msg_time(dim, m):
+def msg_time(dim, m, hops=None):
     """Analytical congestion-unaware backend: one message of m bytes."""
     bw_astra = astra_bandwidth(dim["block"], dim["npus"], dim["bw_gbps"])
     bpns = bw_astra * (1 << 30) / 1000000000          # NetworkFunction.cpp
-    return int(HOPS[dim["block"]] * float(dim["latency_ns"]) + m / bpns)  # truncation
+    h = HOPS[dim["block"]] if hops is None else hops
+    return int(h * float(dim["latency_ns"]) + m / bpns)  # truncation
 
 
 def stage(dim, algo, kind, s, e):
@@ -143,6 +147,9 @@ def stage(dim, algo, kind, s, e):
     if algo == "direct1":                 # window 1: one peer after another
         if kind != "AllToAll":
             raise ValueError("direct1 only used for AllToAll here")
+        if dim["block"] == "Ring":
+            # peer j is min(j, n - j) hops away on the bidirectional ring
+            return sum(msg_time(dim, s // n, min(j, n - j)) for j in range(1, n)) + n * e, s
         return (n - 1) * msg_time(dim, s // n) + n * e, s
     if algo == "halvingDoubling":
         k = int(math.log2(n))
