@@ -256,7 +256,11 @@ std::string failureJson(const std::string& status, const std::string& message,
   return j.dump(2);
 }
 
-std::string analysisJson(const Analysis& a) {
+namespace {
+Json paretoObject(const Analysis& a);
+}  // namespace
+
+std::string analysisJson(const Analysis& a, bool withFront) {
   if (!a.ok()) {
     return failureJson(statusWord(a),
                        a.message.empty() ? "the solver stopped without saying why" : a.message,
@@ -295,18 +299,13 @@ std::string analysisJson(const Analysis& a) {
     s["violated_constraints"] = b.violated;
     j["equal_split"] = std::move(s);
   }
+  if (withFront && a.hasFront()) j["pareto"] = paretoObject(a);
   return j.dump(2);
 }
 
-std::string paretoJson(const Analysis& a) {
-  if (!a.hasFront()) {
-    const std::string message = a.front.status == SolveStatus::Optimal
-                                    ? "no point of the front could be solved"
-                                    : a.front.message;
-    return failureJson(
-        statusWord(a.front.status == SolveStatus::Optimal ? SolveStatus::Error : a.front.status),
-        message, std::nullopt, a.backend);
-  }
+namespace {
+
+Json paretoObject(const Analysis& a) {
   Json j;
   j["status"] = "optimal";
   Json points = Json::array();
@@ -322,7 +321,48 @@ std::string paretoJson(const Analysis& a) {
   j["solver"] = std::string(toString(a.backend));
   j["iterations"] = a.front.perfPerCostOptimum.iterations;
   j["solve_time_ns"] = number(a.solveNs);
-  return j.dump(2);
+  return j;
+}
+
+}  // namespace
+
+std::string paretoJson(const Analysis& a) {
+  if (!a.hasFront()) {
+    const std::string message = a.front.status == SolveStatus::Optimal
+                                    ? "no point of the front could be solved"
+                                    : a.front.message;
+    return failureJson(
+        statusWord(a.front.status == SolveStatus::Optimal ? SolveStatus::Error : a.front.status),
+        message, std::nullopt, a.backend);
+  }
+  return paretoObject(a).dump(2);
+}
+
+std::string designsCsv(const Analysis& a) {
+  std::string out = "kind,network_cost_usd,iteration_time_ns,compute_time_ns,communication_time_ns";
+  if (a.problem) {
+    for (const std::string& name : a.problem->dimNames)
+      out += "," + csvField("bw_" + name + "_gbps");
+  }
+  out += "\n";
+  auto row = [&](const char* kind, const std::vector<double>& bw, const Evaluation& e) {
+    if (!std::isfinite(e.iterationNs) || !std::isfinite(e.costUsd)) return;
+    out += std::string(kind) + "," + exact(e.costUsd) + "," + exact(e.iterationNs) + "," +
+           exact(e.computeNs) + "," + exact(e.communicationNs);
+    for (double b : bw) out += "," + exact(b);
+    out += "\n";
+  };
+  if (a.ok()) row(a.evaluated ? "evaluated" : "optimum", a.design.bandwidth, a.design.eval);
+  if (a.hasFront()) {
+    const Solution& best = a.front.perfPerCostOptimum;
+    if (best.ok()) row("perf_per_cost_optimum", best.bandwidth, best.eval);
+    for (const Solution& s : a.front.points) {
+      if (s.ok()) row("pareto", s.bandwidth, s.eval);
+    }
+  }
+  if (a.ok() && a.baseline)
+    row("equal_split", a.baseline->design.bandwidth, a.baseline->design.eval);
+  return out;
 }
 
 std::string paretoCsv(const Analysis& a) {

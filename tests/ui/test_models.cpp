@@ -29,6 +29,50 @@ class ModelsTest : public QObject {
  private Q_SLOTS:
   void initTestCase() { test::isolateSettings(); }
 
+  // Edits say which part of the project they changed; a slider tick shares the
+  // workloads with the previous state instead of copying them.
+  void editsNameThePartsTheyChange() {
+    Document doc(loadExample(QStringLiteral("gpt3-4d")));
+    QSignalSpy changed(&doc, &Document::projectChanged);
+    const LayerList layersBefore = doc.project().workloads.front().layers;
+    QVERIFY(doc.edit(QStringLiteral("total"), [](Project& p) { setTotalBandwidth(p, 700); }));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
+             Document::Parts(Document::Constraints));
+    QVERIFY(doc.project().workloads.front().layers.sharesStorageWith(layersBefore));  // not copied
+    QVERIFY(doc.edit(QStringLiteral("objective"),
+                     [](Project& p) { p.objective = Objective::PerfPerCost; }));
+    QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
+             Document::Parts(Document::Objective));
+    QVERIFY(doc.edit(QStringLiteral("npus"), [](Project& p) { p.network.dims[0].npus = 8; }));
+    QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
+             Document::Parts(Document::Network));
+    doc.undoStack()->undo();
+    QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
+             Document::Parts(Document::Network));
+    doc.reset(loadExample(QStringLiteral("gpt3-3d")), QString());
+    QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
+             Document::Parts(Document::Everything));
+    // A layer table does not reset for an edit of the constraints.
+    LayerTableModel layers(&doc);
+    QSignalSpy resets(&layers, &QAbstractItemModel::modelReset);
+    QVERIFY(doc.edit(QStringLiteral("total"), [](Project& p) { setTotalBandwidth(p, 600); }));
+    QCOMPARE(resets.count(), 0);
+  }
+
+  void theUndoHistoryIsBounded() {
+    Document doc(loadExample(QStringLiteral("gpt3-3d")));
+    for (int i = 0; i < Document::kUndoLimit + 50; ++i) {
+      QVERIFY(
+          doc.edit(QStringLiteral("total"), [i](Project& p) { setTotalBandwidth(p, 100 + i); }));
+    }
+    QCOMPARE(doc.undoStack()->count(), Document::kUndoLimit);
+    // The oldest steps went; the newest still undo in order.
+    doc.undoStack()->undo();
+    QVERIFY(splitConstraints(doc.project().constraints).totalBandwidth ==
+            std::optional<double>(100 + Document::kUndoLimit + 48));
+  }
+
   void dimensionModelPassesTheTester() {
     Document doc(loadExample(QStringLiteral("gpt3-4d")));
     DimensionTableModel model(&doc);

@@ -1,12 +1,15 @@
-// The latest-wins solver controller: one job runs and one waits, stale results are
-// never delivered, the GUI thread never waits.
+// The latest-wins solver controller: one job runs and one waits, nothing older
+// than what was delivered is delivered, the design comes before its front,
+// failures are results, a slow drag still reaches the screen, the GUI thread
+// never waits.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 #include <libra/edits.hpp>
+#include <vector>
 
-#include "explorer_controller.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
 
@@ -15,12 +18,8 @@ using namespace libra::studio;
 
 namespace {
 
-SolveRequest requestFor(const Project& project) {
-  SolveRequest request;
-  QString error;
-  if (!ExplorerController::makeRequest(project, Backend::Native, request, error))
-    qFatal("%s", qPrintable(error));
-  return request;
+SolveResultPtr resultAt(const QSignalSpy& spy, int i) {
+  return spy.at(i).front().value<SolveResultPtr>();
 }
 
 }  // namespace
@@ -43,39 +42,66 @@ class SolverControllerTest : public QObject {
     quint64 last = 0;
     for (int i = 0; i < 30; ++i) {
       setTotalBandwidth(project, 500 + 10 * i);
-      last = controller.submit(requestFor(project));
+      last = controller.submit(makeRequest(project));
     }
     // Submitting never waits for a solve.
     QVERIFY2(submitting.elapsed() < 1000, "submit() blocked");
     QTRY_VERIFY(!controller.isBusy());
-    QCOMPARE(results.count(), 1);
-    const auto result = results.front().front().value<SolveResultPtr>();
-    QCOMPARE(result->generation, last);
     QVERIFY(controller.startedJobs() <= 2);  // the first one, then only the newest waiting one
+    // Whatever came, the last delivered result is the complete answer for the last request.
+    QVERIFY(results.count() >= 1);
+    const auto result = resultAt(results, results.count() - 1);
+    QCOMPARE(result->generation, last);
+    QVERIFY(result->complete);
     // The delivered result is the engine's answer for the last request.
     const Solution expected = test::engineOptimum(project);
-    QVERIFY(result->optimum.ok());
-    QVERIFY(test::close(result->optimum.eval.iterationNs, expected.eval.iterationNs));
+    QVERIFY(result->ok());
+    QVERIFY(test::close(result->a().design.eval.iterationNs, expected.eval.iterationNs));
     for (std::size_t d = 0; d < expected.bandwidth.size(); ++d) {
-      QVERIFY(test::close(result->optimum.bandwidth[d], expected.bandwidth[d], 1e-5));
+      QVERIFY(test::close(result->a().design.bandwidth[d], expected.bandwidth[d], 1e-5));
     }
-    QCOMPARE(result->front.points.size(), std::size_t(50));
+    QCOMPARE(result->a().front.points.size(), std::size_t(50));
+    // Generations only grow.
+    for (int i = 1; i < results.count(); ++i)
+      QVERIFY(resultAt(results, i)->generation >= resultAt(results, i - 1)->generation);
+  }
+
+  void theDesignComesBeforeItsFront() {
+    SolverController controller;
+    QSignalSpy results(&controller, &SolverController::resultReady);
+    const Project project = loadExample(QStringLiteral("gpt3-4d"));
+    const quint64 g = controller.submit(makeRequest(project));
+    QTRY_VERIFY(!controller.isBusy());
+    QCOMPARE(results.count(), 2);
+    const auto design = resultAt(results, 0);
+    const auto complete = resultAt(results, 1);
+    QCOMPARE(design->generation, g);
+    QCOMPARE(complete->generation, g);
+    QVERIFY(!design->complete);
+    QVERIFY(design->ok());
+    QVERIFY(design->a().front.points.empty());
+    QVERIFY(design->a().baseline.has_value());
+    QVERIFY(complete->complete);
+    QCOMPARE(complete->a().front.points.size(), std::size_t(50));
+    // The same design in both.
+    QCOMPARE(design->a().design.bandwidth, complete->a().design.bandwidth);
   }
 
   void cancelAllDropsEverythingInFlight() {
     SolverController controller;
     QSignalSpy results(&controller, &SolverController::resultReady);
     const Project project = loadExample(QStringLiteral("gpt3-4d"));
-    controller.submit(requestFor(project));
-    controller.submit(requestFor(project));
+    controller.submit(makeRequest(project));
+    controller.submit(makeRequest(project));
     controller.cancelAll();
     QTRY_VERIFY(!controller.isBusy());
     QTest::qWait(20);
     QCOMPARE(results.count(), 0);
     // It works again afterwards.
-    const quint64 g = controller.submit(requestFor(project));
-    QTRY_COMPARE(results.count(), 1);
-    QCOMPARE(results.front().front().value<SolveResultPtr>()->generation, g);
+    const quint64 g = controller.submit(makeRequest(project));
+    QTRY_VERIFY(!controller.isBusy());
+    QVERIFY(results.count() >= 1);
+    QCOMPARE(resultAt(results, results.count() - 1)->generation, g);
   }
 
   void infeasibleProblemsComeBackWithAReason() {
@@ -83,27 +109,123 @@ class SolverControllerTest : public QObject {
     QSignalSpy results(&controller, &SolverController::resultReady);
     Project project = loadExample(QStringLiteral("gpt3-4d"));
     setExtraConstraints(project, {"bw[chiplet] >= 2000"});  // more than the 1000 GB/s total
-    controller.submit(requestFor(project));
+    controller.submit(makeRequest(project));
     QTRY_COMPARE(results.count(), 1);
-    const auto result = results.front().front().value<SolveResultPtr>();
-    QVERIFY(result->optimum.status == SolveStatus::Infeasible);
-    QVERIFY(!result->optimum.message.empty());
+    const auto result = resultAt(results, 0);
+    QVERIFY(result->a().status == SolveStatus::Infeasible);
+    QVERIFY(!result->a().message.empty());
+    QVERIFY(!result->invalidInput);
   }
 
-  void communicationByDimensionAddsUpToTheCommunicationTime() {
+  void invalidInputIsAResultNotAnException() {
+    SolverController controller;
+    QSignalSpy results(&controller, &SolverController::resultReady);
+    Project project = loadExample(QStringLiteral("gpt3-4d"));
+    setExtraConstraints(project, {"bw[nowhere] >= 1"});  // no such dimension
+    controller.submit(makeRequest(project));
+    QTRY_COMPARE(results.count(), 1);
+    const auto result = resultAt(results, 0);
+    QVERIFY(result->invalidInput);
+    QVERIFY(result->a().status == SolveStatus::Error);
+    QVERIFY2(QString::fromStdString(result->a().message).contains(QStringLiteral("nowhere")),
+             result->a().message.c_str());
+  }
+
+  void anyExceptionOfTheJobBecomesAnErrorResult() {
+    SolverController controller;
+    QSignalSpy results(&controller, &SolverController::resultReady);
+    SolveRequest request = makeRequest(loadExample(QStringLiteral("gpt3-3d")));
+    request.onStart = [] { throw std::runtime_error("out of cheese"); };
+    controller.submit(std::move(request));
+    QTRY_COMPARE(results.count(), 1);
+    const auto result = resultAt(results, 0);
+    QVERIFY(result->a().status == SolveStatus::Error);
+    QVERIFY(!result->invalidInput);
+    QVERIFY2(QString::fromStdString(result->a().message).contains(QStringLiteral("out of cheese")),
+             result->a().message.c_str());
+    // A request without a project is refused the same way.
+    const SolveResult none = runSolve(SolveRequest{});
+    QVERIFY(none.a().status == SolveStatus::Error);
+    QVERIFY(!none.a().message.empty());
+  }
+
+  void theEqualSplitSharesTheOptimumsTotal() {
     const Project project = loadExample(QStringLiteral("gpt3-3d"));
-    SolveRequest request = requestFor(project);
-    const SolveResult result = runSolve(request);
-    QVERIFY(result.optimum.ok());
-    double sum = 0;
-    for (double v : result.communicationByDim) sum += v;
-    QVERIFY(test::close(sum, result.optimum.eval.communicationNs, 1e-9));
-    double eqSum = 0;
-    for (double v : result.equalSplitCommunicationByDim) eqSum += v;
-    QVERIFY(test::close(eqSum, result.equalSplitEval.communicationNs, 1e-9));
-    // The equal split puts the optimum's total on every dimension alike.
-    QCOMPARE(result.equalSplit.size(), std::size_t(3));
-    QVERIFY(test::close(result.equalSplit[0] * 3, 500));
+    const SolveResult result = runSolve(makeRequest(project));
+    QVERIFY(result.ok());
+    QVERIFY(result.a().baseline.has_value());
+    const auto& split = result.a().baseline->design.bandwidth;
+    QCOMPARE(split.size(), std::size_t(3));
+    for (double b : split) QVERIFY(test::close(b * 3, 500));
+  }
+
+  // A drag whose solves take longer than its ticks (40 ms solves, a tick every
+  // 16 ms): latest-wins alone would cancel every job and show nothing until the
+  // release. The screen must get a result at least every 100 ms.
+  void aSlowDragStillReachesTheScreen() {
+    SolverController controller;
+    QElapsedTimer clock;
+    std::vector<qint64> deliveredAt;
+    connect(&controller, &SolverController::resultReady, this,
+            [&](const SolveResultPtr&) { deliveredAt.push_back(clock.elapsed()); });
+    Project project = loadExample(QStringLiteral("gpt3-4d"));
+    int tick = 0;
+    QTimer pointer;
+    pointer.setTimerType(Qt::PreciseTimer);
+    pointer.setInterval(16);
+    quint64 last = 0;
+    connect(&pointer, &QTimer::timeout, this, [&] {
+      setTotalBandwidth(project, 400 + 5 * (tick % 40));
+      SolveRequest request = makeRequest(project);
+      request.artificialDelayMs = 40;
+      last = controller.submit(std::move(request));
+      if (++tick >= 75) pointer.stop();  // 1.2 s of dragging
+    });
+    clock.start();
+    pointer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!pointer.isActive(), 5000);
+    const qint64 released = clock.elapsed();
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
+    // Gaps between what reached the screen while the drag lasted.
+    QVERIFY2(deliveredAt.size() >= 8, qPrintable(QString::number(deliveredAt.size())));
+    qint64 previous = 0, worst = 0;
+    for (qint64 t : deliveredAt) {
+      if (t > released) break;
+      worst = std::max(worst, t - previous);
+      previous = t;
+    }
+    worst = std::max(worst, released - previous);
+    QString times;
+    for (qint64 t : deliveredAt) times += QString::number(t) + QLatin1Char(' ');
+    QVERIFY2(worst <= 100,
+             qPrintable(QStringLiteral("%1 ms without a result; delivered at %2 (released at %3)")
+                            .arg(worst)
+                            .arg(times)
+                            .arg(released)));
+    QVERIFY(controller.latestGeneration() == last);
+  }
+
+  // Designs slower than the screen budget are restarted while young: the newest
+  // input is then answered about one solve time after it came, not two.
+  void aSlowYoungJobGivesWayToNewerInput() {
+    SolverController controller;
+    QSignalSpy results(&controller, &SolverController::resultReady);
+    Project project = loadExample(QStringLiteral("gpt3-3d"));
+    auto slow = [&](double total) {
+      setTotalBandwidth(project, total);
+      SolveRequest request = makeRequest(project);
+      request.artificialDelayMs = 250;
+      return controller.submit(std::move(request));
+    };
+    slow(400);  // teaches the controller how long a design takes here
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
+    const int before = results.count();
+    slow(450);
+    QTest::qWait(30);
+    const quint64 newest = slow(500);
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
+    for (int i = before; i < results.count(); ++i)
+      QCOMPARE(resultAt(results, i)->generation, newest);  // the young job was abandoned
   }
 };
 

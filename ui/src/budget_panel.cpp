@@ -147,7 +147,11 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
     document_->edit(tr("Set the front to %1 points").arg(n),
                     [n](Project& p) { setParetoPoints(p, n); });
   });
-  connect(document_, &Document::projectChanged, this, &BudgetPanel::syncFromDocument);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Constraints | Document::Objective | Document::ViewState |
+                 Document::Network | Document::CostModel))
+      syncFromDocument();
+  });
   syncFromDocument();
 }
 

@@ -119,6 +119,10 @@ void ResultChartView::setStale(bool stale, const QString& reason) {
   }
 }
 
+QString ResultChartView::staleReason() const {
+  return stale_ ? staleLabel_->text() : QString();
+}
+
 void ResultChartView::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
   staleLabel_->move(std::max(4, width() - staleLabel_->width() - 8), 6);
@@ -189,9 +193,11 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   setChart(chart);
 }
 
-void ParetoChartView::showResult(const SolveResult& result) {
-  result_ = std::make_shared<const SolveResult>(result);
-  QList<QPointF> front;
+void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr& front) {
+  const Analysis& a = result.a();
+  design_ = result.analysis;
+  front_ = front ? front->analysis : nullptr;
+  QList<QPointF> line;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   auto extend = [&](const QPointF& p) {
     if (!std::isfinite(p.x()) || !std::isfinite(p.y())) return;
@@ -200,29 +206,31 @@ void ParetoChartView::showResult(const SolveResult& result) {
     ylo = std::min(ylo, p.y());
     yhi = std::max(yhi, p.y());
   };
-  if (result.hasFront) {
-    front.reserve(static_cast<qsizetype>(result.front.points.size()));
-    for (const Solution& s : result.front.points) {
-      if (!s.ok()) continue;
-      front.append(toChart(s.eval.costUsd, s.eval.iterationNs));
-      extend(front.back());
+  const bool hasFront = front_ && front_->hasFront();
+  if (hasFront) {
+    line.reserve(static_cast<qsizetype>(front_->front.points.size()));
+    for (const Solution& s : front_->front.points) {
+      if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
+      line.append(toChart(s.eval.costUsd, s.eval.iterationNs));
+      extend(line.back());
     }
   }
-  frontLine_->replace(front);
-  frontPoints_->replace(front);
+  frontLine_->replace(line);
+  frontPoints_->replace(line);
 
   QList<QPointF> opt, ppc, eq;
-  if (result.optimum.ok()) {
-    opt.append(toChart(result.optimum.eval.costUsd, result.optimum.eval.iterationNs));
+  if (a.ok() && a.design.eval.finite) {
+    opt.append(toChart(a.design.eval.costUsd, a.design.eval.iterationNs));
     extend(opt.back());
   }
-  if (result.hasFront && result.front.perfPerCostOptimum.ok()) {
-    const auto& e = result.front.perfPerCostOptimum.eval;
+  if (hasFront && front_->front.perfPerCostOptimum.ok()) {
+    const auto& e = front_->front.perfPerCostOptimum.eval;
     ppc.append(toChart(e.costUsd, e.iterationNs));
     extend(ppc.back());
   }
-  if (!result.equalSplit.empty() && result.equalSplitEval.finite) {
-    eq.append(toChart(result.equalSplitEval.costUsd, result.equalSplitEval.iterationNs));
+  if (a.baseline && a.baseline->design.eval.finite) {
+    const Evaluation& e = a.baseline->design.eval;
+    eq.append(toChart(e.costUsd, e.iterationNs));
     extend(eq.back());
   }
   optimum_->replace(opt);
@@ -235,64 +243,64 @@ void ParetoChartView::showResult(const SolveResult& result) {
   const auto [x0, x1] = padded(xlo, xhi);
   const auto [y0, y1] = padded(ylo, yhi, 0.1);
   QList<QPointF> budget;
-  if (result.costBudgetUsd) {
-    const double b = *result.costBudgetUsd / 1e6;
+  if (a.costBudgetUsd) {
+    const double b = *a.costBudgetUsd / 1e6;
     budget = {QPointF(b, y0), QPointF(b, y1)};
   }
   budget_->replace(budget);
   setNiceRange(axisX_, x0, x1, 8);
   setNiceRange(axisY_, y0, y1, 6);
   for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
-    if (m->isVisible() != result.costBudgetUsd.has_value())
-      m->setVisible(result.costBudgetUsd.has_value());
+    if (m->isVisible() != a.costBudgetUsd.has_value()) m->setVisible(a.costBudgetUsd.has_value());
   }
-  setShownGeneration(result.generation);
+  // The chart shows a generation once its front is drawn too: a design over an
+  // older front is not yet the chart of that change.
+  if (front && front->generation == result.generation) setShownGeneration(result.generation);
 }
 
 void ParetoChartView::showTooltip(const QPointF& point, bool state) {
-  if (!state || !result_) {
+  if (!state || !design_) {
     QToolTip::hideText();
     return;
   }
-  // The nearest solution among the front and the markers.
-  const Solution* best = nullptr;
+  // The nearest design among the front and the markers.
+  const std::vector<double>* bestSplit = nullptr;
+  const Evaluation* bestEval = nullptr;
   QString label;
   double bestDistance = std::numeric_limits<double>::infinity();
   const double sx = std::max(axisX_->max() - axisX_->min(), 1e-12);
   const double sy = std::max(axisY_->max() - axisY_->min(), 1e-12);
-  auto consider = [&](const Solution& s, const QString& what) {
-    if (!s.ok()) return;
-    const QPointF p = toChart(s.eval.costUsd, s.eval.iterationNs);
+  auto consider = [&](const std::vector<double>& split, const Evaluation& e, const QString& what) {
+    if (!e.finite) return;
+    const QPointF p = toChart(e.costUsd, e.iterationNs);
     const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
     if (dist < bestDistance - 1e-9) {
       bestDistance = dist;
-      best = &s;
+      bestSplit = &split;
+      bestEval = &e;
       label = what;
     }
   };
-  consider(result_->optimum, tr("Optimum"));
-  if (result_->hasFront) {
-    consider(result_->front.perfPerCostOptimum, tr("Best perf per cost"));
-    for (const Solution& s : result_->front.points) consider(s, tr("Pareto point"));
-  }
-  QString text;
-  const auto& names = result_->dimNames;
-  if (!result_->equalSplit.empty()) {
-    const QPointF p = toChart(result_->equalSplitEval.costUsd, result_->equalSplitEval.iterationNs);
-    const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
-    if (dist < bestDistance) {
-      text = tr("<b>Equal split</b><br>iteration %1, cost %2<br>%3")
-                 .arg(formatTimeNs(result_->equalSplitEval.iterationNs),
-                      formatCostUsd(result_->equalSplitEval.costUsd),
-                      formatSplit(names, result_->equalSplit));
+  const Analysis& a = *design_;
+  if (a.ok())
+    consider(a.design.bandwidth, a.design.eval, a.evaluated ? tr("Design") : tr("Optimum"));
+  if (front_ && front_->hasFront()) {
+    const Solution& best = front_->front.perfPerCostOptimum;
+    if (best.ok()) consider(best.bandwidth, best.eval, tr("Best perf per cost"));
+    for (const Solution& s : front_->front.points) {
+      if (s.ok()) consider(s.bandwidth, s.eval, tr("Pareto point"));
     }
   }
-  if (text.isEmpty() && best) {
-    text = tr("<b>%1</b><br>iteration %2, cost %3<br>%4")
-               .arg(label, formatTimeNs(best->eval.iterationNs), formatCostUsd(best->eval.costUsd),
-                    formatSplit(names, best->bandwidth));
+  if (a.ok() && a.baseline) {
+    consider(a.baseline->design.bandwidth, a.baseline->design.eval, tr("Equal split"));
   }
-  if (!text.isEmpty()) QToolTip::showText(QCursor::pos(), text, this);
+  if (!bestEval) return;
+  const std::vector<std::string> names =
+      a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  const QString text = tr("<b>%1</b><br>iteration %2, cost %3<br>%4")
+                           .arg(label, formatTimeNs(bestEval->iterationNs),
+                                formatCostUsd(bestEval->costUsd), formatSplit(names, *bestSplit));
+  QToolTip::showText(QCursor::pos(), text, this);
 }
 
 // ---------------------------------------------------------------------------
@@ -330,9 +338,12 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
 }
 
 void BandwidthChartView::showResult(const SolveResult& result) {
-  const int dims = static_cast<int>(result.dimNames.size());
+  const Analysis& a = result.a();
+  const std::vector<std::string> names =
+      a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  const int dims = static_cast<int>(names.size());
   QStringList categories;
-  for (const auto& name : result.dimNames) categories << toQString(name);
+  for (const auto& name : names) categories << toQString(name);
   if (axisX_->categories() != categories) axisX_->setCategories(categories);
   auto fill = [dims](QBarSet* set, const std::vector<double>& values) {
     if (set->count() != dims) {
@@ -342,8 +353,8 @@ void BandwidthChartView::showResult(const SolveResult& result) {
     for (int d = 0; d < dims; ++d)
       set->replace(d, d < static_cast<int>(values.size()) ? values[d] : 0.0);
   };
-  fill(optimumSet_, result.optimum.ok() ? result.optimum.bandwidth : std::vector<double>{});
-  fill(equalSet_, result.equalSplit);
+  fill(optimumSet_, a.ok() ? a.design.bandwidth : std::vector<double>{});
+  fill(equalSet_, a.ok() && a.baseline ? a.baseline->design.bandwidth : std::vector<double>{});
   double top = 0;
   for (int d = 0; d < dims; ++d) top = std::max({top, optimumSet_->at(d), equalSet_->at(d)});
   setNiceRange(axisY_, 0, top > 0 ? top * 1.12 : 1, 5);
@@ -381,9 +392,12 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
 }
 
 void BreakdownChartView::showResult(const SolveResult& result) {
-  const int dims = static_cast<int>(result.dimNames.size());
+  const Analysis& a = result.a();
+  const std::vector<std::string> names =
+      a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  const int dims = static_cast<int>(names.size());
   QStringList labels{tr("Compute")};
-  for (const auto& n : result.dimNames) labels << tr("%1 comm.").arg(toQString(n));
+  for (const auto& n : names) labels << tr("%1 comm.").arg(toQString(n));
   bool sameStructure = sets_.size() == labels.size();
   for (int i = 0; sameStructure && i < sets_.size(); ++i)
     sameStructure = sets_[i]->label() == labels[i];
@@ -400,21 +414,20 @@ void BreakdownChartView::showResult(const SolveResult& result) {
       sets_.append(set);
     }
   }
-  const bool ok = result.optimum.ok();
-  // Row 0: equal split, row 1: optimum.
-  sets_[0]->replace(0, ok ? result.equalSplitEval.computeNs / 1e6 : 0.0);
-  sets_[0]->replace(1, ok ? result.optimum.eval.computeNs / 1e6 : 0.0);
-  for (int d = 0; d < dims; ++d) {
-    const auto& eq = result.equalSplitCommunicationByDim;
-    const auto& op = result.communicationByDim;
-    sets_[d + 1]->replace(0, ok && d < static_cast<int>(eq.size()) ? eq[d] / 1e6 : 0.0);
-    sets_[d + 1]->replace(1, ok && d < static_cast<int>(op.size()) ? op[d] / 1e6 : 0.0);
-  }
+  // Row 0: equal split, row 1: the design. The engine attributes each
+  // collective's exposed time to the dimension(s) that pace it.
+  const DesignResult* rows[2] = {a.ok() && a.baseline ? &a.baseline->design : nullptr,
+                                 a.ok() ? &a.design : nullptr};
   double top = 0;
-  if (ok) {
-    top = std::max(result.optimum.eval.iterationNs,
-                   result.equalSplitEval.finite ? result.equalSplitEval.iterationNs : 0.0) /
-          1e6;
+  for (int row = 0; row < 2; ++row) {
+    const DesignResult* d = rows[row];
+    const bool finite = d && d->eval.finite;
+    sets_[0]->replace(row, finite ? d->eval.computeNs / 1e6 : 0.0);
+    for (int dim = 0; dim < dims; ++dim) {
+      const bool has = finite && dim < static_cast<int>(d->dims.size());
+      sets_[dim + 1]->replace(row, has ? d->dims[dim].exposedNs / 1e6 : 0.0);
+    }
+    if (finite) top = std::max(top, d->eval.iterationNs / 1e6);
   }
   setNiceRange(axisX_, 0, top > 0 ? top * 1.02 : 1, 6);
   setShownGeneration(result.generation);

@@ -1,4 +1,4 @@
-// The three result charts. Each takes a SolveResult and updates its series in
+// The three result charts. Each reads a SolveResult's Analysis and updates its series in
 // place (QXYSeries::replace, QBarSet::replace): never clear + append, so a live
 // drag costs one scene update per chart.
 #pragma once
@@ -32,8 +32,10 @@ class ResultChartView : public QChartView {
   // Dims the series and shows `reason` over the chart while a newer result is pending.
   void setStale(bool stale, const QString& reason = {});
   bool isStale() const { return stale_; }
-  // The generation whose data the series hold, and every generation that reached
-  // the screen, in order (for the tests and the latency measurement).
+  QString staleReason() const;
+  // The generation whose data the series hold (for the Pareto chart: whose front
+  // is drawn), and every generation that reached the screen, in order (for the
+  // tests and the latency measurement).
   quint64 shownGeneration() const { return shownGeneration_; }
   const QList<quint64>& paintedGenerations() const { return painted_; }
 
@@ -60,7 +62,9 @@ class ParetoChartView : public ResultChartView {
 
  public:
   explicit ParetoChartView(QWidget* parent = nullptr);
-  void showResult(const SolveResult& result);
+  // The design of `result` over the front of `front` (the result itself once it
+  // is complete, the last complete one while its own front is computed; may be null).
+  void showResult(const SolveResult& result, const SolveResultPtr& front);
 
   QLineSeries* frontSeries() const { return frontLine_; }
   QScatterSeries* optimumSeries() const { return optimum_; }
@@ -78,7 +82,9 @@ class ParetoChartView : public ResultChartView {
   QLineSeries* budget_;
   QValueAxis* axisX_;
   QValueAxis* axisY_;
-  SolveResultPtr result_;
+  // What the tooltip reads: the shown design's analysis and the front's.
+  std::shared_ptr<const Analysis> design_;
+  std::shared_ptr<const Analysis> front_;
 };
 
 // Bandwidth per dimension (GB/s per NPU): the optimum beside the equal split.

@@ -81,7 +81,9 @@ ConstraintEditor::ConstraintEditor(Document* document, QWidget* parent)
   commitTimer_.setInterval(350);
   connect(&commitTimer_, &QTimer::timeout, this, &ConstraintEditor::commitNow);
   connect(edit_, &QPlainTextEdit::textChanged, this, &ConstraintEditor::onTextChanged);
-  connect(document_, &Document::projectChanged, this, &ConstraintEditor::syncFromDocument);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Constraints | Document::Network)) syncFromDocument();
+  });
   syncFromDocument();
 }
 

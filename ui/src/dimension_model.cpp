@@ -30,7 +30,9 @@ DimensionTableModel::DimensionTableModel(Document* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
   rows_ = document_->project().network.size();
   shown_ = document_->project().network;
-  connect(document_, &Document::projectChanged, this, &DimensionTableModel::syncWithDocument);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Network | Document::CostModel)) syncWithDocument();
+  });
 }
 
 void DimensionTableModel::syncWithDocument() {

@@ -8,8 +8,22 @@
 
 namespace libra::studio {
 
+Document::Parts Document::differences(const Project& a, const Project& b) {
+  Parts parts;
+  if (a.name != b.name) parts |= Name;
+  if (!(a.network == b.network)) parts |= Network;
+  if (!(a.costModel == b.costModel)) parts |= CostModel;
+  if (!(a.workloads == b.workloads)) parts |= Workloads;
+  if (!(a.model == b.model)) parts |= Model;
+  if (a.constraints != b.constraints) parts |= Constraints;
+  if (a.objective != b.objective) parts |= Objective;
+  if (a.uiState != b.uiState) parts |= ViewState;
+  return parts;
+}
+
 Document::Document(Project project, QObject* parent)
     : QObject(parent), project_(std::move(project)) {
+  undoStack_.setUndoLimit(kUndoLimit);
   connect(&undoStack_, &QUndoStack::cleanChanged, this,
           [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
 }
@@ -53,8 +67,9 @@ bool Document::reportingEdit(const QString& text, const std::function<EditReport
 }
 
 void Document::replaceProject(const Project& project) {
+  const Parts parts = differences(project_, project);
   project_ = project;
-  Q_EMIT projectChanged();
+  Q_EMIT projectChanged(parts);
 }
 
 void Document::reset(Project project, const QString& filePath) {
@@ -64,7 +79,7 @@ void Document::reset(Project project, const QString& filePath) {
   filePath_ = filePath;
   Q_EMIT filePathChanged();
   Q_EMIT documentReset();
-  Q_EMIT projectChanged();
+  Q_EMIT projectChanged(Everything);
   Q_EMIT modifiedChanged(false);
 }
 

@@ -18,6 +18,29 @@ class Document : public QObject {
   Q_OBJECT
 
  public:
+  // The parts of a project an edit can change; projectChanged() says which did,
+  // so views re-read only what concerns them.
+  enum Part : unsigned {
+    Name = 1u << 0,
+    Network = 1u << 1,
+    CostModel = 1u << 2,
+    Workloads = 1u << 3,
+    Model = 1u << 4,  // training loop and collective model
+    Constraints = 1u << 5,
+    Objective = 1u << 6,
+    ViewState = 1u << 7,  // Project::uiState
+    Everything = (1u << 8) - 1,
+  };
+  Q_DECLARE_FLAGS(Parts, Part)
+  Q_FLAG(Parts)
+  // What differs between two projects (field by field; workloads compare their
+  // shared layer lists by pointer first, so this is cheap).
+  static Parts differences(const Project& a, const Project& b);
+  // Undo steps kept; older ones are dropped. A step holds two projects whose
+  // workloads are shared with the document, so a step costs the network,
+  // constraints and view state it holds, a few kilobytes.
+  static constexpr int kUndoLimit = 500;
+
   explicit Document(Project project = {}, QObject* parent = nullptr);
 
   const Project& project() const { return project_; }
@@ -58,7 +81,9 @@ class Document : public QObject {
   void replaceProject(const Project& project);
 
  Q_SIGNALS:
-  void projectChanged();
+  // After every change: an edit, an undo or redo (the parts that differ), or a
+  // reset (Everything).
+  void projectChanged(libra::studio::Document::Parts parts);
   void filePathChanged();
   // After reset(): a different project, not an edit of this one.
   void documentReset();
@@ -74,3 +99,5 @@ class Document : public QObject {
 };
 
 }  // namespace libra::studio
+
+Q_DECLARE_OPERATORS_FOR_FLAGS(libra::studio::Document::Parts)

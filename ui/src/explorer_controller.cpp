@@ -1,13 +1,7 @@
 #include "explorer_controller.hpp"
 
-#include <algorithm>
-#include <exception>
-#include <libra/edits.hpp>
-#include <libra/project.hpp>
-
 #include "document.hpp"
 #include "format.hpp"
-#include "project_edits.hpp"
 #include "results_view.hpp"
 
 namespace libra::studio {
@@ -28,45 +22,9 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
   });
 }
 
-void ExplorerController::setBackend(Backend backend) {
-  if (backend == backend_) return;
-  backend_ = backend;
-  requestSolve();
-}
-
-bool ExplorerController::makeRequest(const Project& project, Backend backend, SolveRequest& request,
-                                     QString& error) {
-  try {
-    request.problem = std::make_shared<const Problem>(buildProblem(project));
-    const BudgetConstraints budget = splitConstraints(project.constraints);
-    if (budget.costBudget) {
-      Project unbudgeted = project;
-      unbudgeted.constraints = constraintsWithoutCostBudget(project.constraints);
-      request.frontProblem = std::make_shared<const Problem>(buildProblem(unbudgeted));
-    } else {
-      request.frontProblem = request.problem;
-    }
-    request.costBudgetUsd = budget.costBudget;
-    request.objective = project.objective;
-    request.backend = backend;
-    request.paretoPoints = paretoPointsOf(project);
-    return true;
-  } catch (const std::exception& e) {
-    error = toQString(e.what());
-    return false;
-  }
-}
-
 void ExplorerController::requestSolve() {
-  SolveRequest request;
-  QString error;
-  if (!makeRequest(document_->project(), backend_, request, error)) {
-    solver_.cancelAll();
-    results_->setRequestedGeneration(solver_.latestGeneration());
-    results_->markStale(tr("Not solved: %1").arg(error));
-    setStatus(tr("Invalid input: %1").arg(error));
-    return;
-  }
+  SolveRequest request = makeRequest(document_->project());
+  request.artificialDelayMs = artificialDelayMs_;
   const quint64 generation = solver_.submit(std::move(request));
   traceEvent("submitted");
   results_->setRequestedGeneration(generation);
@@ -76,15 +34,23 @@ void ExplorerController::onResult(SolveResultPtr result) {
   traceEvent("result");
   latest_ = result;
   results_->submitResult(result);
-  const Solution& s = result->optimum;
-  if (s.ok()) {
-    setStatus(tr("Solved in %1 ms (optimum and a %2-point Pareto front)")
-                  .arg(result->solveMs, 0, 'f', result->solveMs < 10 ? 2 : 1)
-                  .arg(result->hasFront ? static_cast<int>(result->front.points.size()) : 0));
+  const Analysis& a = result->a();
+  if (result->invalidInput) {
+    setStatus(tr("Invalid input: %1").arg(toQString(a.message)));
+  } else if (a.ok()) {
+    const int points = static_cast<int>(a.front.points.size());
+    if (!result->complete) {
+      setStatus(tr("Optimum in %1 ms; computing the Pareto front…")
+                    .arg(result->elapsedMs, 0, 'f', result->elapsedMs < 10 ? 2 : 1));
+    } else {
+      setStatus(tr("Solved in %1 ms (optimum and a %2-point Pareto front)")
+                    .arg(result->elapsedMs, 0, 'f', result->elapsedMs < 10 ? 2 : 1)
+                    .arg(a.hasFront() ? points : 0));
+    }
   } else {
-    QString status = toQString(std::string(toString(s.status)));
+    QString status = toQString(std::string(toString(a.status)));
     if (!status.isEmpty()) status[0] = status[0].toUpper();
-    setStatus(tr("%1: %2").arg(status, toQString(s.message)));
+    setStatus(tr("%1: %2").arg(status, toQString(a.message)));
   }
 }
 

@@ -1,9 +1,10 @@
 // Turns every change of the document into a solve request and every result into a
 // frame: the glue between Document, SolverController and ResultsView, and the
 // owner of the status line text ("Solving…", "Solved in 3.1 ms", "Infeasible: …").
+// It only copies the project (cheap: workloads are shared); validating, building
+// and solving happen on the worker.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -23,16 +24,12 @@ class ExplorerController : public QObject {
   ExplorerController(Document* document, ResultsView* results, QObject* parent = nullptr);
 
   SolverController* solver() { return &solver_; }
-  void setBackend(Backend backend);
-
-  // Builds the request for the document's current project. Returns false (and
-  // says why in `error`) when the project is not valid.
-  static bool makeRequest(const Project& project, Backend backend, SolveRequest& request,
-                          QString& error);
 
   QString statusText() const { return status_; }
   // The newest result delivered by the solver (may not be on screen yet).
   SolveResultPtr latestResult() const { return latest_; }
+  // Every job pauses this long first, as a slow solve would (tests, measurements).
+  void setArtificialDelayMs(int ms) { artificialDelayMs_ = ms; }
 
  public Q_SLOTS:
   void requestSolve();
@@ -47,10 +44,10 @@ class ExplorerController : public QObject {
   Document* document_;
   ResultsView* results_;
   SolverController solver_;
-  Backend backend_ = Backend::Native;
   SolveResultPtr latest_;
   QString status_;
   QTimer solvingDelay_;
+  int artificialDelayMs_ = 0;
 };
 
 }  // namespace libra::studio

@@ -4,9 +4,6 @@
 #include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -42,10 +39,10 @@ bool writeFileAtomic(const QString& path, const QByteArray& bytes, QString* erro
 
 QString figureHeading(const QString& projectName, const SolveResult& result) {
   QString heading = projectName.isEmpty() ? QObject::tr("Libra Studio") : projectName;
-  heading +=
-      QObject::tr(" — objective: %1")
-          .arg(result.objective == Objective::Performance ? QObject::tr("performance")
-                                                          : QObject::tr("performance per cost"));
+  heading += QObject::tr(" — objective: %1")
+                 .arg(result.a().objective == Objective::Performance
+                          ? QObject::tr("performance")
+                          : QObject::tr("performance per cost"));
   return heading;
 }
 
@@ -115,107 +112,12 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
   return writeFileAtomic(path, bytes, error);
 }
 
-namespace {
-
-QJsonArray toJson(const std::vector<double>& values) {
-  QJsonArray a;
-  for (double v : values) a.append(v);
-  return a;
-}
-
-QJsonObject solutionJson(const Solution& s, const QString& objective) {
-  QJsonObject o;
-  o[QStringLiteral("status")] = toQString(std::string(toString(s.status)));
-  if (!s.ok()) o[QStringLiteral("message")] = toQString(s.message);
-  if (!objective.isEmpty()) o[QStringLiteral("objective")] = objective;
-  if (s.ok()) {
-    o[QStringLiteral("bandwidth_gbps")] = toJson(s.bandwidth);
-    o[QStringLiteral("iteration_time_ns")] = s.eval.iterationNs;
-    o[QStringLiteral("compute_time_ns")] = s.eval.computeNs;
-    o[QStringLiteral("communication_time_ns")] = s.eval.communicationNs;
-    o[QStringLiteral("network_cost_usd")] = s.eval.costUsd;
-  }
-  return o;
-}
-
-QJsonObject pointJson(const Solution& s) {
-  QJsonObject o;
-  o[QStringLiteral("network_cost_usd")] = s.eval.costUsd;
-  o[QStringLiteral("iteration_time_ns")] = s.eval.iterationNs;
-  o[QStringLiteral("bandwidth_gbps")] = toJson(s.bandwidth);
-  return o;
-}
-
-QString csvField(const QString& text) {
-  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"'))) return text;
-  QString quoted = text;
-  quoted.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-  return QStringLiteral("\"") + quoted + QStringLiteral("\"");
-}
-
-}  // namespace
-
-QByteArray resultsJson(const SolveResult& result, const QString& projectName) {
-  QJsonObject root;
-  root[QStringLiteral("project")] = projectName;
-  QJsonArray dims;
-  for (const auto& n : result.dimNames) dims.append(toQString(n));
-  root[QStringLiteral("dimensions")] = dims;
-  root[QStringLiteral("optimum")] =
-      solutionJson(result.optimum, toQString(std::string(toString(result.objective))));
-  if (result.costBudgetUsd) root[QStringLiteral("cost_budget_usd")] = *result.costBudgetUsd;
-  if (result.hasFront) {
-    QJsonObject pareto;
-    QJsonArray points;
-    for (const Solution& s : result.front.points) {
-      if (s.ok()) points.append(pointJson(s));
-    }
-    pareto[QStringLiteral("points")] = points;
-    if (result.front.perfPerCostOptimum.ok()) {
-      pareto[QStringLiteral("perf_per_cost_optimum")] = pointJson(result.front.perfPerCostOptimum);
-    }
-    root[QStringLiteral("pareto")] = pareto;
-  }
-  if (!result.equalSplit.empty()) {
-    QJsonObject eq;
-    eq[QStringLiteral("bandwidth_gbps")] = toJson(result.equalSplit);
-    eq[QStringLiteral("iteration_time_ns")] = result.equalSplitEval.iterationNs;
-    eq[QStringLiteral("compute_time_ns")] = result.equalSplitEval.computeNs;
-    eq[QStringLiteral("communication_time_ns")] = result.equalSplitEval.communicationNs;
-    eq[QStringLiteral("network_cost_usd")] = result.equalSplitEval.costUsd;
-    root[QStringLiteral("equal_split")] = eq;
-  }
-  return QJsonDocument(root).toJson(QJsonDocument::Indented);
+QByteArray resultsJson(const SolveResult& result) {
+  return QByteArray::fromStdString(analysisJson(result.a(), true) + "\n");
 }
 
 QByteArray resultsCsv(const SolveResult& result) {
-  QStringList header{QStringLiteral("kind"), QStringLiteral("network_cost_usd"),
-                     QStringLiteral("iteration_time_ns"), QStringLiteral("compute_time_ns"),
-                     QStringLiteral("communication_time_ns")};
-  for (const auto& n : result.dimNames)
-    header << csvField(QStringLiteral("bw_") + toQString(n) + QStringLiteral("_gbps"));
-  QString out = header.join(QLatin1Char(',')) + QLatin1Char('\n');
-  auto row = [&](const QString& kind, const std::vector<double>& bw, const Evaluation& e) {
-    QStringList fields{
-        kind, QString::number(e.costUsd, 'g', 12), QString::number(e.iterationNs, 'g', 12),
-        QString::number(e.computeNs, 'g', 12), QString::number(e.communicationNs, 'g', 12)};
-    for (double b : bw) fields << QString::number(b, 'g', 12);
-    out += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
-  };
-  if (result.optimum.ok())
-    row(QStringLiteral("optimum"), result.optimum.bandwidth, result.optimum.eval);
-  if (result.hasFront) {
-    if (result.front.perfPerCostOptimum.ok()) {
-      row(QStringLiteral("perf_per_cost_optimum"), result.front.perfPerCostOptimum.bandwidth,
-          result.front.perfPerCostOptimum.eval);
-    }
-    for (const Solution& s : result.front.points) {
-      if (s.ok()) row(QStringLiteral("pareto"), s.bandwidth, s.eval);
-    }
-  }
-  if (!result.equalSplit.empty())
-    row(QStringLiteral("equal_split"), result.equalSplit, result.equalSplitEval);
-  return out.toUtf8();
+  return QByteArray::fromStdString(designsCsv(result.a()));
 }
 
 }  // namespace libra::studio

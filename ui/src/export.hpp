@@ -1,5 +1,5 @@
 // Export for design reviews: the result charts as one figure (PNG, SVG, PDF) and
-// the numbers (CSV, JSON with the command line's keys). Figures are drawn by a
+// the numbers (CSV and JSON, written by the engine's one writer of results). Figures are drawn by a
 // ResultsView of their own at a fixed size, so they do not depend on the window.
 #pragma once
 
@@ -22,12 +22,12 @@ inline constexpr QSize kFigureSize{1600, 1000};
 bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
                   FigureFormat format, QString* error, QSize size = kFigureSize);
 
-// One row per Pareto point plus the optimum, the perf-per-cost optimum and the equal
-// split; bandwidths in GB/s per NPU, time in ns, cost in $.
+// One row per design: the optimum, the perf-per-cost optimum, every Pareto point and
+// the equal split (libra::designsCsv).
 QByteArray resultsCsv(const SolveResult& result);
-// {"optimum": {solve keys}, "pareto": {"points": [...], "perf_per_cost_optimum": {...}},
-//  "equal_split": {...}, "dimensions": [...]} with the keys of `libra solve --json`.
-QByteArray resultsJson(const SolveResult& result, const QString& projectName);
+// What `libra solve --json` prints, plus "pareto" with `libra pareto --json`'s
+// object (libra::analysisJson with the front).
+QByteArray resultsJson(const SolveResult& result);
 
 // Writes through QSaveFile (temporary file + rename).
 bool writeFileAtomic(const QString& path, const QByteArray& bytes, QString* error);

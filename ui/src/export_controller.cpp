@@ -50,8 +50,7 @@ bool ExportController::exportTo(const QString& path, QString* error) const {
     return exportFigure(*result, figureHeading(name, *result), path, *format, error);
   }
   if (suffix == QStringLiteral("csv")) return writeFileAtomic(path, resultsCsv(*result), error);
-  if (suffix == QStringLiteral("json"))
-    return writeFileAtomic(path, resultsJson(*result, name), error);
+  if (suffix == QStringLiteral("json")) return writeFileAtomic(path, resultsJson(*result), error);
   if (error)
     *error = tr("%1: unknown export format; use .png, .svg, .pdf, .csv or .json").arg(path);
   return false;

@@ -68,27 +68,30 @@ bool waitUntil(Predicate done, int timeoutMs) {
 }
 
 void printOptimum(const SolveResult& result) {
-  const Solution& s = result.optimum;
-  printLine(QStringLiteral("status: ") + toQString(std::string(toString(s.status))));
-  printLine(QStringLiteral("objective: ") + toQString(std::string(toString(result.objective))));
-  if (!s.ok()) {
-    printLine(QStringLiteral("message: ") + toQString(s.message));
+  const Analysis& a = result.a();
+  printLine(QStringLiteral("status: ") + toQString(statusWord(a)));
+  printLine(QStringLiteral("objective: ") + toQString(std::string(toString(a.objective))));
+  if (!a.ok()) {
+    printLine(QStringLiteral("message: ") + toQString(a.message));
     return;
   }
+  const std::vector<std::string> names =
+      a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  const Evaluation& e = a.design.eval;
   QStringList parts;
-  for (std::size_t d = 0; d < s.bandwidth.size(); ++d) {
-    parts << toQString(result.dimNames[d]) + QLatin1Char('=') +
-                 QString::number(s.bandwidth[d], 'f', 3);
+  for (std::size_t d = 0; d < a.design.bandwidth.size() && d < names.size(); ++d) {
+    parts << toQString(names[d]) + QLatin1Char('=') +
+                 QString::number(a.design.bandwidth[d], 'f', 3);
   }
   printLine(QStringLiteral("bandwidth_gbps: ") + parts.join(QLatin1Char(' ')));
-  printLine(QStringLiteral("iteration_time_ns: ") + QString::number(s.eval.iterationNs, 'g', 10));
-  printLine(QStringLiteral("compute_time_ns: ") + QString::number(s.eval.computeNs, 'g', 10));
+  printLine(QStringLiteral("iteration_time_ns: ") + QString::number(e.iterationNs, 'g', 10));
+  printLine(QStringLiteral("compute_time_ns: ") + QString::number(e.computeNs, 'g', 10));
   printLine(QStringLiteral("communication_time_ns: ") +
-            QString::number(s.eval.communicationNs, 'g', 10));
-  printLine(QStringLiteral("network_cost_usd: ") + QString::number(s.eval.costUsd, 'g', 10));
+            QString::number(e.communicationNs, 'g', 10));
+  printLine(QStringLiteral("network_cost_usd: ") + QString::number(e.costUsd, 'g', 10));
   printLine(QStringLiteral("summary: iteration %1, network cost %2, %3")
-                .arg(formatTimeNs(s.eval.iterationNs), formatCostUsd(s.eval.costUsd),
-                     formatSplit(result.dimNames, s.bandwidth)));
+                .arg(formatTimeNs(e.iterationNs), formatCostUsd(e.costUsd),
+                     formatSplit(names, a.design.bandwidth)));
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -101,13 +104,12 @@ double percentile(std::vector<double> values, double p) {
 }
 
 int runExports(const StudioOptions& options, const Project& project) {
-  SolveRequest request;
-  QString error;
-  if (!ExplorerController::makeRequest(project, Backend::Native, request, error))
-    return fail(error);
+  SolveRequest request = makeRequest(project);
   request.generation = 1;
   const SolveResult result = runSolve(request);
+  if (result.invalidInput) return fail(toQString(result.a().message));
   printOptimum(result);
+  QString error;
   const QString heading = figureHeading(toQString(project.name), result);
   const std::pair<QString, FigureFormat> figures[] = {{options.exportChart, FigureFormat::Png},
                                                       {options.exportSvg, FigureFormat::Svg},
@@ -123,11 +125,10 @@ int runExports(const StudioOptions& options, const Project& project) {
     printLine(QStringLiteral("wrote: ") + options.exportCsv);
   }
   if (!options.exportJson.isEmpty()) {
-    if (!writeFileAtomic(options.exportJson, resultsJson(result, toQString(project.name)), &error))
-      return fail(error);
+    if (!writeFileAtomic(options.exportJson, resultsJson(result), &error)) return fail(error);
     printLine(QStringLiteral("wrote: ") + options.exportJson);
   }
-  return result.optimum.ok() ? 0 : 1;
+  return result.ok() ? 0 : 1;
 }
 
 // Opens the project in a main window at the default layout and waits for its first frame.
@@ -241,8 +242,8 @@ int runLatency(const StudioOptions& options, const Project& project) {
   printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
                 .arg(toQString(project.name))
                 .arg(project.network.size())
-                .arg(window.results()->shownResult()
-                         ? window.results()->shownResult()->front.points.size()
+                .arg(window.results()->shownFront()
+                         ? window.results()->shownFront()->a().front.points.size()
                          : 0));
   printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "
                            "p95 %3 ms, max %4 ms")

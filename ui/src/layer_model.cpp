@@ -39,7 +39,9 @@ LayerTableModel::LayerTableModel(Document* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
   rows_ = currentRows();
   if (const Workload* w = workloadAt(document_, workload_)) shown_ = *w;
-  connect(document_, &Document::projectChanged, this, &LayerTableModel::sync);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & Document::Workloads) sync();
+  });
 }
 
 int LayerTableModel::currentRows() const {
@@ -146,7 +148,9 @@ QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, i
 CommunicatorTableModel::CommunicatorTableModel(Document* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
   columns_ = document_->project().network.size();
-  connect(document_, &Document::projectChanged, this, &CommunicatorTableModel::sync);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Workloads | Document::Network)) sync();
+  });
 }
 
 void CommunicatorTableModel::setWorkloadIndex(int index) {

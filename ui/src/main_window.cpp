@@ -78,7 +78,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   connect(document_, &Document::editReported, this,
           [this](const QString& notes) { statusBar()->showMessage(notes, 15000); });
   connect(explorer_->solver(), &SolverController::resultReady, this, [this](SolveResultPtr r) {
-    if (r->optimum.ok()) budget_->setCurrentOptimumCost(r->optimum.eval.costUsd);
+    if (r->ok()) budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
   });
 
   createMenus();

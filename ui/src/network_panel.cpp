@@ -160,7 +160,9 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
     // The view's selection model survives a reset; its buttons must follow.
     sync();
   });
-  connect(document_, &Document::projectChanged, this, &NetworkPanel::sync);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Network | Document::CostModel)) sync();
+  });
   sync();
 }
 

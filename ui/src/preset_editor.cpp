@@ -132,7 +132,9 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_})
     connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
   connect(convert_, &QPushButton::clicked, this, &PresetEditor::convertToPreset);
-  connect(document_, &Document::projectChanged, this, &PresetEditor::sync);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Workloads | Document::Network)) sync();
+  });
   sync();
 }
 

@@ -51,7 +51,8 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   staleDelay_.setSingleShot(true);
   staleDelay_.setInterval(150);
   connect(&staleDelay_, &QTimer::timeout, this, [this] {
-    if (shown_ && shown_->generation < requested_) setChartsStale(true, tr("Updating…"));
+    if (shown_ && shown_->generation < requested_ && !failed_)
+      setChartsStale(true, tr("Updating…"));
   });
 }
 
@@ -73,18 +74,41 @@ QString ResultsView::summaryText() const {
 }
 
 void ResultsView::setRequestedGeneration(quint64 generation) {
+  const SolveResult* latest = failed_ ? failed_.get() : shown_.get();
+  const bool wasCurrent = !latest || latest->generation >= requested_;
+  if (wasCurrent && generation > requested_) outdatedSince_.restart();
   requested_ = std::max(requested_, generation);
-  if (pending_ && pending_->generation < requested_) pending_.reset();
   if (!staleDelay_.isActive()) staleDelay_.start();
 }
 
+bool ResultsView::isOlderThanShown(const SolveResult& result) const {
+  const SolveResult* latest = failed_ ? failed_.get() : shown_.get();
+  if (!latest) return false;
+  if (result.generation != latest->generation) return result.generation < latest->generation;
+  return latest->complete || !result.complete;  // the same generation: only its completion is new
+}
+
+bool ResultsView::shouldDrop(const SolveResult& result) const {
+  if (isOlderThanShown(result)) return true;  // never paint something older
+  if (result.generation >= requested_) return false;
+  return !(outdatedSince_.isValid() && outdatedSince_.elapsed() >= kShowSupersededAfterMs);
+}
+
 void ResultsView::submitResult(SolveResultPtr result) {
-  if (!result || result->generation < requested_) return;  // stale: never painted
+  if (!result || shouldDrop(*result)) return;
   pending_ = std::move(result);
   scheduleFrame();
 }
 
 void ResultsView::scheduleFrame() {
+  // The front of the design on screen completes that frame: it is not a new
+  // frame of a drag, so it is not held back.
+  const bool completion =
+      pending_ && shown_ && !failed_ && pending_->generation == shown_->generation;
+  if (completion) {
+    frameTimer_.start(0);
+    return;
+  }
   if (frameTimer_.isActive()) return;
   // Leading edge at once, then at most one frame per interval.
   const qint64 since = sinceLastFrame_.isValid() ? sinceLastFrame_.elapsed() : kMinFrameIntervalMs;
@@ -94,7 +118,7 @@ void ResultsView::scheduleFrame() {
 void ResultsView::applyPending() {
   SolveResultPtr result = std::move(pending_);
   pending_.reset();
-  if (!result || result->generation < requested_) return;  // superseded while waiting
+  if (!result || shouldDrop(*result)) return;
   apply(result);
 }
 
@@ -112,51 +136,79 @@ void ResultsView::markStale(const QString& reason) {
 
 void ResultsView::setChartsStale(bool stale, const QString& reason) {
   pareto_->setStale(stale, reason);
-  bandwidth_->setStale(stale, stale ? tr("Updating…") : QString());
-  breakdown_->setStale(stale, stale ? tr("Updating…") : QString());
+  bandwidth_->setStale(stale, reason);
+  breakdown_->setStale(stale, reason);
 }
+
+namespace {
+
+QString statusName(SolveStatus status) {
+  QString s = toQString(std::string(toString(status)));
+  if (!s.isEmpty()) s[0] = s[0].toUpper();
+  return s;
+}
+
+// "1.07× faster" / "1.23× slower" for a ratio old / new (> 1: the design is better).
+QString comparison(double ratio, const QString& better, const QString& worse) {
+  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 2).arg(better);
+  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 2).arg(worse);
+}
+
+}  // namespace
 
 void ResultsView::apply(const SolveResultPtr& result) {
   staleDelay_.stop();
-  const bool showable = result->optimum.ok() || result->hasFront;
-  if (!showable) {
-    // Keep the last good picture; say why there is no new one.
-    setChartsStale(true, tr("No solution: %1").arg(toQString(result->optimum.message)));
-    summary_->setText(tr("<b>No solution</b> (%1): %2")
-                          .arg(toQString(std::string(toString(result->optimum.status))),
-                               toQString(result->optimum.message).toHtmlEscaped()));
+  const Analysis& a = result->a();
+  if (!a.ok()) {
+    // Keep the last good picture, say why there is no new one, and say that
+    // what is shown no longer matches the inputs.
+    failed_ = result;
+    const QString what = result->invalidInput ? tr("Invalid input") : statusName(a.status);
+    setChartsStale(true, tr("Not current: %1").arg(what));
+    QString text = tr("<b>%1</b>: %2").arg(what, toQString(a.message).toHtmlEscaped());
+    if (shown_) text += tr(" &nbsp;·&nbsp; <i>the charts show the last solved design</i>");
+    summary_->setText(text);
+    traceEvent("applied");
+    Q_EMIT resultShown(result->generation);
     return;
   }
+  failed_.reset();
   sinceLastFrame_.restart();
   shown_ = result;
-  pareto_->showResult(*result);
+  if (result->complete) front_ = result;
+  pareto_->showResult(*result, front_);
   bandwidth_->showResult(*result);
   breakdown_->showResult(*result);
 
-  if (result->optimum.ok()) {
-    const Evaluation& e = result->optimum.eval;
-    QString text = tr("<b>Optimum</b> (%1): iteration <b>%2</b> = compute %3 + communication %4"
-                      " &nbsp;·&nbsp; network cost <b>%5</b> &nbsp;·&nbsp; %6")
-                       .arg(result->objective == Objective::Performance ? tr("performance")
-                                                                        : tr("perf per cost"),
-                            formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
-                            formatTimeNs(e.communicationNs), formatCostUsd(e.costUsd),
-                            formatSplit(result->dimNames, result->optimum.bandwidth));
-    if (result->equalSplitEval.finite && result->equalSplitEval.communicationNs > 0 &&
-        e.communicationNs > 0) {
-      text += tr(" &nbsp;·&nbsp; communication %1× faster than the equal split")
-                  .arg(result->equalSplitEval.communicationNs / e.communicationNs, 0, 'f', 2);
+  const Evaluation& e = a.design.eval;
+  QString text =
+      tr("<b>%1</b> (%2): iteration <b>%3</b> = compute %4 + communication %5"
+         " &nbsp;·&nbsp; network cost <b>%6</b> &nbsp;·&nbsp; %7")
+          .arg(a.evaluated ? tr("Design") : tr("Optimum"),
+               a.objective == Objective::Performance ? tr("performance") : tr("perf per cost"),
+               formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
+               formatTimeNs(e.communicationNs), formatCostUsd(e.costUsd),
+               formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
+                           a.design.bandwidth));
+  if (a.baseline) {
+    const Baseline& b = *a.baseline;
+    QStringList against;
+    if (b.speedup) against << comparison(*b.speedup, tr("faster"), tr("slower"));
+    if (a.objective == Objective::PerfPerCost && b.timeCostGain) {
+      against
+          << tr("%1 in time × cost").arg(comparison(*b.timeCostGain, tr("better"), tr("worse")));
     }
-    summary_->setText(text);
-    setChartsStale(false, {});
-  } else {
-    summary_->setText(tr("<b>No optimum</b> (%1): %2")
-                          .arg(toQString(std::string(toString(result->optimum.status))),
-                               toQString(result->optimum.message).toHtmlEscaped()));
-    pareto_->setStale(true, tr("No optimum: %1").arg(toQString(result->optimum.message)));
-    bandwidth_->setStale(false);
-    breakdown_->setStale(false);
+    if (!against.isEmpty()) {
+      text += tr(" &nbsp;·&nbsp; %1 than the equal split of the same total")
+                  .arg(against.join(tr(", ")));
+      if (!b.satisfiesConstraints())
+        text +=
+            tr(" (which breaks %n constraint(s))", nullptr, static_cast<int>(b.violated.size()));
+    }
   }
+  summary_->setText(text);
+  setChartsStale(false, {});
+  if (!result->complete) pareto_->setStale(true, tr("Updating the front…"));
   traceEvent("applied");
   Q_EMIT resultShown(result->generation);
 }

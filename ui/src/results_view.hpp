@@ -1,8 +1,10 @@
 // The results panel: the Pareto chart, bandwidth per dimension, the time
-// breakdown and a one-line summary. Results arrive whenever the solver has one;
-// they reach the screen at most every ~33 ms (a single-shot timer, PlotJuggler's
-// pattern), only if no newer generation was requested meanwhile, and the previous
-// result stays on screen (marked "Updating…" after a short delay) until then.
+// breakdown and a one-line summary, all read from the engine's Analysis.
+// Results arrive whenever the solver has one; they reach the screen at most
+// every ~33 ms (a single-shot timer, PlotJuggler's pattern), never older than
+// what is shown, and the previous result stays on screen (marked "Updating…"
+// after a short delay) until a newer one comes. A design delivered ahead of its
+// front is shown at once over the last front, which is marked as updating.
 #pragma once
 
 #include <QElapsedTimer>
@@ -26,12 +28,17 @@ class ResultsView : public QWidget {
 
  public:
   static constexpr int kMinFrameIntervalMs = 33;
+  // A result superseded by a newer request is painted only once the screen has
+  // been out of date this long (a drag whose solves are slower than its ticks);
+  // otherwise the newer result is on its way and the superseded one is dropped.
+  static constexpr int kShowSupersededAfterMs = kMinFrameIntervalMs;
 
   explicit ResultsView(QWidget* parent = nullptr);
 
-  // The newest generation asked of the solver; anything older is stale from now on.
+  // The newest generation asked of the solver: what is shown is out of date
+  // until a result of that generation arrives.
   void setRequestedGeneration(quint64 generation);
-  // A result for the next frame. Stale ones are ignored.
+  // A result for the next frame. One older than the shown result is ignored.
   void submitResult(SolveResultPtr result);
   // Shows a result at once (export, headless rendering), bypassing the throttle.
   void showResultNow(SolveResultPtr result);
@@ -41,7 +48,10 @@ class ResultsView : public QWidget {
   // short solves then never make the charts flicker.
   void setStaleMarkDelay(int ms) { staleDelay_.setInterval(ms); }
 
+  // The result on screen (its design; see shownFront() for the front drawn).
   SolveResultPtr shownResult() const { return shown_; }
+  // The complete result whose Pareto front is drawn (the shown one once it is complete).
+  SolveResultPtr shownFront() const { return front_; }
   quint64 shownGeneration() const;
   bool isMarkedStale() const;
   ParetoChartView* paretoChart() const { return pareto_; }
@@ -61,6 +71,8 @@ class ResultsView : public QWidget {
   void applyPending();
   void apply(const SolveResultPtr& result);
   void setChartsStale(bool stale, const QString& reason);
+  bool isOlderThanShown(const SolveResult& result) const;
+  bool shouldDrop(const SolveResult& result) const;
 
   ParetoChartView* pareto_;
   BandwidthChartView* bandwidth_;
@@ -70,8 +82,11 @@ class ResultsView : public QWidget {
   QTimer frameTimer_;
   QTimer staleDelay_;
   QElapsedTimer sinceLastFrame_;
+  QElapsedTimer outdatedSince_;  // since the screen last stopped matching the inputs
   SolveResultPtr pending_;
   SolveResultPtr shown_;
+  SolveResultPtr front_;
+  SolveResultPtr failed_;  // the newest failure shown over shown_, if any
   quint64 requested_ = 0;
 };
 

@@ -1,60 +1,107 @@
 #include "solver_controller.hpp"
 
+#include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
-#include <cmath>
-#include <numeric>
+#include <exception>
+#include <libra/error.hpp>
+#include <thread>
+
+#include "project_edits.hpp"
 
 namespace libra::studio {
 
-std::vector<double> communicationByDimension(const Problem& problem, const std::vector<double>& bw,
-                                             const Evaluation& eval) {
-  if (static_cast<int>(bw.size()) != problem.dims() || !eval.finite) {
-    return std::vector<double>(problem.dims(), 0.0);
-  }
-  return eval.communicationByDimNs.empty() ? problem.evaluate(bw).communicationByDimNs
-                                           : eval.communicationByDimNs;
+SolveRequest makeRequest(const Project& project, Backend backend) {
+  SolveRequest request;
+  request.project = std::make_shared<const Project>(project);
+  request.options.backend = backend;
+  request.options.paretoPoints = paretoPointsOf(project);
+  request.options.frontWithinCostBudget = false;  // the budget is drawn on the front
+  return request;
 }
 
-SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cancel) {
-  const auto started = std::chrono::steady_clock::now();
-  SolveResult result;
-  result.generation = request.generation;
-  result.objective = request.objective;
-  result.costBudgetUsd = request.costBudgetUsd;
-  const Problem& problem = *request.problem;
-  result.dimNames = problem.dimNames;
-  const SolveOptions options{request.backend, cancel};
+namespace {
 
-  if (request.frontProblem && request.paretoPoints >= 2) {
-    result.front = paretoFront(*request.frontProblem, request.paretoPoints, options);
-    result.hasFront = result.front.status == SolveStatus::Optimal;
-  }
-  // Without a cost budget the front's problem is the problem itself, and the front
-  // already holds the refined perf-per-cost optimum.
-  if (request.objective == Objective::PerfPerCost && result.hasFront && !request.costBudgetUsd &&
-      result.front.perfPerCostOptimum.ok()) {
-    result.optimum = result.front.perfPerCostOptimum;
-  } else {
-    result.optimum = solve(problem, request.objective, options);
-  }
+using Clock = std::chrono::steady_clock;
 
-  if (result.optimum.ok() && problem.dims() > 0) {
-    const double total =
-        std::accumulate(result.optimum.bandwidth.begin(), result.optimum.bandwidth.end(), 0.0);
-    result.equalSplit.assign(problem.dims(), total / problem.dims());
-    result.equalSplitEval = problem.evaluate(result.equalSplit);
-    result.communicationByDim =
-        communicationByDimension(problem, result.optimum.bandwidth, result.optimum.eval);
-    result.equalSplitCommunicationByDim =
-        communicationByDimension(problem, result.equalSplit, result.equalSplitEval);
+double msSince(Clock::time_point started) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+}
+
+SolveResult failure(const SolveRequest& request, SolveStatus status, std::string message,
+                    bool invalidInput, Clock::time_point started) {
+  auto analysis = std::make_shared<Analysis>();
+  analysis->status = status;
+  analysis->message = std::move(message);
+  analysis->backend = request.options.backend;
+  if (request.project) {
+    analysis->projectName = request.project->name;
+    analysis->objective = request.options.objective.value_or(request.project->objective);
   }
-  result.solveMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  return result;
+  SolveResult r;
+  r.generation = request.generation;
+  r.analysis = std::move(analysis);
+  r.invalidInput = invalidInput;
+  r.elapsedMs = msSince(started);
+  return r;
+}
+
+// Sleeps `ms` in small steps; false when cancelled meanwhile.
+bool pause(int ms, const std::atomic<bool>* cancel) {
+  const auto until = Clock::now() + std::chrono::milliseconds(ms);
+  while (Clock::now() < until) {
+    if (cancel && cancel->load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+}  // namespace
+
+SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cancel,
+                     const std::function<void(SolveResult)>& onPartial) {
+  const auto started = Clock::now();
+  if (!request.project) {
+    return failure(request, SolveStatus::Error, "there is no project to solve", true, started);
+  }
+  if (request.artificialDelayMs > 0 && !pause(request.artificialDelayMs, cancel)) {
+    return failure(request, SolveStatus::Cancelled, "cancelled", false, started);
+  }
+  try {
+    if (request.onStart) request.onStart();
+    AnalysisOptions options = request.options;
+    options.cancel = cancel;
+    if (onPartial && options.paretoPoints >= 2) {
+      options.onDesign = [&](const Analysis& design) {
+        if (design.hasFront()) return;  // already complete: the final result follows at once
+        SolveResult partial;
+        partial.generation = request.generation;
+        partial.analysis = std::make_shared<const Analysis>(design);
+        partial.complete = false;
+        partial.elapsedMs = msSince(started);
+        onPartial(std::move(partial));
+      };
+    }
+    SolveResult r;
+    r.generation = request.generation;
+    r.analysis = std::make_shared<const Analysis>(analyze(*request.project, options));
+    r.elapsedMs = msSince(started);
+    return r;
+  } catch (const InputError& e) {
+    return failure(request, SolveStatus::Error, e.what(), true, started);
+  } catch (const std::exception& e) {
+    // Anything else is a failure of this design, shown as such; never an exception in a slot.
+    return failure(request, SolveStatus::Error, std::string("the analysis failed: ") + e.what(),
+                   false, started);
+  } catch (...) {
+    return failure(request, SolveStatus::Error, "the analysis failed for an unknown reason", false,
+                   started);
+  }
 }
 
 SolverController::SolverController(QObject* parent) : QObject(parent) {
+  connect(&watcher_, &QFutureWatcher<SolveResultPtr>::resultReadyAt, this,
+          &SolverController::onResultAt);
   connect(&watcher_, &QFutureWatcher<SolveResultPtr>::finished, this,
           &SolverController::onJobFinished);
 }
@@ -65,12 +112,20 @@ SolverController::~SolverController() {
   watcher_.disconnect(this);
 }
 
+bool SolverController::worthRestarting() const {
+  if (running_->designDelivered) return true;  // only a stale front is left
+  if (designMs_ <= screenBudgetMs_) return false;
+  const bool young = running_->started.elapsed() * 2 < designMs_;
+  const bool screenFresh = sinceDelivered_.isValid() && sinceDelivered_.elapsed() * 2 < designMs_;
+  return young && screenFresh;
+}
+
 quint64 SolverController::submit(SolveRequest request) {
   request.generation = ++latestGeneration_;
   const quint64 generation = request.generation;
   const bool wasBusy = isBusy();
   if (running_) {
-    running_->cancel->store(true);
+    if (worthRestarting()) running_->cancel->store(true);
     if (pending_) ++droppedResults_;  // the waiting request is superseded unseen
     pending_ = std::move(request);
   } else {
@@ -81,7 +136,8 @@ quint64 SolverController::submit(SolveRequest request) {
 }
 
 void SolverController::cancelAll() {
-  ++latestGeneration_;  // whatever is in flight is now stale
+  ++latestGeneration_;
+  deliveredGeneration_ = latestGeneration_;  // whatever is in flight is now stale
   if (pending_) {
     pending_.reset();
     ++droppedResults_;
@@ -91,28 +147,52 @@ void SolverController::cancelAll() {
 
 void SolverController::start(SolveRequest request) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  running_ = Job{request, cancel};
+  running_ = Job{request.generation, cancel, false, {}};
+  running_->started.start();
   ++startedJobs_;
   Q_EMIT solveStarted(request.generation);
-  watcher_.setFuture(QtConcurrent::run([request = std::move(request), cancel]() -> SolveResultPtr {
-    return std::make_shared<const SolveResult>(runSolve(request, cancel.get()));
-  }));
+  watcher_.setFuture(
+      QtConcurrent::run([request = std::move(request), cancel](QPromise<SolveResultPtr>& promise) {
+        SolveResult final = runSolve(request, cancel.get(), [&](SolveResult partial) {
+          promise.addResult(std::make_shared<const SolveResult>(std::move(partial)));
+        });
+        promise.addResult(std::make_shared<const SolveResult>(std::move(final)));
+      }));
+}
+
+void SolverController::deliver(const SolveResultPtr& result) {
+  const bool newer =
+      result->generation > deliveredGeneration_ ||
+      (result->generation == deliveredGeneration_ && !deliveredComplete_ && result->complete);
+  if (!newer || result->a().status == SolveStatus::Cancelled) {
+    ++droppedResults_;
+    return;
+  }
+  deliveredGeneration_ = result->generation;
+  deliveredComplete_ = result->complete;
+  sinceDelivered_.restart();
+  Q_EMIT resultReady(result);
+}
+
+void SolverController::onResultAt(int index) {
+  const SolveResultPtr result = watcher_.future().resultAt(index);
+  if (!result || !running_ || result->generation != running_->generation) return;
+  if (!running_->designDelivered && result->a().status != SolveStatus::Cancelled)
+    designMs_ = running_->started.elapsed();
+  if (!result->complete) {
+    running_->designDelivered = true;
+    // A newer request waits: the rest of this job is a stale front.
+    if (pending_) running_->cancel->store(true);
+  }
+  deliver(result);
 }
 
 void SolverController::onJobFinished() {
-  SolveResultPtr result = watcher_.future().result();
   running_.reset();
-  const bool current = result && result->generation == latestGeneration_ &&
-                       result->optimum.status != SolveStatus::Cancelled;
   if (pending_) {
     SolveRequest next = std::move(*pending_);
     pending_.reset();
     start(std::move(next));
-  }
-  if (current) {
-    Q_EMIT resultReady(result);
-  } else {
-    ++droppedResults_;
   }
   if (!isBusy()) Q_EMIT busyChanged(false);
 }

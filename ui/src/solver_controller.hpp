@@ -1,11 +1,24 @@
-// Latest-wins background solving (the threaded Mandelbrot example's pattern, with
+// Latest-wins background analysis (the threaded Mandelbrot example's pattern, with
 // LibrePCB's immutable snapshots and real cancellation):
-//  - every edit makes an immutable SolveRequest holding a Problem snapshot;
-//  - at most one solve runs (on the global thread pool) and one waits; a newer
-//    request replaces the waiting one and cancels the running one through its own
-//    std::atomic<bool>;
-//  - a finished job is delivered through QFutureWatcher's queued signal; results of
-//    any generation older than the newest request are dropped, never shown;
+//  - every edit makes an immutable SolveRequest holding a Project snapshot (cheap:
+//    workloads are shared, not copied); the worker builds the problem and runs the
+//    engine's analyze(), so the GUI thread never compiles or solves anything;
+//  - at most one job runs (on the global thread pool) and one waits; a newer
+//    request always replaces the waiting one. The running one is cancelled
+//    (through its own std::atomic<bool>) when all it has left to do is a stale
+//    front, or when it is slow, young and the screen is fresh: a design that
+//    takes longer than screenBudgetMs() is abandoned in the first half of its
+//    expected time if a result was delivered less than half that time ago, so
+//    the newest input is answered soon and the screen still gets a result at
+//    least every ~1.5 solve times. A design that comes within the budget is let
+//    finish: restarting it would not show the newer input any sooner, only leave
+//    the screen without a result; a drag whose solves are slower than its ticks
+//    would show nothing until it ends;
+//  - results are progressive: the design (optimum, breakdown, baseline) is
+//    delivered as soon as it is known, the Pareto front follows in a second result;
+//  - a result older than one already delivered, or from before cancelAll(), is
+//    dropped, never shown;
+//  - a job that throws (bad input, anything else) delivers an error result;
 //  - the GUI thread never waits for a job: a cancelled job is abandoned and winds
 //    down on its own, holding only its own snapshot.
 #pragma once
@@ -14,52 +27,51 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <atomic>
-#include <libra/problem.hpp>
-#include <libra/solver.hpp>
+#include <functional>
+#include <libra/analysis.hpp>
+#include <libra/project.hpp>
 #include <memory>
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace libra::studio {
 
 struct SolveRequest {
-  quint64 generation = 0;                       // set by SolverController::submit
-  std::shared_ptr<const Problem> problem;       // every constraint, the cost budget too
-  std::shared_ptr<const Problem> frontProblem;  // without the cost budget (null: no front)
-  Objective objective = Objective::Performance;
-  Backend backend = Backend::Native;
-  int paretoPoints = 50;
-  std::optional<double> costBudgetUsd;  // drawn on the front
+  quint64 generation = 0;  // set by SolverController::submit
+  std::shared_ptr<const Project> project;
+  // Backend, front points, ...; `cancel` and `onDesign` are the controller's.
+  AnalysisOptions options;
+  // Makes the job pause this long before it solves, as a slow solve would
+  // (cancellable; for tests and measurements only).
+  int artificialDelayMs = 0;
+  // Runs on the worker before the analysis (tests: an exception thrown here must
+  // come back as an error result).
+  std::function<void()> onStart;
 };
+
+// The request for `project` as the window shows it: its objective and
+// constraints, the front over the whole cost range (a cost budget is drawn on
+// it), as many front points as the project's view state asks for.
+SolveRequest makeRequest(const Project& project, Backend backend = Backend::Native);
 
 struct SolveResult {
   quint64 generation = 0;
-  std::vector<std::string> dimNames;
-  Solution optimum;
-  ParetoFront front;
-  bool hasFront = false;
-  // The naive design: the optimum's total bandwidth split equally over the dimensions.
-  std::vector<double> equalSplit;
-  Evaluation equalSplitEval;
-  // Exposed communication time attributed to the dimension(s) that bound each
-  // collective; sums to the evaluation's communicationNs.
-  std::vector<double> communicationByDim;
-  std::vector<double> equalSplitCommunicationByDim;
-  std::optional<double> costBudgetUsd;
-  Objective objective = Objective::Performance;
-  double solveMs = 0;  // wall time of the whole job (optimum + front)
+  std::shared_ptr<const Analysis> analysis;  // never null
+  // False for the design delivered ahead of its front; the complete result follows.
+  bool complete = true;
+  // The project could not be posed (InputError, ConstraintError): analysis->message says why.
+  bool invalidInput = false;
+  double elapsedMs = 0;  // wall time of the job up to this result
+
+  const Analysis& a() const { return *analysis; }
+  bool ok() const { return analysis->ok(); }
 };
 using SolveResultPtr = std::shared_ptr<const SolveResult>;
 
-// Communication time per dimension at `bw` (Evaluation::communicationByDimNs,
-// computed by the engine); zeros when `bw` does not fit or the time is infinite.
-std::vector<double> communicationByDimension(const Problem& problem, const std::vector<double>& bw,
-                                             const Evaluation& eval);
-
 // Runs one request to completion on the calling thread (the job body; also used
-// headless, where there is nothing to keep responsive).
-SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cancel = nullptr);
+// headless). `onPartial`, when given, receives the design before the front.
+// Never throws: failures are results.
+SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cancel = nullptr,
+                     const std::function<void(SolveResult)>& onPartial = {});
 
 class SolverController : public QObject {
   Q_OBJECT
@@ -70,8 +82,13 @@ class SolverController : public QObject {
 
   // Stamps the request with the next generation and schedules it; returns that generation.
   quint64 submit(SolveRequest request);
-  // Drops the waiting request and cancels the running one (e.g. the project became invalid).
+  // Drops the waiting request and cancels the running one (e.g. the project became
+  // invalid); nothing submitted before is delivered any more.
   void cancelAll();
+
+  // Designs expected within this time are never restarted (default 100 ms: a
+  // drag stays live while its solves take less).
+  void setScreenBudgetMs(int ms) { screenBudgetMs_ = ms; }
 
   quint64 latestGeneration() const { return latestGeneration_; }
   bool isBusy() const { return running_.has_value() || pending_.has_value(); }
@@ -81,22 +98,33 @@ class SolverController : public QObject {
 
  Q_SIGNALS:
   void solveStarted(quint64 generation);
-  // Only for the newest generation, and only once.
+  // Newer than every result delivered before; a generation may come twice (its
+  // design, then complete).
   void resultReady(libra::studio::SolveResultPtr result);
   void busyChanged(bool busy);
 
  private:
   struct Job {
-    SolveRequest request;
+    quint64 generation = 0;
     std::shared_ptr<std::atomic<bool>> cancel;
+    bool designDelivered = false;
+    QElapsedTimer started;
   };
   void start(SolveRequest request);
+  void onResultAt(int index);
   void onJobFinished();
+  void deliver(const SolveResultPtr& result);
+  bool worthRestarting() const;
 
   QFutureWatcher<SolveResultPtr> watcher_;
   std::optional<Job> running_;
   std::optional<SolveRequest> pending_;
   quint64 latestGeneration_ = 0;
+  quint64 deliveredGeneration_ = 0;  // newest generation delivered (or cancelled by cancelAll)
+  bool deliveredComplete_ = true;
+  qint64 designMs_ = 0;  // how long the last job took to its design (0: not known yet)
+  int screenBudgetMs_ = 100;
+  QElapsedTimer sinceDelivered_;
   int startedJobs_ = 0;
   int droppedResults_ = 0;
 };

@@ -81,9 +81,12 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
   connect(workloadSelector_, &QComboBox::activated, this, &WorkloadPanel::selectWorkload);
   connect(loop_, &QComboBox::activated, this, [this](int index) {
     const auto loop = static_cast<TrainingLoop>(loop_->itemData(index).toInt());
-    document_->edit(tr("Change the training loop"), [&](Project& p) { p.model.trainingLoop = loop; });
+    document_->edit(tr("Change the training loop"),
+                    [&](Project& p) { p.model.trainingLoop = loop; });
   });
-  connect(document_, &Document::projectChanged, this, &WorkloadPanel::sync);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & (Document::Workloads | Document::Model | Document::Network)) sync();
+  });
   connect(document_, &Document::documentReset, this, [this] { selectWorkload(0); });
   sync();
 }

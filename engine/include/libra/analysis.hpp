@@ -124,13 +124,20 @@ Analysis analyze(const Project& project, const AnalysisOptions& options = {});
 // null with "finite": false.
 
 // `solve --json` / `evaluate --json` (spec/cli.md keys first), or the failure
-// object {"status", "message", ...} when the analysis has no design.
-std::string analysisJson(const Analysis& analysis);
+// object {"status", "message", ...} when the analysis has no design. With
+// `withFront` and a front, the object also holds "pareto": paretoJson's object
+// (the GUI's JSON export: one file with everything the window shows).
+std::string analysisJson(const Analysis& analysis, bool withFront = false);
 // `pareto --json`: {"status", "points": [...], "perf_per_cost_optimum": {...}, ...}.
 std::string paretoJson(const Analysis& analysis);
 // `pareto --csv`: network_cost_usd, iteration_time_ns, bw_<name>_gbps...,
 // perf_per_cost_optimum (1 on the scanned point nearest the optimum).
 std::string paretoCsv(const Analysis& analysis);
+// Every design of the analysis, one row each: kind (optimum, perf_per_cost_optimum,
+// pareto, equal_split), network_cost_usd, iteration_time_ns, compute_time_ns,
+// communication_time_ns, bw_<name>_gbps... (the GUI's CSV export). Rows whose
+// time or cost is not finite are left out: they are not designs.
+std::string designsCsv(const Analysis& analysis);
 // A failure as a JSON object: {"status", "objective"?, "message", "solver"?}.
 std::string failureJson(const std::string& status, const std::string& message,
                         std::optional<Objective> objective = std::nullopt,
