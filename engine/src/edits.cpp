@@ -125,6 +125,7 @@ EditReport insertDimension(Project& project, int index) {
   });
   regenerateAll(project);
   std::vector<std::optional<int>> newIndex;
+  newIndex.reserve(oldNames.size());
   for (int d = 0; d < static_cast<int>(oldNames.size()); ++d) {
     newIndex.emplace_back(d < index ? d : d + 1);
   }

@@ -29,7 +29,6 @@ namespace libra {
 
 namespace {
 
-namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
 // ---------------------------------------------------------------------------

@@ -156,8 +156,8 @@ inline rc::Gen<RandomProblem> genProblem(ProblemOptions opt = {}) {
     if (opt.allowOverlap) loops.push_back(2);
     const int loop = *rc::gen::elementOf(loops);
     p.model.trainingLoop = loop == 0   ? TrainingLoop::NoOverlap
-                     : loop == 1 ? TrainingLoop::Recompute
-                                 : TrainingLoop::Overlap;
+                           : loop == 1 ? TrainingLoop::Recompute
+                                       : TrainingLoop::Overlap;
 
     // Collectives, three per layer (some phases left without one).
     const int K = *rc::gen::inRange(1, opt.maxCollectives + 1);

@@ -30,7 +30,7 @@ void ExplorerController::requestSolve() {
   results_->setRequestedGeneration(generation);
 }
 
-void ExplorerController::onResult(SolveResultPtr result) {
+void ExplorerController::onResult(const SolveResultPtr& result) {
   traceEvent("result");
   latest_ = result;
   results_->submitResult(result);

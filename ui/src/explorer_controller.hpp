@@ -38,7 +38,7 @@ class ExplorerController : public QObject {
   void statusChanged(const QString& text);
 
  private:
-  void onResult(SolveResultPtr result);
+  void onResult(const SolveResultPtr& result);
   void setStatus(const QString& text);
 
   Document* document_;

@@ -77,9 +77,10 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   // shows over the solve status for a while.
   connect(document_, &Document::editReported, this,
           [this](const QString& notes) { statusBar()->showMessage(notes, 15000); });
-  connect(explorer_->solver(), &SolverController::resultReady, this, [this](SolveResultPtr r) {
-    if (r->ok()) budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
-  });
+  connect(explorer_->solver(), &SolverController::resultReady, this,
+          [this](const SolveResultPtr& r) {
+            if (r->ok()) budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
+          });
 
   createMenus();
   QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -94,9 +94,9 @@ bool ResultsView::shouldDrop(const SolveResult& result) const {
   return !(outdatedSince_.isValid() && outdatedSince_.elapsed() >= kShowSupersededAfterMs);
 }
 
-void ResultsView::submitResult(SolveResultPtr result) {
+void ResultsView::submitResult(const SolveResultPtr& result) {
   if (!result || shouldDrop(*result)) return;
-  pending_ = std::move(result);
+  pending_ = result;
   scheduleFrame();
 }
 
@@ -122,7 +122,7 @@ void ResultsView::applyPending() {
   apply(result);
 }
 
-void ResultsView::showResultNow(SolveResultPtr result) {
+void ResultsView::showResultNow(const SolveResultPtr& result) {
   requested_ = std::max(requested_, result->generation);
   pending_.reset();
   frameTimer_.stop();

@@ -39,9 +39,9 @@ class ResultsView : public QWidget {
   // until a result of that generation arrives.
   void setRequestedGeneration(quint64 generation);
   // A result for the next frame. One older than the shown result is ignored.
-  void submitResult(SolveResultPtr result);
+  void submitResult(const SolveResultPtr& result);
   // Shows a result at once (export, headless rendering), bypassing the throttle.
-  void showResultNow(SolveResultPtr result);
+  void showResultNow(const SolveResultPtr& result);
   // Keeps the shown result and says why it no longer matches the inputs.
   void markStale(const QString& reason);
   // How long a solve may run before the shown result is marked "Updating…";

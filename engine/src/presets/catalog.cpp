@@ -206,7 +206,7 @@ std::vector<Preset> buildPresets() {
     p.sequenceLength = seq;
     p.microBatch = micro;
     p.bytesPerElement = bytes;
-    p.defaults = defaults;
+    p.defaults = std::move(defaults);
     list.push_back(std::move(p));
   };
   Parallelism tp1;

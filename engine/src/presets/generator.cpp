@@ -171,7 +171,9 @@ Workload transformer(const Context& c) {
   const double attentionParams = (2 * h * h + 2 * h * hkv) / tp;
   const double blockDense =
       moe ? attentionParams + h * m.experts : attentionParams + mlpMatrices * h * m.ffn / tp;
-  const double blockExperts = moe ? (m.experts / p.ep) * mlpMatrices * h * fe / tp : 0.0;
+  // Experts per expert-parallel rank: a whole number (ep divides the experts).
+  const int expertsPerRank = m.experts / p.ep;
+  const double blockExperts = moe ? expertsPerRank * mlpMatrices * h * fe / tp : 0.0;
 
   // Collective helpers (section 2.3).
   auto tpGather = [&]() { return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false}; };
