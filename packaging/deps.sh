@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  dpkg-dev  # dpkg-shlibdeps: the Debian package's dependencies (cpack -G DEB)
   libeigen3-dev coinor-libipopt-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
