@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  dpkg-dev  # dpkg-shlibdeps: the Debian package's dependencies (cpack -G DEB)
   libeigen3-dev coinor-libipopt-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
@@ -14,6 +15,7 @@ if [[ "${1:-}" != "--no-gui" ]]; then
   packages+=(
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
     qt6-qpa-plugins xvfb xauth
+    appstream desktop-file-utils  # the packaging test validates the metainfo and .desktop file
   )
 fi
 
