@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev coinor-libipopt-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
+  clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
 )
 if [[ "${1:-}" != "--no-gui" ]]; then
   packages+=(
