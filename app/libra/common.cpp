@@ -108,6 +108,7 @@ void checkProblemFor(const Project& project, const std::string& source,
                      const AnalysisOptions& options) {
   Project posed = project;
   if (!options.projectConstraints) posed.constraints.clear();
+  applyModelOverrides(posed, options.model);
   (void)buildProblemFor(posed, source, options.extraConstraints);
 }
 
@@ -127,28 +128,84 @@ TrainingLoop parseTrainingLoopFlag(const std::string& text) {
                    "' is not a training loop; use no-overlap, recompute or overlap");
 }
 
-std::vector<double> parseBandwidthList(const std::string& text) {
+const char* const kModelHelp =
+    "Collective model (overrides the project's \"chunks\" and \"latency_ns\"):\n"
+    "  --chunks ideal   LIBRA's model: infinitely many chunks, no latency (the default)\n"
+    "  --chunks N       every collective in N chunks (1..1024) that pipeline through its\n"
+    "                   stages, one chunk at a time per dimension, as ASTRA-sim 2 runs them\n"
+    "  --chunks auto    per collective, the count that minimizes its time at the design\n"
+    "  --latency NS     link latency of every dimension in ns, or NS0,NS1,... one per\n"
+    "                   dimension (innermost first); a step of a Switch crosses two links";
+
+void addModelFlags(CLI::App* command, ModelFlags& flags) {
+  command
+      ->add_option("--chunks", flags.chunks,
+                   "Chunks per collective: N (1..1024), ideal (LIBRA's model) or auto; "
+                   "default: the project's")
+      ->type_name("N|ideal|auto");
+  command
+      ->add_option("--latency", flags.latency,
+                   "Link latency in ns: one value for every dimension or one per dimension; "
+                   "default: the project's")
+      ->type_name("NS[,NS...]");
+}
+
+namespace {
+
+// "A,B,..." -> finite numbers; `flag` and `unit` name them in messages.
+std::vector<double> parseNumberList(const std::string& text, const std::string& flag,
+                                    const std::string& letter, const std::string& unit);
+
+}  // namespace
+
+ModelOverrides parseModelFlags(const ModelFlags& flags) {
+  ModelOverrides o;
+  if (!flags.chunks.empty()) {
+    o.chunks = parseChunkSetting(flags.chunks);
+    if (!o.chunks) {
+      throw InputError("--chunks: '" + flags.chunks +
+                       "' is not a chunk count; use a whole number 1.." +
+                       std::to_string(kMaxChunks) + ", ideal or auto");
+    }
+  }
+  if (!flags.latency.empty()) {
+    o.latencyNs = parseNumberList(flags.latency, "--latency", "NS", "ns");
+    for (std::size_t i = 0; i < o.latencyNs.size(); ++i) {
+      if (!std::isfinite(o.latencyNs[i]) || o.latencyNs[i] < 0) {
+        throw InputError("--latency: value " + std::to_string(i + 1) +
+                         " is negative; a latency is a finite number >= 0 ns");
+      }
+    }
+  }
+  return o;
+}
+
+namespace {
+
+std::vector<double> parseNumberList(const std::string& text, const std::string& flag,
+                                    const std::string& letter, const std::string& unit) {
   std::vector<double> values;
-  if (trim(text).empty()) throw InputError("bandwidth: no values given; write B0,B1,... in GB/s");
+  const std::string hint = "write " + letter + "0," + letter + "1,... in " + unit;
+  if (trim(text).empty()) throw InputError(flag + ": no values given; " + hint);
   std::size_t start = 0;
   for (int position = 1;; ++position) {
     const std::size_t comma = text.find(',', start);
     std::string_view item = trim(std::string_view(text).substr(
         start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty()) {
-      throw InputError("bandwidth: value at position " + std::to_string(position) +
-                       " is empty; write B0,B1,... in GB/s");
+      throw InputError(flag + ": value at position " + std::to_string(position) + " is empty; " +
+                       hint);
     }
     std::string_view digits = item;
     if (digits.front() == '+') digits.remove_prefix(1);
     double value = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (ec == std::errc::result_out_of_range) {
-      throw InputError("bandwidth: '" + std::string(item) + "' at position " +
+      throw InputError(flag + ": '" + std::string(item) + "' at position " +
                        std::to_string(position) + " is out of range");
     }
     if (ec != std::errc() || end != digits.data() + digits.size()) {
-      throw InputError("bandwidth: '" + std::string(item) + "' at position " +
+      throw InputError(flag + ": '" + std::string(item) + "' at position " +
                        std::to_string(position) + " is not a number");
     }
     values.push_back(value);
@@ -156,6 +213,12 @@ std::vector<double> parseBandwidthList(const std::string& text) {
     start = comma + 1;
   }
   return values;
+}
+
+}  // namespace
+
+std::vector<double> parseBandwidthList(const std::string& text) {
+  return parseNumberList(text, "bandwidth", "B", "GB/s");
 }
 
 }  // namespace libra::cli

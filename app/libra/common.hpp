@@ -2,6 +2,7 @@
 // that name their source, parsing flag values strictly.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,18 @@ void checkProblemFor(const Project& project, const std::string& source,
 Objective parseObjectiveFlag(const std::string& text, const std::string& flag = "--objective");
 Backend parseBackendFlag(const std::string& text);
 TrainingLoop parseTrainingLoopFlag(const std::string& text);
+
+// --chunks and --latency (spec/cli.md "Model options"), on evaluate, solve,
+// pareto and sweep; they override the project's settings for this run.
+struct ModelFlags {
+  std::string chunks;
+  std::string latency;
+};
+void addModelFlags(CLI::App* command, ModelFlags& flags);
+// Throws InputError naming the flag when a value is malformed.
+ModelOverrides parseModelFlags(const ModelFlags& flags);
+// The help paragraph on the model options.
+extern const char* const kModelHelp;
 
 // "B0,B1,..." -> numbers, strictly: every item must be a whole number (no
 // trailing text, no empty items). Range and length are checked by

@@ -150,6 +150,17 @@ std::string comparison(double ratio, std::string_view better, std::string_view w
   return printfDouble("%.3f", 1 / ratio) + "x " + std::string(worse);
 }
 
+std::string modelDescription(const Analysis& a) {
+  const ChunkSetting& chunks = a.model.collectives.chunks;
+  if (chunks.isIdeal()) return "ideal (LIBRA: infinitely many chunks, no latency)";
+  std::string text = chunks.kind == ChunkSetting::Kind::Auto
+                         ? std::string("chunks chosen per collective (auto)")
+                         : std::to_string(chunks.count) + " chunks per collective";
+  std::string latency;
+  for (double ns : a.latencyNs) latency += (latency.empty() ? "" : " / ") + formatFixed(ns, 0);
+  return text + ", link latency " + (latency.empty() ? "0" : latency) + " ns";
+}
+
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   const DesignResult& d = a.design;
   const Evaluation& e = d.eval;
@@ -164,6 +175,7 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
                                     (a.iterations == 1 ? "" : "s") + ", " +
                                     formatDuration(a.solveNs));
   }
+  head.emplace_back("Collective model", modelDescription(a));
   head.emplace_back("Status", style.good(statusWord(a)));
   printFields(out, style, head);
   out << '\n';
@@ -199,6 +211,15 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
       {"Network cost", formatUsd(e.costUsd)},
   };
   if (a.costBudgetUsd) totals.emplace_back("Cost budget", formatUsd(*a.costBudgetUsd));
+  if (!a.model.collectives.chunks.isIdeal()) {
+    // The solvers minimize a convex surrogate of the chunked schedule; every
+    // time above is the exact schedule's.
+    const auto gap = surrogateGap(e);
+    totals.emplace_back("Solver's surrogate", formatDuration(e.surrogateIterationNs) +
+                                                  (gap ? " (" + printfDouble("%+.2f", 100 * *gap) +
+                                                             " % of the exact time)"
+                                                       : std::string()));
+  }
   if (const auto tc = d.timeCost(); tc && a.objective == Objective::PerfPerCost) {
     totals.emplace_back("Time x cost", printfDouble("%.4e", *tc * 1e-9) + " s*$");
   }

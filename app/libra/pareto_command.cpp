@@ -41,6 +41,7 @@ struct ParetoArgs {
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
   std::string solver = "native";
+  ModelFlags model;
   bool json = false;
   bool csv = false;
 };
@@ -113,6 +114,7 @@ int runPareto(const ParetoArgs& args, Context& context) {
   options.backend = parseBackendFlag(args.solver);
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
+  options.model = parseModelFlags(args.model);
   // The front is the point of this command; the optimum beside it is the
   // perf-per-cost one, read off the front.
   options.objective = Objective::PerfPerCost;
@@ -160,11 +162,12 @@ void registerPareto(CLI::App& app, Context& context) {
                 "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
+  addModelFlags(cmd, args->model);
   CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object");
   CLI::Option* csv =
       cmd->add_flag("--csv", args->csv, "Print CSV: a header line, then one row per point");
   csv->excludes(json);
-  cmd->footer(std::string(kParetoFooter) + "\n\n" + kConstraintHelp);
+  cmd->footer(std::string(kParetoFooter) + "\n\n" + kModelHelp + "\n\n" + kConstraintHelp);
   cmd->callback([args, &context] { context.exitCode = runPareto(*args, context); });
 }
 

@@ -49,6 +49,7 @@ struct SolveArgs {
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
   std::string solver = "native";
+  ModelFlags model;
   bool json = false;
 };
 
@@ -58,6 +59,7 @@ struct EvaluateArgs {
   std::string objective;
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
+  ModelFlags model;
   bool json = false;
 };
 
@@ -80,6 +82,7 @@ int runSolve(const SolveArgs& args, Context& context) {
   if (!args.objective.empty()) options.objective = parseObjectiveFlag(args.objective);
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
+  options.model = parseModelFlags(args.model);
   const Project project = loadProjectFile(args.project);
   checkProblemFor(project, args.project, options);
   return emit(context, analyze(project, options), args.json);
@@ -91,6 +94,7 @@ int runEvaluate(const EvaluateArgs& args, Context& context) {
   options.design = parseBandwidthList(args.bandwidth);
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
+  options.model = parseModelFlags(args.model);
   const Project project = loadProjectFile(args.project);
   checkProblemFor(project, args.project, options);
   return emit(context, analyze(project, options), args.json);
@@ -118,8 +122,9 @@ void registerSolve(CLI::App& app, Context& context) {
                 "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
+  addModelFlags(cmd, args->model);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
-  cmd->footer(std::string(kSolveFooter) + "\n\n" + kConstraintHelp);
+  cmd->footer(std::string(kSolveFooter) + "\n\n" + kModelHelp + "\n\n" + kConstraintHelp);
   cmd->callback([args, &context] { context.exitCode = runSolve(*args, context); });
 }
 
@@ -142,8 +147,9 @@ void registerEvaluate(CLI::App& app, Context& context) {
       ->allow_extra_args(false);
   cmd->add_flag("--no-project-constraints", args->noProjectConstraints,
                 "Ignore the project's constraints: check only the --constraint expressions");
+  addModelFlags(cmd, args->model);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
-  cmd->footer(kEvaluateFooter);
+  cmd->footer(std::string(kEvaluateFooter) + "\n\n" + kModelHelp);
   cmd->callback([args, &context] { context.exitCode = runEvaluate(*args, context); });
 }
 

@@ -73,6 +73,7 @@ struct SweepArgs {
   std::string jobs;
   std::string top = "5";
   std::string csv;
+  ModelFlags model;
   bool json = false;
 };
 
@@ -550,6 +551,14 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
     notes.emplace_back("no --constraint given: every shape gets 'total == 500' (GB/s per NPU)");
   }
   options.loop = choice.trainingLoop;
+  const ModelOverrides model = parseModelFlags(args.model);
+  if (model.chunks) options.collectives.chunks = *model.chunks;
+  if (model.latencyNs.size() > 1) {
+    throw InputError(
+        "--latency: the sweep's shapes have different dimension counts; give one "
+        "value for every dimension (each building block has its default otherwise)");
+  }
+  if (!model.latencyNs.empty()) options.latencyNs = model.latencyNs.front();
   options.jobs = jobs;
   checkConstraints(options);
 
@@ -637,7 +646,9 @@ void registerSweep(CLI::App& app, Context& context) {
           ->type_name("FILE");
   csv->excludes(json);
   addPresetFlags(cmd, args->preset, /*withDataParallel=*/false);
-  cmd->footer(std::string(kSweepFooter) + "\n\n" + kPresetHelp + "\n\n" + kConstraintHelp);
+  addModelFlags(cmd, args->model);
+  cmd->footer(std::string(kSweepFooter) + "\n\n" + kPresetHelp + "\n\n" + kModelHelp + "\n\n" +
+              kConstraintHelp);
   cmd->callback([args, &context] { context.exitCode = runSweepCommand(*args, context); });
 }
 

@@ -89,14 +89,17 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
                        options.extraConstraints.end());
   Project posed = project;
   posed.constraints = a.constraints;
+  applyModelOverrides(posed, options.model);
+  a.model = posed.model;
+  for (const Dimension& d : posed.network.dims) a.latencyNs.push_back(d.latencyNs);
   a.problem = std::make_shared<const Problem>(buildProblem(posed));
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
   const Problem& problem = *a.problem;
   const SolveOptions solveOptions{options.backend, options.cancel};
 
   auto finishDesign = [&](std::vector<double> bw) {
-    a.design = describeDesign(problem, project.network, std::move(bw));
-    a.baseline = equalSplitBaseline(problem, project.network, a.design);
+    a.design = describeDesign(problem, posed.network, std::move(bw));
+    a.baseline = equalSplitBaseline(problem, posed.network, a.design);
   };
 
   if (options.design) {
@@ -218,6 +221,12 @@ Json pointJson(const Solution& s) {
 
 }  // namespace
 
+std::optional<double> surrogateGap(const Evaluation& eval) {
+  const double exactNs = eval.iterationNs, surrogateNs = eval.surrogateIterationNs;
+  if (!std::isfinite(exactNs) || !std::isfinite(surrogateNs) || !(exactNs > 0)) return std::nullopt;
+  return (surrogateNs - exactNs) / exactNs;
+}
+
 std::string statusWord(SolveStatus status) {
   switch (status) {
     case SolveStatus::Optimal:
@@ -280,6 +289,15 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j["cost_share"] = numbers(share);
   j["time_cost_ns_usd"] = optionalNumber(d.timeCost());
   j["finite"] = d.eval.finite;
+  const ChunkSetting& chunks = a.model.collectives.chunks;
+  if (chunks.kind == ChunkSetting::Kind::Fixed) {
+    j["chunks"] = chunks.count;
+  } else {
+    j["chunks"] = chunks.toString();
+  }
+  j["latency_ns"] = numbers(a.latencyNs);
+  j["surrogate_iteration_time_ns"] = number(d.eval.surrogateIterationNs);
+  j["surrogate_gap"] = optionalNumber(surrogateGap(d.eval));
   if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
   j["constraints"] = a.constraints;
   if (!a.evaluated) {

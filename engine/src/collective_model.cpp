@@ -1,6 +1,7 @@
 #include "libra/collective_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <deque>
@@ -72,89 +73,158 @@ double Stage::duration(std::span<const double> bw, int chunks) const {
   return latencyNs + bytes / (chunks * b);
 }
 
+namespace {
+
+// The stages' dimensions renumbered 0..m-1 in order of first use (a collective
+// uses a handful of dimensions; vectors indexed by these beat maps by far).
+struct LocalDims {
+  std::array<int, 64> ofStage{};
+  int count = 0;
+  bool shared = false;  // some dimension serves two stages
+
+  explicit LocalDims(const std::vector<Stage>& stages) {
+    int dims[64];
+    for (std::size_t k = 0; k < stages.size() && k < 64; ++k) {
+      int local = -1;
+      for (int j = 0; j < count; ++j) {
+        if (dims[j] == stages[k].dim) local = j;
+      }
+      if (local < 0) {
+        local = count;
+        dims[count++] = stages[k].dim;
+      } else {
+        shared = true;
+      }
+      ofStage[k] = local;
+    }
+  }
+};
+
+}  // namespace
+
 double Schedule::time(std::span<const double> bw, int chunks) const {
   const int S = static_cast<int>(stages.size());
   if (S == 0) return 0;
   chunks = std::max(chunks, 1);
-  std::vector<double> p(S);
-  bool shared = false;
+  std::array<double, 64> p{};
+  if (S > 64) return std::numeric_limits<double>::infinity();  // not a collective of ours
   for (int k = 0; k < S; ++k) {
     p[k] = stages[k].duration(bw, chunks);
     if (!std::isfinite(p[k])) return std::numeric_limits<double>::infinity();
-    for (int j = 0; j < k; ++j) shared = shared || stages[j].dim == stages[k].dim;
   }
-  if (!shared) {
+  const LocalDims local(stages);
+  if (!local.shared) {
     // A flow shop of identical jobs: the first chunk passes every stage, the
     // others follow at the pace of the slowest stage.
     double sum = 0, worst = 0;
-    for (double x : p) sum += x, worst = std::max(worst, x);
+    for (int k = 0; k < S; ++k) sum += p[k], worst = std::max(worst, p[k]);
     return sum + (chunks - 1) * worst;
   }
   // A dimension serves its stages from one FIFO queue: simulate. Events are
-  // stage ends, in time order (ties in the order they were scheduled).
+  // stage ends, in time order (ties in the order they were scheduled). The
+  // buffers are reused between calls (this runs for every evaluation of a
+  // chunked All-Reduce over several dimensions).
   struct Event {
     double t;
     long long seq;
     int chunk, stage;
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  std::map<int, std::deque<std::pair<int, int>>> waiting;  // dim -> (chunk, stage)
-  std::map<int, bool> busy;
+  struct Scratch {
+    std::vector<Event> heap;
+    // Per dimension, (chunk, stage) in arrival order; `head` is the next to serve.
+    std::vector<std::vector<std::pair<int, int>>> queue;
+    std::vector<std::size_t> head;
+    std::vector<char> busy;
+  };
+  thread_local Scratch scratch;
+  std::vector<Event>& heap = scratch.heap;
+  heap.clear();
+  if (static_cast<int>(scratch.queue.size()) < local.count) scratch.queue.resize(local.count);
+  scratch.head.assign(local.count, 0);
+  scratch.busy.assign(local.count, 0);
+  for (int d = 0; d < local.count; ++d) scratch.queue[d].clear();
   long long seq = 0;
   auto start = [&](int dim, double t) {
-    auto& q = waiting[dim];
-    if (busy[dim] || q.empty()) return;
-    const auto [c, k] = q.front();
-    q.pop_front();
-    busy[dim] = true;
-    events.push({t + p[k], seq++, c, k});
+    auto& q = scratch.queue[dim];
+    std::size_t& h = scratch.head[dim];
+    if (scratch.busy[dim] || h == q.size()) return;
+    const auto [c, k] = q[h++];
+    scratch.busy[dim] = 1;
+    heap.push_back({t + p[k], seq++, c, k});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
   };
-  for (int c = 0; c < chunks; ++c) waiting[stages[0].dim].emplace_back(c, 0);
-  start(stages[0].dim, 0);
+  const int first = local.ofStage[0];
+  for (int c = 0; c < chunks; ++c) scratch.queue[first].emplace_back(c, 0);
+  start(first, 0);
   double finish = 0;
-  while (!events.empty()) {
-    const Event e = events.top();
-    events.pop();
-    const int dim = stages[e.stage].dim;
-    busy[dim] = false;
-    if (e.stage + 1 < S) {
-      waiting[stages[e.stage + 1].dim].emplace_back(e.chunk, e.stage + 1);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const Event e = heap.back();
+    heap.pop_back();
+    const int dim = local.ofStage[e.stage];
+    scratch.busy[dim] = 0;
+    const bool last = e.stage + 1 == S;
+    const int next = last ? -1 : local.ofStage[e.stage + 1];
+    if (!last) {
+      scratch.queue[next].emplace_back(e.chunk, e.stage + 1);
     } else {
       finish = std::max(finish, e.t);
     }
     start(dim, e.t);
-    if (e.stage + 1 < S) start(stages[e.stage + 1].dim, e.t);
+    if (!last) start(next, e.t);
   }
   return finish;
 }
 
 int Schedule::bestChunks(std::span<const double> bw) const {
-  if (stages.empty()) return 1;
-  // The surrogate (sum of one chunk's stages + (C - 1) x the busiest dimension's
-  // occupancy per chunk) is cheap: scan every count, then ask the exact
-  // schedule around its best.
-  std::map<int, std::pair<double, double>> perDim;  // dim -> (latency, bytes) per chunk pass
+  const int S = static_cast<int>(stages.size());
+  if (S == 0 || S > 64) return 1;
+  // The surrogate f(C) = (one chunk's stages) + (C - 1) x (the busiest
+  // dimension's occupancy per chunk)
+  //      = L + B / C + (C - 1) max_d (l_d + b_d / C),
+  // with L, l_d the latencies and B, b_d the transfer times of the whole
+  // collective, is convex in C (B / C is, and (C - 1)(l_d + b_d / C) = (C - 1) l_d
+  // + b_d - b_d / C is for each d, so is their maximum). Its integer minimum over
+  // 1..kMaxChunks is found by ternary search; the exact schedule then picks the
+  // best count within 1 of it (without a shared dimension the exact time is the
+  // flow-shop formula, which the surrogate bounds from above).
+  const LocalDims local(stages);
+  std::array<double, 64> lat{}, byt{};
   double latency = 0, bytes = 0;
-  for (const Stage& st : stages) {
+  for (int k = 0; k < S; ++k) {
+    const Stage& st = stages[k];
     if (st.bytes > 0 && !(bw[st.dim] > 0)) return 1;
     const double b = st.bytes > 0 ? st.bytes / bw[st.dim] : 0.0;
     latency += st.latencyNs;
     bytes += b;
-    perDim[st.dim].first += st.latencyNs;
-    perDim[st.dim].second += b;
+    lat[local.ofStage[k]] += st.latencyNs;
+    byt[local.ofStage[k]] += b;
   }
-  int best = 1;
-  double bestValue = std::numeric_limits<double>::infinity();
-  for (int c = 1; c <= kMaxChunks; ++c) {
+  auto surrogate = [&](int c) {
     double busiest = 0;
-    for (const auto& [dim, lb] : perDim) busiest = std::max(busiest, lb.first + lb.second / c);
-    const double v = latency + bytes / c + (c - 1) * busiest;
-    if (v < bestValue) bestValue = v, best = c;
+    for (int d = 0; d < local.count; ++d) busiest = std::max(busiest, lat[d] + byt[d] / c);
+    return latency + bytes / c + (c - 1) * busiest;
+  };
+  int lo = 1, hi = kMaxChunks;
+  while (hi - lo > 2) {
+    const int m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    const double f1 = surrogate(m1), f2 = surrogate(m2);
+    if (f1 < f2) {
+      hi = m2;
+    } else if (f1 > f2) {
+      lo = m1;
+    } else {
+      lo = m1, hi = m2;
+    }
+  }
+  int best = lo;
+  for (int c = lo + 1; c <= hi; ++c) {
+    if (surrogate(c) < surrogate(best)) best = c;
   }
   int exactBest = best;
   double exactValue = std::numeric_limits<double>::infinity();
-  for (int c = std::max(1, best - 2); c <= std::min(kMaxChunks, best + 2); ++c) {
+  for (int c = std::max(1, best - 1); c <= std::min(kMaxChunks, best + 1); ++c) {
     const double v = time(bw, c);
     if (v < exactValue) exactValue = v, exactBest = c;
   }
@@ -272,6 +342,23 @@ std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
       break;
   }
   return stages;
+}
+
+CollectiveModel defaultCollectiveModel() {
+  CollectiveModel m;
+  m.chunks = ChunkSetting::automatic();
+  return m;
+}
+
+double defaultLinkLatencyNs(BuildingBlock block) {
+  switch (block) {
+    case BuildingBlock::Ring:
+    case BuildingBlock::FullyConnected:
+      return 500.0;
+    case BuildingBlock::Switch:
+      return 936.25;
+  }
+  return 500.0;
 }
 
 std::string ChunkSetting::toString() const {

@@ -91,6 +91,27 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
   return p;
 }
 
+void applyModelOverrides(Project& project, const ModelOverrides& overrides) {
+  if (overrides.chunks) project.model.collectives.chunks = *overrides.chunks;
+  const std::vector<double>& lat = overrides.latencyNs;
+  if (lat.empty()) return;
+  const int dims = project.network.size();
+  if (lat.size() != 1 && static_cast<int>(lat.size()) != dims) {
+    throw InputError("--latency: " + std::to_string(lat.size()) +
+                     " values given, but the network has " + std::to_string(dims) +
+                     " dimensions; give one value for all or one per dimension");
+  }
+  for (std::size_t i = 0; i < lat.size(); ++i) {
+    if (!std::isfinite(lat[i]) || lat[i] < 0) {
+      throw InputError("--latency: value " + std::to_string(i + 1) + " is " +
+                       text::formatNumber(lat[i]) + "; a latency is a finite number >= 0 ns");
+    }
+  }
+  for (int d = 0; d < dims; ++d) {
+    project.network.dims[d].latencyNs = lat.size() == 1 ? lat[0] : lat[d];
+  }
+}
+
 void validateProject(const Project& project) {
   (void)buildProblem(project);
 }

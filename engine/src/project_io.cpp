@@ -2,15 +2,17 @@
 //
 //   { "format": "libra-project", "schema_version": 1, "name": ...,
 //     "network": {"dimensions": [...]}, "cost_model": {...}, "workloads": [...],
-//     "training_loop": ..., "constraints": [...], "objective": ..., "ui": {...} }
+//     "training_loop": ..., "chunks": ..., "constraints": [...], "objective": ...,
+//     "ui": {...} }
 //
 // Reading is strict: unknown keys are errors everywhere except inside "ui" (the
 // GUI's opaque view state), so a typo never silently drops a setting. Optional on
 // reading: the dimension bounds, a workload's "weight" (1) and "origin",
 // "device" and "parameters" inside an origin, a layer's "update_ns" (0), a
-// phase's own "groups" (written only when the phase has them), and the
-// top-level "training_loop" (no-overlap), "constraints" ([]), "objective"
-// (performance) and "ui". Every error is one line: source, JSON path, problem.
+// phase's own "groups" (written only when the phase has them), a dimension's
+// "latency_ns" (0), and the top-level "training_loop" (no-overlap), "chunks"
+// ("ideal": LIBRA's model; written only when not ideal), "constraints" ([]),
+// "objective" (performance) and "ui". Every error is one line: source, JSON path, problem.
 #include "libra/project_io.hpp"
 
 #include <fcntl.h>
@@ -59,8 +61,11 @@ std::string errnoText(int error) {
 void migrate(Json& doc, int fromVersion) {
   for (int version = fromVersion; version < kProjectSchemaVersion; ++version) {
     switch (version) {
-      // When schema 2 arrives, add `case 1: migrate1To2(doc); break;` here, with
-      // migrate1To2 rewriting a version-1 document into version 2.
+      case 1:
+        // 1 -> 2: "chunks" and a dimension's "latency_ns" are new and optional;
+        // a version-1 file has neither, which means LIBRA's ideal model, as it
+        // did. Nothing to rewrite.
+        break;
       default:
         break;
     }
@@ -140,6 +145,7 @@ class Writer {
       if (d.fixedBandwidth) {
         j["fixed_bandwidth_gbps"] = number(*d.fixedBandwidth, path + ".fixed_bandwidth_gbps");
       }
+      if (d.latencyNs != 0) j["latency_ns"] = number(d.latencyNs, path + ".latency_ns");
       dims.push_back(std::move(j));
     }
     Json j = Json::object();
@@ -293,7 +299,7 @@ class Reader {
   Project project(const Json& doc) const {
     const Object top(*this, doc, "",
                      {"format", "schema_version", "name", "network", "cost_model", "workloads",
-                      "training_loop", "constraints", "objective", "ui"});
+                      "training_loop", "chunks", "constraints", "objective", "ui"});
     Project p;
     p.name = string(top.required("name"), "name");
     p.network = network(Object(*this, top.required("network"), "network", {"dimensions"}));
@@ -314,6 +320,8 @@ class Reader {
       }
       p.model.trainingLoop = *parsed;
     }
+    if (const Json* chunks = top.optional("chunks"))
+      p.model.collectives.chunks = chunkSetting(*chunks);
     if (const Json* list = top.optional("constraints")) {
       if (!list->is_array())
         fail("constraints", "expected a list of strings, got " + describe(*list));
@@ -336,6 +344,16 @@ class Reader {
   }
 
  private:
+  ChunkSetting chunkSetting(const Json& v) const {
+    const std::string expected =
+        "an integer 1.." + std::to_string(kMaxChunks) + ", \"ideal\" or \"auto\"";
+    if (v.is_string()) {
+      if (auto parsed = parseChunkSetting(v.get<std::string>())) return *parsed;
+      fail("chunks", "expected " + expected + ", got " + describe(v));
+    }
+    return ChunkSetting::fixed(integer(v, "chunks", 1, kMaxChunks, expected));
+  }
+
   Network network(const Object& obj) const {
     const Json& list = obj.required("dimensions");
     const std::string path = obj.at("dimensions");
@@ -344,7 +362,7 @@ class Reader {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Object dim(*this, list[i], element(path, i),
                        {"name", "block", "npus", "cost_level", "min_bandwidth_gbps",
-                        "max_bandwidth_gbps", "fixed_bandwidth_gbps"});
+                        "max_bandwidth_gbps", "fixed_bandwidth_gbps", "latency_ns"});
       Dimension d;
       d.name = nonEmptyString(dim.required("name"), dim.at("name"));
       for (std::size_t j = 0; j < i; ++j) {
@@ -368,6 +386,8 @@ class Reader {
       bound("min_bandwidth_gbps", d.minBandwidth);
       bound("max_bandwidth_gbps", d.maxBandwidth);
       bound("fixed_bandwidth_gbps", d.fixedBandwidth);
+      if (const Json* v = dim.optional("latency_ns"))
+        d.latencyNs = nonNegative(*v, dim.at("latency_ns"));
       if (d.minBandwidth && d.maxBandwidth && *d.minBandwidth > *d.maxBandwidth) {
         fail(dim.path(), "min_bandwidth_gbps " + text::formatNumber(*d.minBandwidth) +
                              " exceeds max_bandwidth_gbps " + text::formatNumber(*d.maxBandwidth));
@@ -543,6 +563,12 @@ std::string projectToJson(const Project& project) {
   }
   doc["workloads"] = std::move(workloads);
   doc["training_loop"] = std::string(toString(project.model.trainingLoop));
+  const ChunkSetting& chunks = project.model.collectives.chunks;
+  if (chunks.kind == ChunkSetting::Kind::Fixed) {
+    doc["chunks"] = chunks.count;
+  } else if (chunks.kind == ChunkSetting::Kind::Auto) {
+    doc["chunks"] = "auto";
+  }
   doc["constraints"] = project.constraints;
   doc["objective"] = std::string(toString(project.objective));
   if (!project.uiState.empty()) {

@@ -56,6 +56,7 @@ Network makeShape(const SweepOptions& o, const std::vector<int>& factors,
     dim.block = blocks[d];
     dim.npus = factors[d];
     dim.costLevel = levels[d];
+    dim.latencyNs = o.latencyNs ? *o.latencyNs : defaultLinkLatencyNs(dim.block);
     n.dims.push_back(std::move(dim));
   }
   makeNamesUnique(n);
@@ -125,10 +126,11 @@ struct Outcome {
 };
 
 // The shapes of one factorization differ only in their building blocks, which
-// change the cost, never the workload or the time model (traffic depends on the
-// group sizes only). So the workload is generated and the problem compiled once per
-// factorization; each block combination only gets its own cost vector and
-// constraints (a `cost` term depends on the prices).
+// change the cost, and the time model only through the link latencies (traffic
+// depends on the group sizes only). So the workload is generated once per
+// factorization and the problem compiled once per latency vector (Ring and
+// FullyConnected share theirs); each block combination only gets its own cost
+// vector and constraints (a `cost` term depends on the prices).
 struct Factorization {
   std::vector<std::size_t> shapes;  // indices into the enumeration
 };
@@ -148,7 +150,8 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
   const std::vector<std::string> constraints = effectiveConstraints(o);
   Parallelism p = o.parallelism;
   const TrainingLoop loop = effectiveLoop(o, p);
-  std::optional<Problem> base;    // compiled on the first priced shape
+  std::optional<Workload> workload;                 // generated on the first priced shape
+  std::map<std::vector<double>, Problem> compiled;  // by the shapes' latency vectors
   std::optional<Outcome> common;  // a skip shared by every shape of the factorization
   for (std::size_t index : f.shapes) {
     if (stopped()) return;
@@ -161,15 +164,27 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
       out = skipped("a Switch on a cost level without Switch/Nic prices", e.what());
     }
     if (!out.ran && common) out = *common;
-    if (!out.ran && !base) {
+    std::vector<double> latencies;
+    for (const Dimension& d : network.dims) latencies.push_back(d.latencyNs);
+    const Problem* base = nullptr;
+    if (!out.ran) {
       try {
-        (void)mapParallelism(network, p);
-        Project project;
-        project.network = network;
-        project.costModel = o.costModel;
-        project.model.trainingLoop = loop;
-        project.workloads.push_back(generateWorkload(o.preset, p, o.device, network, o.generator));
-        base = buildProblem(project);  // validates; constraints are parsed per shape below
+        if (!workload) {
+          (void)mapParallelism(network, p);
+          workload = generateWorkload(o.preset, p, o.device, network, o.generator);
+        }
+        auto it = compiled.find(latencies);
+        if (it == compiled.end()) {
+          Project project;
+          project.network = network;
+          project.costModel = o.costModel;
+          project.model.trainingLoop = loop;
+          project.model.collectives = o.collectives;
+          project.workloads.push_back(*workload);
+          // Validates; constraints are parsed per shape below.
+          it = compiled.emplace(latencies, buildProblem(project)).first;
+        }
+        base = &it->second;
       } catch (const InputError& e) {
         const bool mapping = std::string(e.what()).rfind("parallelism:", 0) == 0;
         common = skipped(mapping ? "the parallelism cannot be mapped onto the dimensions"

@@ -24,6 +24,10 @@ std::vector<bool> TimeModel::usedDims() const {
   return used;
 }
 
+bool TimeModel::isAdaptive() const {
+  return std::any_of(terms.begin(), terms.end(), [](const TimeTerm& t) { return t.automatic(); });
+}
+
 TimeModel TimeModel::fixedAt(std::span<const double> bw) const {
   TimeModel out = *this;
   for (TimeTerm& term : out.terms) term = term.fixedAt(bw);

@@ -186,6 +186,8 @@ TEST(TransformerGenerator, RecomputeLinesEqualTheRecomputeLoop) {
   // makeProject realizes --training-loop recompute through the generator.
   ProjectOptions options;
   options.trainingLoop = TrainingLoop::Recompute;
+  options.collectives = CollectiveModel{};  // LIBRA's model, as `loop` above
+  options.defaultLatencies = false;
   Parallelism plain;
   plain.tp = 2;
   const Project project = makeProject(tinyTransformer(), plain, teraflopDevice(), net, options);

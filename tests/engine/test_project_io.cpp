@@ -343,7 +343,7 @@ TEST(ProjectIo, WritesTheSchemaLayout) {
   p.uiState = R"({"zeta":1,"alpha":2})";
   const std::string expected = R"({
   "format": "libra-project",
-  "schema_version": 1,
+  "schema_version": 2,
   "name": "GPT-3 175B on a 4D network",
   "network": {
     "dimensions": [
@@ -509,7 +509,70 @@ TEST(ProjectIo, RefusesFilesFromANewerVersion) {
   doc["a_key_from_the_future"] = 1;  // refused for its version, not for this key
   EXPECT_EQ(loadError(doc.dump(), "future.json"),
             "future.json was written by a newer Libra Studio (schema 3; this version reads up "
-            "to 1): update Libra Studio");
+            "to 2): update Libra Studio");
+}
+
+// Schema 1 (before the chunked model) had neither "chunks" nor "latency_ns":
+// such a file means LIBRA's ideal model, and opens as it did.
+TEST(ProjectIo, ReadsSchema1FilesAsLibrasIdealModel) {
+  Json doc = Json::parse(projectToJson(sampleProject()));
+  doc["schema_version"] = 1;
+  ASSERT_FALSE(doc.contains("chunks"));
+  const Project p = projectFromJson(doc.dump(), "old.json");
+  EXPECT_TRUE(p.model.collectives.chunks.isIdeal());
+  for (const Dimension& d : p.network.dims) EXPECT_EQ(d.latencyNs, 0);
+  EXPECT_EQ(p, sampleProject());
+}
+
+TEST(ProjectIo, ChunksAndLatenciesRoundTrip) {
+  for (const ChunkSetting& chunks :
+       {ChunkSetting::ideal(), ChunkSetting::fixed(1), ChunkSetting::fixed(16),
+        ChunkSetting::fixed(kMaxChunks), ChunkSetting::automatic()}) {
+    Project p = sampleProject();
+    p.model.collectives.chunks = chunks;
+    p.network.dims[0].latencyNs = 500;
+    p.network.dims.back().latencyNs = 936.25;
+    const std::string text = projectToJson(p);
+    EXPECT_EQ(projectFromJson(text, "p.json"), p) << chunks.toString();
+    const Json doc = Json::parse(text);
+    // Written only when not LIBRA's model, as the integer or "auto".
+    EXPECT_EQ(doc.contains("chunks"), !chunks.isIdeal());
+    if (chunks.kind == ChunkSetting::Kind::Fixed) {
+      EXPECT_EQ(doc["chunks"], chunks.count);
+    }
+    if (chunks.kind == ChunkSetting::Kind::Auto) {
+      EXPECT_EQ(doc["chunks"], "auto");
+    }
+    EXPECT_EQ(doc["network"]["dimensions"][0]["latency_ns"], 500);
+    EXPECT_FALSE(doc["network"]["dimensions"][1].contains("latency_ns"));  // 0 is the default
+  }
+  Json doc = Json::parse(projectToJson(sampleProject()));
+  doc["chunks"] = "ideal";
+  EXPECT_TRUE(projectFromJson(doc.dump(), "p.json").model.collectives.chunks.isIdeal());
+}
+
+TEST(ProjectIo, RefusesBadChunksAndLatencies) {
+  const Json base = Json::parse(projectToJson(sampleProject()));
+  auto withChunks = [&](Json value) {
+    Json doc = base;
+    doc["chunks"] = std::move(value);
+    return loadError(doc.dump());
+  };
+  const std::string expected = "expected an integer 1..1024, \"ideal\" or \"auto\"";
+  EXPECT_EQ(withChunks(0), "proj.json: chunks: " + expected + ", got 0");
+  EXPECT_EQ(withChunks(1025), "proj.json: chunks: " + expected + ", got 1025");
+  EXPECT_EQ(withChunks(-4), "proj.json: chunks: " + expected + ", got -4");
+  EXPECT_EQ(withChunks(2.5), "proj.json: chunks: " + expected + ", got 2.5");
+  EXPECT_EQ(withChunks("many"), "proj.json: chunks: " + expected + ", got \"many\"");
+  EXPECT_EQ(withChunks(Json::array()), "proj.json: chunks: " + expected + ", got a list");
+  auto withLatency = [&](Json value) {
+    Json doc = base;
+    doc["network"]["dimensions"][1]["latency_ns"] = std::move(value);
+    return loadError(doc.dump());
+  };
+  EXPECT_THAT(withLatency(-1), HasSubstr("proj.json: network.dimensions[1].latency_ns: "));
+  EXPECT_THAT(withLatency(-1), HasSubstr("-1"));
+  EXPECT_THAT(withLatency("fast"), HasSubstr("network.dimensions[1].latency_ns"));
 }
 
 TEST(ProjectIo, RefusesBadSchemaVersions) {

@@ -75,6 +75,7 @@ struct AnalysisOptions {
   std::optional<Objective> objective;         // default: the project's
   std::vector<std::string> extraConstraints;  // added to the project's
   bool projectConstraints = true;             // false: only extraConstraints apply
+  ModelOverrides model;                       // --chunks, --latency over the project's
   Backend backend = Backend::Native;
   // Pareto front: 0 points for none, else at least 2.
   int paretoPoints = 0;
@@ -101,6 +102,8 @@ struct Analysis {
   std::vector<std::string> constraints;  // the expressions in force, as written
   std::optional<double> costBudgetUsd;   // the `cost <= C` among them
   std::shared_ptr<const Problem> problem;
+  ModelOptions model;             // the model in force (after the overrides)
+  std::vector<double> latencyNs;  // link latency per dimension in force
 
   DesignResult design;                // the optimum, or the evaluated design
   std::optional<Baseline> baseline;   // its equal split
@@ -122,6 +125,11 @@ Analysis analyze(const Project& project, const AnalysisOptions& options = {});
 // --- the one writer of results ---------------------------------------------------
 // No output ever holds NaN or infinity: a time that is not finite is written as
 // null with "finite": false.
+
+// The relative gap between the convex surrogate the solvers minimize and the
+// exact schedule's time at the design: (surrogate - exact) / exact; 0 for
+// LIBRA's ideal model; nullopt when a time is not finite or zero.
+std::optional<double> surrogateGap(const Evaluation& eval);
 
 // `solve --json` / `evaluate --json` (spec/cli.md keys first), or the failure
 // object {"status", "message", ...} when the analysis has no design. With

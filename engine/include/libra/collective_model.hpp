@@ -54,7 +54,8 @@ struct Schedule {
   // stage that moves bytes has no bandwidth).
   double time(std::span<const double> bw, int chunks) const;
   // The chunk count "auto" picks at `bw`: the surrogate's best count over
-  // 1..kMaxChunks, then the exact time at it and its neighbours (+-2).
+  // 1..kMaxChunks (a convex function of the count: ternary search), then the
+  // exact time at it and its neighbours (+-1).
   int bestChunks(std::span<const double> bw) const;
   bool operator==(const Schedule&) const = default;
 };
@@ -124,6 +125,14 @@ struct CollectiveModel {
 
   bool operator==(const CollectiveModel&) const = default;
 };
+
+// What new projects start from (libra new, the presets, sweeps; sources in
+// docs/collective-model.md): chunk counts chosen per collective ("auto"), and
+// a link latency per building block, from ASTRA-sim 2's example networks:
+// 500 ns for Ring and FullyConnected links, 936.25 ns for a Switch link (its
+// HGX-H100-validated configuration; a Switch step crosses two links).
+CollectiveModel defaultCollectiveModel();
+double defaultLinkLatencyNs(BuildingBlock block);
 
 // The convex form of `schedule` with C chunks: serial = every stage of one chunk,
 // pipelined = (C - 1) x each dimension's occupancy per chunk, occupancy = each

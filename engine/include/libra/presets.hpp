@@ -178,6 +178,10 @@ struct ProjectOptions {
   // no-overlap loop, so that it also combines with ZeRO-3 correctly; see
   // docs/workloads.md section 5.
   TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
+  // The collective model of the project; and whether dimensions without a link
+  // latency get their building block's default (defaultLinkLatencyNs).
+  CollectiveModel collectives = defaultCollectiveModel();
+  bool defaultLatencies = true;
   CostModel costModel = referenceCostModel();
   std::vector<std::string> constraints{"total == 500"};
   Objective objective = Objective::Performance;

@@ -1,6 +1,7 @@
 // A Libra Studio project: everything needed to pose and solve one design problem.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,21 @@ struct Project {
 
   bool operator==(const Project&) const = default;
 };
+
+// Model settings a command line or a study sets for one run over the
+// project's own (spec/cli.md: --chunks, --latency).
+struct ModelOverrides {
+  std::optional<ChunkSetting> chunks;
+  // Link latency in ns: empty keeps the project's, one value sets every
+  // dimension, otherwise one value per dimension, innermost first.
+  std::vector<double> latencyNs;
+
+  bool empty() const { return !chunks && latencyNs.empty(); }
+};
+// Applies `overrides` to `project`. Throws InputError naming the flag (--chunks,
+// --latency) when a value does not fit: a latency that is negative or not
+// finite, or a list whose length is neither 1 nor the dimension count.
+void applyModelOverrides(Project& project, const ModelOverrides& overrides);
 
 // Validates the project and compiles it. `extraConstraints` are added to the
 // project's own. Throws InputError (or ConstraintError) naming what is wrong.

@@ -11,7 +11,7 @@
 
 namespace libra {
 
-inline constexpr int kProjectSchemaVersion = 1;
+inline constexpr int kProjectSchemaVersion = 2;
 inline constexpr std::string_view kProjectFormat = "libra-project";
 
 // `source` names the file in error messages.

@@ -42,6 +42,12 @@ struct SweepOptions {
   std::vector<std::string> constraints;  // empty: {"total == 500"}
   // Recompute is realized by the generator, as in makeProject.
   TrainingLoop loop = TrainingLoop::NoOverlap;
+  // The collective model, as in makeProject; each dimension's link latency is
+  // its building block's default (defaultLinkLatencyNs) unless `latencyNs`
+  // gives one value for all dimensions (a list of one; per-dimension values do
+  // not fit shapes of different dimension counts).
+  CollectiveModel collectives = defaultCollectiveModel();
+  std::optional<double> latencyNs;
   int jobs = 0;  // worker threads; 0 = std::thread::hardware_concurrency()
 };
 

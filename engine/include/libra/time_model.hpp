@@ -75,6 +75,9 @@ struct TimeModel {
   double collectiveTime(int k, std::span<const double> bw) const { return terms[k].exact(bw); }
   // The same model with every "auto" chunk count fixed at its best for `bw`.
   TimeModel fixedAt(std::span<const double> bw) const;
+  // True when some term chooses its chunk count at the design point ("auto"):
+  // the solvers then fix the counts at a point, solve, and repeat at the answer.
+  bool isAdaptive() const;
   // Evaluates T and its breakdown; costUsd is left 0 (see Problem::evaluate).
   Evaluation evaluate(std::span<const double> bw) const;
 };

@@ -567,8 +567,15 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
   }
   Project project;
   project.network = network;
+  if (options.defaultLatencies) {
+    for (Dimension& d : project.network.dims) {
+      if (d.latencyNs == 0) d.latencyNs = defaultLinkLatencyNs(d.block);
+    }
+  }
+  project.model.collectives = options.collectives;
   project.costModel = options.costModel;
-  project.workloads.push_back(generateWorkload(preset, p, device, network, options.generator));
+  project.workloads.push_back(
+      generateWorkload(preset, p, device, project.network, options.generator));
   project.model.trainingLoop = loop;
   project.constraints = options.constraints;
   project.objective = options.objective;

@@ -67,9 +67,11 @@ Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int itera
   return s;
 }
 
-// Least time subject to the constraints and an optional cost budget.
-Solution minimizeTime(const Problem& problem, std::optional<double> budget,
-                      const SolveOptions& options, const std::vector<double>* warmStart = nullptr) {
+// Least time subject to the constraints and an optional cost budget, for a
+// problem whose terms are fixed.
+Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
+                           const SolveOptions& options,
+                           const std::vector<double>* warmStart = nullptr) {
   if (cancelled(options))
     return failure(SolveStatus::Cancelled, "cancelled", Objective::Performance);
   Presolved pre = detail::presolve(problem, budget, warmStart);
@@ -92,6 +94,43 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
   bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
   bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
   return fromBandwidth(problem, std::move(bw), r.iterations);
+}
+
+// Least time; "auto" chunk counts (TimeModel::isAdaptive) depend on the design,
+// so the counts are fixed at a point, the problem solved, and the counts fixed
+// again at the answer until they settle: they repeat, or a round no longer
+// improves the exact time (at most 6 rounds; the best design by its exact time
+// is kept). Every time reported is `problem`'s, at the counts
+// best for the design.
+Solution minimizeTime(const Problem& problem, std::optional<double> budget,
+                      const SolveOptions& options, const std::vector<double>* warmStart = nullptr) {
+  if (!problem.time.isAdaptive()) return minimizeFixedTime(problem, budget, options, warmStart);
+  Problem fixed = problem;  // the terms start at their initial counts
+  Solution best;
+  int iterations = 0;
+  for (int round = 0; round < 6; ++round) {
+    Solution s =
+        minimizeFixedTime(fixed, budget, options, round == 0 ? warmStart : &best.bandwidth);
+    iterations += s.iterations;
+    if (!s.ok()) {
+      if (round == 0) return s;
+      break;
+    }
+    // The counts best at the answer; `problem`'s evaluation there is the fixed
+    // model's at those counts (what TimeModel::evaluate does for "auto").
+    TimeModel next = problem.time.fixedAt(s.bandwidth);
+    s.eval = next.evaluate(s.bandwidth);
+    s.eval.costUsd = problem.cost(s.bandwidth);
+    // Settled when the counts repeat, or when a round no longer improves the
+    // time (counts can alternate between two of equal time).
+    const bool repeated = next.terms == fixed.time.terms;
+    const bool improved = !best.ok() || s.eval.iterationNs < best.eval.iterationNs * (1 - 1e-9);
+    if (!best.ok() || s.eval.iterationNs < best.eval.iterationNs) best = std::move(s);
+    if (repeated || !improved) break;
+    fixed.time = std::move(next);
+  }
+  best.iterations = iterations;
+  return best;
 }
 
 double timeCost(const Solution& s) {
