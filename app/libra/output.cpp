@@ -249,6 +249,9 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
     totals.emplace_back(
         "Note", "a dimension that carries traffic has no bandwidth, so the time is infinite");
   }
+  for (const std::string& v : a.limitViolations) {
+    totals.emplace_back("Not buildable", style.bad(v));
+  }
   if (a.evaluated) {
     if (a.violated.empty()) {
       totals.emplace_back("Constraints", a.constraints.empty() ? "none" : "all satisfied");

@@ -92,6 +92,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   applyModelOverrides(posed, options.model);
   a.model = posed.model;
   for (const Dimension& d : posed.network.dims) a.latencyNs.push_back(d.latencyNs);
+  a.limitViolations = limitViolations(posed.network, posed.limits);
   a.problem = std::make_shared<const Problem>(buildProblem(posed));
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
   const Problem& problem = *a.problem;
@@ -298,6 +299,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j["latency_ns"] = numbers(a.latencyNs);
   j["surrogate_iteration_time_ns"] = number(d.eval.surrogateIterationNs);
   j["surrogate_gap"] = optionalNumber(surrogateGap(d.eval));
+  j["limit_violations"] = a.limitViolations;
   if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
   j["constraints"] = a.constraints;
   if (!a.evaluated) {

@@ -135,4 +135,20 @@ void makeNamesUnique(Network& network) {
   }
 }
 
+std::vector<std::string> limitViolations(const Network& network, const BlockLimits& limits) {
+  std::vector<std::string> out;
+  for (const Dimension& d : network.dims) {
+    if (d.block == BuildingBlock::FullyConnected && d.npus - 1 > limits.fullyConnectedPorts) {
+      out.push_back("dimension '" + d.name + "' (FullyConnected " + std::to_string(d.npus) +
+                    ") needs " + std::to_string(d.npus - 1) + " ports on every NPU; the limit is " +
+                    std::to_string(limits.fullyConnectedPorts));
+    } else if (d.block == BuildingBlock::Switch && d.npus > limits.switchRadix) {
+      out.push_back("dimension '" + d.name + "' (Switch " + std::to_string(d.npus) +
+                    ") needs switches of radix " + std::to_string(d.npus) + "; the limit is " +
+                    std::to_string(limits.switchRadix));
+    }
+  }
+  return out;
+}
+
 }  // namespace libra

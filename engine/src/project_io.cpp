@@ -11,7 +11,8 @@
 // "device" and "parameters" inside an origin, a layer's "update_ns" (0), a
 // phase's own "groups" (written only when the phase has them), a dimension's
 // "latency_ns" (0), and the top-level "training_loop" (no-overlap), "chunks"
-// ("ideal": LIBRA's model; written only when not ideal), "constraints" ([]),
+// ("ideal": LIBRA's model; written only when not ideal), "limits" (the building
+// blocks' BlockLimits defaults; written only when not those), "constraints" ([]),
 // "objective" (performance) and "ui". Every error is one line: source, JSON path, problem.
 #include "libra/project_io.hpp"
 
@@ -299,7 +300,7 @@ class Reader {
   Project project(const Json& doc) const {
     const Object top(*this, doc, "",
                      {"format", "schema_version", "name", "network", "cost_model", "workloads",
-                      "training_loop", "chunks", "constraints", "objective", "ui"});
+                      "training_loop", "chunks", "limits", "constraints", "objective", "ui"});
     Project p;
     p.name = string(top.required("name"), "name");
     p.network = network(Object(*this, top.required("network"), "network", {"dimensions"}));
@@ -322,6 +323,17 @@ class Reader {
     }
     if (const Json* chunks = top.optional("chunks"))
       p.model.collectives.chunks = chunkSetting(*chunks);
+    if (const Json* limits = top.optional("limits")) {
+      const Object obj(*this, *limits, "limits", {"fully_connected_ports", "switch_radix"});
+      if (const Json* v = obj.optional("fully_connected_ports")) {
+        p.limits.fullyConnectedPorts = integer(*v, obj.at("fully_connected_ports"), 1,
+                                               std::numeric_limits<int>::max(), "an integer >= 1");
+      }
+      if (const Json* v = obj.optional("switch_radix")) {
+        p.limits.switchRadix = integer(*v, obj.at("switch_radix"), 2,
+                                       std::numeric_limits<int>::max(), "an integer >= 2");
+      }
+    }
     if (const Json* list = top.optional("constraints")) {
       if (!list->is_array())
         fail("constraints", "expected a list of strings, got " + describe(*list));
@@ -568,6 +580,12 @@ std::string projectToJson(const Project& project) {
     doc["chunks"] = chunks.count;
   } else if (chunks.kind == ChunkSetting::Kind::Auto) {
     doc["chunks"] = "auto";
+  }
+  if (!(project.limits == BlockLimits{})) {
+    Json limits = Json::object();
+    limits["fully_connected_ports"] = project.limits.fullyConnectedPorts;
+    limits["switch_radix"] = project.limits.switchRadix;
+    doc["limits"] = std::move(limits);
   }
   doc["constraints"] = project.constraints;
   doc["objective"] = std::string(toString(project.objective));

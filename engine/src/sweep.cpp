@@ -164,6 +164,13 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
       out = skipped("a Switch on a cost level without Switch/Nic prices", e.what());
     }
     if (!out.ran && common) out = *common;
+    if (!out.ran) {
+      const std::vector<std::string> beyond = limitViolations(network, o.limits);
+      if (!beyond.empty()) {
+        out = skipped("beyond a building block's limits (FullyConnected ports, Switch radix)",
+                      beyond.front());
+      }
+    }
     std::vector<double> latencies;
     for (const Dimension& d : network.dims) latencies.push_back(d.latencyNs);
     const Problem* base = nullptr;

@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QMimeData>
 #include <QMouseEvent>
@@ -38,6 +39,7 @@
 #include "explorer_controller.hpp"
 #include "export_controller.hpp"
 #include "file_controller.hpp"
+#include "format.hpp"
 #include "main_window.hpp"
 #include "project_edits.hpp"
 #include "results_view.hpp"
@@ -296,6 +298,48 @@ class ExplorerTest : public QObject {
     for (std::size_t i = 1; i < generations.size(); ++i)
       QVERIFY2(generations[i] > generations[i - 1], "a frame went back in time");
     QCOMPARE(generations.back(), solver()->latestGeneration());
+    verifyChartMatchesEngine();
+  }
+
+  // The collective model is edited in the window: chunks in the workload panel,
+  // latencies in the network table; both re-solve, undo restores.
+  void chunksAndLatenciesAreEditedAndResolved() {
+    auto* chunks = window_->findChild<QComboBox*>(QStringLiteral("chunksCombo"));
+    QVERIFY(chunks);
+    QCOMPARE(toQString(doc()->project().model.collectives.chunks.toString()),
+             QStringLiteral("auto"));  // the bundled example starts on 'auto'
+    chunks->setFocus();
+    chunks->lineEdit()->selectAll();
+    QTest::keyClicks(chunks->lineEdit(), QStringLiteral("4"));
+    QTest::keyClick(chunks->lineEdit(), Qt::Key_Return);
+    QVERIFY(doc()->project().model.collectives.chunks == ChunkSetting::fixed(4));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(results()->summaryText().contains(QStringLiteral("4 chunks per collective")));
+    // A bad count changes nothing.
+    chunks->lineEdit()->selectAll();
+    QTest::keyClicks(chunks->lineEdit(), QStringLiteral("0"));
+    QTest::keyClick(chunks->lineEdit(), Qt::Key_Return);
+    QVERIFY(doc()->project().model.collectives.chunks == ChunkSetting::fixed(4));
+    QCOMPARE(chunks->currentText(), QStringLiteral("4"));
+    // The ideal model from the list.
+    chunks->setCurrentIndex(chunks->findData(QStringLiteral("ideal")));
+    Q_EMIT chunks->activated(chunks->currentIndex());
+    QVERIFY(doc()->project().model.collectives.chunks.isIdeal());
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(results()->summaryText().contains(QStringLiteral("ideal collective model")));
+    doc()->undoStack()->undo();
+    QVERIFY(doc()->project().model.collectives.chunks == ChunkSetting::fixed(4));
+    QCOMPARE(chunks->currentText(), QStringLiteral("4"));
+
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    const QModelIndex latency = table->model()->index(3, DimensionTableModel::Latency);
+    QCOMPARE(table->model()->data(latency).toString(), QStringLiteral("936.25 ns"));
+    QVERIFY(table->model()->setData(latency, QStringLiteral("2000")));
+    QCOMPARE(doc()->project().network.dims[3].latencyNs, 2000.0);
+    QVERIFY(!table->model()->setData(latency, QStringLiteral("-1")));
+    QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
   }
 

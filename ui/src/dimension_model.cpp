@@ -88,6 +88,9 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
         return d.npus;
       case CostLevel:
         return toQString(d.costLevel);
+      case Latency:
+        return role == Qt::EditRole ? QVariant(plainNumber(d.latencyNs))
+                                    : QVariant(tr("%1 ns").arg(plainNumber(d.latencyNs)));
       default: {
         const auto& b = boundOf(d, col);
         if (!b) return role == Qt::EditRole ? QVariant(QString()) : QVariant(QStringLiteral("—"));
@@ -96,7 +99,7 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
     }
   }
   if (role == Qt::TextAlignmentRole) {
-    if (col == Npus || col >= MinBandwidth) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (col == Npus || col >= Latency) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     return {};
   }
   if (role == Qt::ForegroundRole && col >= MinBandwidth && !boundOf(d, col)) {
@@ -114,6 +117,10 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
         return tr("NPUs in this dimension (at least 2)");
       case CostLevel:
         return tr("Cost level: the unit prices ($ per GB/s) this dimension is priced at");
+      case Latency:
+        return tr(
+            "Latency of one link of this dimension, ns (a Switch step crosses two). "
+            "Used when collectives are cut into chunks; LIBRA's ideal model ignores it.");
       case MinBandwidth:
         return tr("Lower bound on this dimension's bandwidth, GB/s per NPU (empty: none)");
       case MaxBandwidth:
@@ -168,6 +175,16 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
                       [&](Project& p) { p.network.dims[row].costLevel = toStd(level); });
       return true;
     }
+    case Latency: {
+      QString text = value.toString().trimmed();
+      if (text.endsWith(QStringLiteral("ns"))) text.chop(2);
+      bool ok = false;
+      const double ns = text.trimmed().toDouble(&ok);
+      if (!ok || !std::isfinite(ns) || ns < 0) return false;
+      document_->edit(tr("Set %1 latency to %2 ns").arg(dimLabel, plainNumber(ns)),
+                      [&](Project& p) { p.network.dims[row].latencyNs = ns; });
+      return true;
+    }
     default: {
       std::optional<double> bound;
       const QString text = value.toString().trimmed();
@@ -201,6 +218,8 @@ QVariant DimensionTableModel::headerData(int section, Qt::Orientation orientatio
       return tr("NPUs");
     case CostLevel:
       return tr("Cost level");
+    case Latency:
+      return role == Qt::DisplayRole ? tr("Latency") : tr("Link latency, ns");
     case MinBandwidth:
       return role == Qt::DisplayRole ? tr("Min") : tr("Minimum bandwidth, GB/s per NPU");
     case MaxBandwidth:

@@ -21,6 +21,7 @@ class DimensionTableModel : public QAbstractTableModel {
     Block,
     Npus,
     CostLevel,
+    Latency,  // link latency, ns (used by chunked collective models)
     MinBandwidth,
     MaxBandwidth,
     FixedBandwidth,

@@ -5,6 +5,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "charts.hpp"
 #include "format.hpp"
@@ -205,6 +206,22 @@ void ResultsView::apply(const SolveResultPtr& result) {
         text +=
             tr(" (which breaks %n constraint(s))", nullptr, static_cast<int>(b.violated.size()));
     }
+  }
+  const ChunkSetting& chunks = a.model.collectives.chunks;
+  if (chunks.isIdeal()) {
+    text += tr(" &nbsp;·&nbsp; LIBRA's ideal collective model");
+  } else {
+    text += chunks.kind == ChunkSetting::Kind::Auto
+                ? tr(" &nbsp;·&nbsp; chunks chosen per collective")
+                : tr(" &nbsp;·&nbsp; %1 chunks per collective").arg(chunks.count);
+    if (const auto gap = surrogateGap(e); gap && std::abs(*gap) >= 5e-5) {
+      text += tr(" (the solver's convex surrogate is %1 % above the exact schedule)")
+                  .arg(100 * *gap, 0, 'f', 2);
+    }
+  }
+  for (const std::string& v : a.limitViolations) {
+    text += tr(" &nbsp;·&nbsp; <span style='color:#b00020'><b>not buildable:</b> %1</span>")
+                .arg(toQString(v).toHtmlEscaped());
   }
   summary_->setText(text);
   setChartsStale(false, {});

@@ -5,10 +5,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalBlocker>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <libra/collective_model.hpp>
 
 #include "document.hpp"
 #include "format.hpp"
@@ -57,6 +59,20 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
       tr("How one training iteration is scheduled: the reference runs compute and "
          "communication one after the other"));
 
+  chunks_ = new QComboBox;
+  chunks_->setObjectName(QStringLiteral("chunksCombo"));
+  chunks_->setEditable(true);
+  chunks_->setInsertPolicy(QComboBox::NoInsert);
+  chunks_->addItem(tr("ideal (LIBRA)"), QStringLiteral("ideal"));
+  chunks_->addItem(tr("auto (per collective)"), QStringLiteral("auto"));
+  for (int c : {1, 4, 16, 64}) chunks_->addItem(QString::number(c), QString::number(c));
+  chunks_->setToolTip(
+      tr("Chunks per collective. ideal: LIBRA's model (infinitely many chunks, no latency). "
+         "A count N (1 to %1): each collective is cut into N chunks that pipeline through its "
+         "stages, one chunk at a time per dimension, with the links' latencies (the network "
+         "table's Latency column). auto: per collective, the count that minimizes its time.")
+          .arg(kMaxChunks));
+
   layers_ = new LayerTableModel(document_, this);
   communicator_ = new CommunicatorTableModel(document_, this);
   layerTable_ = readOnlyTable(layers_, QStringLiteral("layerTable"));
@@ -67,6 +83,7 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
   auto* form = new QFormLayout;
   form->addRow(tr("Workload"), workloadSelector_);
   form->addRow(tr("Training loop"), loop_);
+  form->addRow(tr("Chunks"), chunks_);
   auto* tabs = new QTabWidget;
   tabs->setObjectName(QStringLiteral("workloadTabs"));
   tabs->addTab(layerTable_, tr("Layers"));
@@ -84,11 +101,32 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
     document_->edit(tr("Change the training loop"),
                     [&](Project& p) { p.model.trainingLoop = loop; });
   });
+  connect(chunks_, &QComboBox::activated, this,
+          [this](int index) { applyChunks(chunks_->itemData(index).toString()); });
+  connect(chunks_->lineEdit(), &QLineEdit::editingFinished, this, [this] {
+    // A typed count; the items' own texts ("ideal (LIBRA)") are not typed.
+    const int item = chunks_->findText(chunks_->currentText());
+    applyChunks(item >= 0 ? chunks_->itemData(item).toString() : chunks_->currentText());
+  });
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Workloads | Document::Model | Document::Network)) sync();
   });
   connect(document_, &Document::documentReset, this, [this] { selectWorkload(0); });
   sync();
+}
+
+void WorkloadPanel::applyChunks(const QString& text) {
+  const auto parsed = parseChunkSetting(toStd(text.trimmed()));
+  if (!parsed) {
+    chunks_->setToolTip(tr("'%1' is not a chunk count: use ideal, auto or a whole number 1 to %2")
+                            .arg(text)
+                            .arg(kMaxChunks));
+    sync();  // back to the project's value
+    return;
+  }
+  if (parsed == document_->project().model.collectives.chunks) return;
+  document_->edit(tr("Set chunks to %1").arg(toQString(parsed->toString())),
+                  [&](Project& p) { p.model.collectives.chunks = *parsed; });
 }
 
 void WorkloadPanel::selectWorkload(int index) {
@@ -121,6 +159,17 @@ void WorkloadPanel::sync() {
   {
     const QSignalBlocker block(loop_);
     loop_->setCurrentIndex(loop_->findData(static_cast<int>(p.model.trainingLoop)));
+  }
+  {
+    const QSignalBlocker block(chunks_);
+    const QString value = toQString(p.model.collectives.chunks.toString());
+    const int item = chunks_->findData(value);
+    if (item >= 0) {
+      chunks_->setCurrentIndex(item);
+    } else {
+      chunks_->setCurrentIndex(-1);
+      chunks_->setEditText(value);
+    }
   }
   if (workload_ < static_cast<int>(p.workloads.size())) {
     const Workload& w = p.workloads[workload_];

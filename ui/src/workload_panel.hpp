@@ -31,16 +31,19 @@ class WorkloadPanel : public QWidget {
   LayerTableModel* layerModel() const { return layers_; }
   CommunicatorTableModel* communicatorModel() const { return communicator_; }
   PresetEditor* presetEditor() const { return presetEditor_; }
+  QComboBox* chunksCombo() const { return chunks_; }
 
  private:
   void sync();
   void selectWorkload(int index);
+  void applyChunks(const QString& text);
 
   Document* document_;
   QComboBox* workloadSelector_;
   QLabel* description_;
   PresetEditor* presetEditor_;
   QComboBox* loop_;
+  QComboBox* chunks_;  // chunks per collective: ideal, auto or a count
   LayerTableModel* layers_;
   CommunicatorTableModel* communicator_;
   QTableView* layerTable_;

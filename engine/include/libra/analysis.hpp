@@ -104,6 +104,9 @@ struct Analysis {
   std::shared_ptr<const Problem> problem;
   ModelOptions model;             // the model in force (after the overrides)
   std::vector<double> latencyNs;  // link latency per dimension in force
+  // Dimensions beyond their building block's physical limits (BlockLimits):
+  // the design is solved, but cannot be built as given.
+  std::vector<std::string> limitViolations;
 
   DesignResult design;                // the optimum, or the evaluated design
   std::optional<Baseline> baseline;   // its equal split

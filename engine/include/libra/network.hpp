@@ -46,6 +46,20 @@ struct Network {
   bool operator==(const Network&) const = default;
 };
 
+// What the building blocks can physically be (docs/collective-model.md): a
+// FullyConnected dimension of n NPUs needs n - 1 ports on every NPU, a Switch
+// dimension of n NPUs switches of radix n (one per rail: the NPUs of the inner
+// dimensions each reach their own). A Ring needs two ports at any size.
+struct BlockLimits {
+  int fullyConnectedPorts = 18;  // NVLink ports of an NVIDIA H100 SXM GPU
+  int switchRadix = 64;          // ports of an NVIDIA Quantum-2 (QM9700) switch
+
+  bool operator==(const BlockLimits&) const = default;
+};
+// One sentence per dimension beyond its block's limit, with the numbers; empty
+// when the network is buildable.
+std::vector<std::string> limitViolations(const Network& network, const BlockLimits& limits);
+
 // A short dimension name derived from a cost level or network-type label:
 // "InterPod" -> "pod", "Package" -> "package". Used when importing files that
 // carry no names.

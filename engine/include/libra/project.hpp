@@ -19,6 +19,7 @@ struct Project {
   CostModel costModel;
   std::vector<Workload> workloads;       // weighted sum when there are several
   ModelOptions model;                    // training loop and collective model
+  BlockLimits limits;                    // what the building blocks can be
   std::vector<std::string> constraints;  // expressions, see constraints.hpp
   Objective objective = Objective::Performance;
   std::string uiState;  // opaque JSON text owned by the GUI (view state); may be empty

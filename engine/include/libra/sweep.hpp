@@ -48,6 +48,8 @@ struct SweepOptions {
   // not fit shapes of different dimension counts).
   CollectiveModel collectives = defaultCollectiveModel();
   std::optional<double> latencyNs;
+  // Shapes beyond a building block's physical limits are skipped, with the reason.
+  BlockLimits limits;
   int jobs = 0;  // worker threads; 0 = std::thread::hardware_concurrency()
 };
 
