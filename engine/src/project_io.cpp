@@ -22,8 +22,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -610,10 +613,94 @@ void saveProject(const Project& project, const std::filesystem::path& path) {
   writeFileAtomically(path, projectToJson(project));
 }
 
-void writeFileAtomically(const std::filesystem::path& path, std::string_view contents) {
-  const std::string shown = path.string();
-  if (path.filename().empty()) fileError("write", shown, "it names a directory, not a file");
+namespace {
+
+// Writes all of `contents` to `fd`; 0 or the errno of the failure.
+int writeAll(int fd, std::string_view contents) {
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// The file a path finally names: symbolic links followed (a dangling link
+// names the file it would point to), at most 40 of them as the kernel does.
+fs::path followLinks(const fs::path& path, const std::string& shown) {
+  fs::path target = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return target;
+    std::error_code ec;
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) fileError("write", shown, ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  fileError("write", shown, "too many levels of symbolic links");
+}
+
+// Removes `.<name>.tmp-<pid>-<n>` files next to `target` whose writer no longer runs.
+void removeStaleTemporaries(const fs::path& dir, const std::string& name) {
+  const std::string prefix = "." + name + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    if (entry.rfind(prefix, 0) != 0) continue;
+    const std::string rest = entry.substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    long pid = 0;
+    const auto [stop, err] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (err != std::errc() || stop != rest.data() + dash || pid <= 0) continue;
+    if (pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
+void writeFileAtomically(const std::filesystem::path& requested, std::string_view contents) {
+  const std::string shown = requested.string();
+  if (requested.filename().empty()) fileError("write", shown, "it names a directory, not a file");
+  const fs::path path = followLinks(requested, shown);
+
+  struct stat existing {};
+  const bool exists = ::stat(path.c_str(), &existing) == 0;
+  if (exists) {
+    if (S_ISDIR(existing.st_mode)) fileError("write", shown, "it is a directory, not a file");
+    if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode)) {
+      // A device or a pipe is written in place; it is never replaced by a file.
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) fileError("write", shown, errnoText(errno));
+      int error = writeAll(fd, contents);
+      if (::close(fd) != 0 && error == 0) error = errno;
+      if (error != 0) fileError("write", shown, errnoText(error));
+      return;
+    }
+    if (!S_ISREG(existing.st_mode)) {
+      fileError("write", shown, "it is not a regular file (a socket or a block device)");
+    }
+    if ((existing.st_mode & 0222) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", existing.st_mode & 07777);
+      fileError("write", shown,
+                std::string("the file is read-only (mode ") + mode +
+                    "); make it writable or write to another file");
+    }
+    if (::access(path.c_str(), W_OK) != 0) fileError("write", shown, errnoText(errno));
+  }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  removeStaleTemporaries(dir, path.filename().string());
 
   // A unique name next to the target, so the rename stays on one file system.
   // O_EXCL with mode 0666 lets the umask decide the permissions of a new file.
@@ -628,22 +715,8 @@ void writeFileAtomically(const std::filesystem::path& path, std::string_view con
   }
 
   // From here on a failure removes the temporary file; the old file is untouched.
-  int error = 0;
-  struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
-    (void)::fchmod(fd, existing.st_mode & 07777);  // a replaced file keeps its permissions
-  }
-  const char* data = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0 && error == 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno != EINTR) error = errno;
-      continue;
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  if (exists) (void)::fchmod(fd, existing.st_mode & 07777);  // a replaced file keeps its mode
+  int error = writeAll(fd, contents);
   if (error == 0 && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && ::rename(temp.c_str(), path.c_str()) != 0) error = errno;

@@ -6,6 +6,7 @@
 #include <rapidcheck/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -834,24 +835,107 @@ TEST(ProjectIo, FailedWriteLeavesTheOldFileIntact) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.json"});
 }
 
-TEST(ProjectIo, SaveIntoAReadOnlyDirectoryFails) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+// A save that cannot be made says why and leaves nothing behind. (Under a
+// file, not into a read-only directory: root may write into any directory, and
+// CI runs as root.)
+TEST(ProjectIo, SaveUnderAFileFailsAndLeavesNothing) {
+  TempDir dir;
+  const fs::path file = dir / "notes.txt";
+  { std::ofstream(file) << "notes\n"; }
+  try {
+    saveProject(sampleProject(), file / "p.json");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("notes.txt/p.json"));
+    EXPECT_THAT(e.what(), HasSubstr("Not a directory"));
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"notes.txt"});
+  EXPECT_EQ(slurp(file), "notes\n");
+}
+
+// A read-only file is not replaced, even by root (who could).
+TEST(ProjectIo, AReadOnlyFileIsRefused) {
   TempDir dir;
   const fs::path path = dir / "p.json";
   saveProject(sampleProject(), path);
   const std::string before = slurp(path);
-  fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   Project changed = sampleProject();
   changed.name = "changed";
   try {
     saveProject(changed, path);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("Permission denied"));
+    EXPECT_THAT(e.what(), HasSubstr("p.json"));
+    EXPECT_THAT(e.what(), HasSubstr("read-only (mode 0444)"));
   }
-  fs::permissions(dir.path(), fs::perms::owner_all);
   EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.json"});
+}
+
+// Saving through a symbolic link replaces the file it points to; the link stays.
+TEST(ProjectIo, ASymlinkStaysALink) {
+  TempDir dir;
+  fs::create_directories(dir / "real");
+  const fs::path target = dir / "real" / "p.json";
+  saveProject(sampleProject(), target);
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(fs::path("real") / "p.json", dir / "link.json");
+  Project changed = sampleProject();
+  changed.name = "through the link";
+  saveProject(changed, dir / "link.json");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  EXPECT_EQ(loadProject(target).name, "through the link");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);  // its mode is kept
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"link.json", "real"}));
+  // A dangling link gets the file it points to.
+  fs::create_symlink(fs::path("real") / "new.json", dir / "dangling.json");
+  saveProject(changed, dir / "dangling.json");
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling.json"));
+  EXPECT_EQ(loadProject(dir / "real" / "new.json").name, "through the link");
+}
+
+// A device is written in place, never replaced by a regular file.
+TEST(ProjectIo, ADeviceIsWrittenInPlace) {
+  saveProject(sampleProject(), "/dev/null");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  if (fs::exists("/dev/full")) {
+    try {
+      saveProject(sampleProject(), "/dev/full");
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("/dev/full"));
+      EXPECT_THAT(e.what(), HasSubstr("No space left on device"));
+    }
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  }
+  TempDir dir;
+  try {
+    saveProject(sampleProject(), dir.path());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("directory"));
+  }
+}
+
+// A writer killed in the middle (kill -9) leaves its temporary file; the next
+// save next to it removes it. A temporary of a writer that still runs stays.
+TEST(ProjectIo, TemporariesOfKilledWritersAreRemoved) {
+  TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);  // a process id that no longer runs
+  const std::string stale = ".p.json.tmp-" + std::to_string(child) + "-0";
+  const std::string alive = ".p.json.tmp-1-0";  // init always runs
+  const std::string other = ".q.json.tmp-" + std::to_string(child) + "-0";
+  for (const std::string& name : {stale, alive, other}) std::ofstream(dir / name) << "partial";
+  saveProject(sampleProject(), dir / "p.json");
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{alive, other, "p.json"}));
 }
 
 TEST(ProjectIo, NonFiniteNumbersAreNotSaved) {

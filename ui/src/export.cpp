@@ -7,8 +7,8 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
+#include <libra/project_io.hpp>
 
 #include "format.hpp"
 #include "results_view.hpp"
@@ -24,17 +24,17 @@ std::optional<FigureFormat> figureFormatFor(const QString& path) {
 }
 
 bool writeFileAtomic(const QString& path, const QByteArray& bytes, QString* error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = QObject::tr("%1: cannot write: %2").arg(path, file.errorString());
+  // The engine's writer: the same rules as project saves (links followed,
+  // devices written in place, read-only files refused, nothing half-written).
+  try {
+    libra::writeFileAtomically(
+        path.toStdString(),
+        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = toQString(e.what());
     return false;
   }
-  file.write(bytes);
-  if (!file.commit()) {
-    if (error) *error = QObject::tr("%1: cannot write: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
 }
 
 QString figureHeading(const QString& projectName, const SolveResult& result) {

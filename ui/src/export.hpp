@@ -29,7 +29,7 @@ QByteArray resultsCsv(const SolveResult& result);
 // object (libra::analysisJson with the front).
 QByteArray resultsJson(const SolveResult& result);
 
-// Writes through QSaveFile (temporary file + rename).
+// Writes atomically through the engine (libra::writeFileAtomically).
 bool writeFileAtomic(const QString& path, const QByteArray& bytes, QString* error);
 
 // The heading of a figure: project name, objective and network.

@@ -22,7 +22,16 @@ Project loadProject(const std::filesystem::path& path);
 // Writes to a temporary file next to `path`, then renames it over `path`.
 void saveProject(const Project& project, const std::filesystem::path& path);
 
-// Atomic replace of a file's contents (temporary file in the same directory + rename).
+// Replaces a file's contents atomically: a temporary file in the same
+// directory, synced, then renamed over the target; a failure leaves the old
+// file as it was. What the target is decides the rest:
+//  - a symbolic link stays a link: the file it points to is replaced;
+//  - an existing regular file keeps its permissions; one without any write
+//    permission (e.g. 0444), or one the user may not write, is refused;
+//  - a character device or FIFO (/dev/null, /dev/stdout, a pipe) is written in
+//    place, never replaced; a directory, socket or block device is refused.
+// Temporary files that a killed writer (a process that no longer runs) left
+// next to the target are removed first. Errors are InputError naming the file.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
 // Reads a whole file; throws InputError naming the file when it cannot.
 std::string readFile(const std::filesystem::path& path);
