@@ -39,6 +39,7 @@ void registerPresets(CLI::App& app, Context& context);         // presets_comman
 void registerNew(CLI::App& app, Context& context);             // new_command.cpp
 void registerSweep(CLI::App& app, Context& context);           // sweep_command.cpp
 void registerValidate(CLI::App& app, Context& context);        // validate_command.cpp
+void registerExportAstraSim(CLI::App& app, Context& context);  // export_command.cpp
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
            registerPareto,
            registerSweep,
            registerValidate,
+           registerExportAstraSim,
            registerBench,
            registerReproduceLibra,
        }) {

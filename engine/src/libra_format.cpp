@@ -527,11 +527,14 @@ Communicator readCommunicatorFile(const std::filesystem::path& path, const Netwo
 }
 
 WorkloadFile readWorkloadFile(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  const std::string text = readFile(path);
+  return readWorkloadText(readFile(path), path.string(), path.stem().string());
+}
+
+WorkloadFile readWorkloadText(std::string_view text, const std::string& file,
+                              const std::string& name) {
   const std::vector<TextLine> lines = nonBlankLines(text);
   WorkloadFile out;
-  out.workload.name = path.stem().string();
+  out.workload.name = name;
   std::size_t first = 0;
   std::optional<long long> announced;
   int countLine = 0;
@@ -591,6 +594,168 @@ Communicator deriveCommunicator(const Network& network, int tensorParallel) {
   } catch (const InputError& e) {
     throw InputError(what + " does not fit network " + shape + ": " + e.what());
   }
+}
+
+// ---------------------------------------------------------------------------
+// Writing the ASTRA-sim 1.0 text format.
+
+namespace {
+
+bool movesBytes(const Phase& phase) {
+  return phase.collective != CollectiveType::None && phase.sizeBytes > 0;
+}
+
+// The phase kinds whose collectives move bytes somewhere in the workload: only
+// their group sizes have to match what the header says.
+std::array<bool, 3> usedPhaseKinds(const Workload& workload) {
+  std::array<bool, 3> used{false, false, false};
+  for (const Layer& layer : workload.layers) {
+    for (PhaseKind kind : kPhaseKinds) {
+      if (movesBytes(layer.phase(kind))) used[static_cast<int>(kind)] = true;
+    }
+  }
+  return used;
+}
+
+std::int64_t product(const std::vector<int>& groups) {
+  std::int64_t p = 1;
+  for (int g : groups) p *= g;
+  return p;
+}
+
+// The tensor-parallel degree T whose derived communicator (deriveCommunicator)
+// equals the workload's on every phase kind that moves bytes; nullopt when none
+// does.
+std::optional<int> headerTensorParallel(const Workload& workload, const Network& network) {
+  const std::array<bool, 3> used = usedPhaseKinds(workload);
+  const Communicator& comm = workload.communicator;
+  const std::int64_t npus = network.npuCount();
+  std::vector<std::int64_t> candidates;
+  for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
+    if (used[static_cast<int>(kind)]) candidates.push_back(product(comm.of(kind)));
+  }
+  if (used[static_cast<int>(PhaseKind::WeightGrad)]) {
+    const std::int64_t dp = product(comm.of(PhaseKind::WeightGrad));
+    if (dp > 0 && npus % dp == 0) candidates.push_back(npus / dp);
+  }
+  if (candidates.empty()) return 1;  // nothing moves: any header will do
+  for (std::int64_t tp : candidates) {
+    if (tp < 1 || tp > npus) continue;
+    Communicator derived;
+    try {
+      derived = deriveCommunicator(network, static_cast<int>(tp));
+    } catch (const InputError&) {
+      continue;
+    }
+    bool same = true;
+    for (PhaseKind kind : kPhaseKinds) {
+      if (used[static_cast<int>(kind)] && derived.of(kind) != comm.of(kind)) same = false;
+    }
+    if (same) return static_cast<int>(tp);
+  }
+  return std::nullopt;
+}
+
+// A whole number as the format's integer fields hold it.
+std::string wholeNumber(double value, const std::string& where, int& rounded) {
+  if (!(value >= 0) || value > 9.2e18) {
+    throw InputError(where + ": " + text::formatNumber(value) +
+                     " does not fit the format's 64-bit integer fields");
+  }
+  const long long whole = std::llround(value);
+  if (static_cast<double>(whole) != value) ++rounded;
+  return std::to_string(whole);
+}
+
+std::string_view referenceSpelling(CollectiveType type) {
+  switch (type) {
+    case CollectiveType::AllReduce:
+      return "ALLREDUCE";
+    case CollectiveType::ReduceScatter:
+      return "REDUCESCATTER";
+    case CollectiveType::AllGather:
+      return "ALLGATHER";
+    case CollectiveType::AllToAll:
+      return "ALLTOALL";
+    case CollectiveType::None:
+      break;
+  }
+  return "NONE";
+}
+
+}  // namespace
+
+std::optional<std::string> astraSim1Limitation(const Workload& workload, const Network& network) {
+  std::vector<std::string> overridden;
+  for (const Layer& layer : workload.layers) {
+    for (PhaseKind kind : kPhaseKinds) {
+      const Phase& p = layer.phase(kind);
+      if (!p.groups.empty() && movesBytes(p) && p.groups != workload.communicator.of(kind)) {
+        overridden.push_back("'" + layer.name + "' " + std::string(toString(kind)));
+      }
+    }
+  }
+  if (!overridden.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < overridden.size() && i < 3; ++i) {
+      list += (i ? ", " : "") + overridden[i];
+    }
+    if (overridden.size() > 3) list += " and " + std::to_string(overridden.size() - 3) + " more";
+    return std::to_string(overridden.size()) + " phase(s) have their own group sizes (" + list +
+           "), and the ASTRA-sim 1.0 text format has one communicator per file";
+  }
+  if (!headerTensorParallel(workload, network)) {
+    const Communicator& c = workload.communicator;
+    return "its communicator (forward " + bracketed(c.of(PhaseKind::Forward)) +
+           ", input gradient " + bracketed(c.of(PhaseKind::InputGrad)) + ", weight gradient " +
+           bracketed(c.of(PhaseKind::WeightGrad)) +
+           ") is not tensor parallel from the inside out with data parallelism over the rest, "
+           "which is all a parallelism line of the ASTRA-sim 1.0 text format can say";
+  }
+  return std::nullopt;
+}
+
+AstraSim1Workload writeAstraSim1Workload(const Workload& workload, const Network& network) {
+  if (auto why = astraSim1Limitation(workload, network)) {
+    throw InputError("workload '" + workload.name +
+                     "' cannot be written as ASTRA-sim 1.0 text: " + *why);
+  }
+  AstraSim1Workload out;
+  const int tp = *headerTensorParallel(workload, network);
+  std::string header;
+  if (tp == 1) {
+    out.parallelism = "DATA";
+    header = "DATA";
+  } else if (tp == network.npuCount()) {
+    out.parallelism = "MODEL";
+    header = "MODEL";
+  } else {
+    out.parallelism = "HYBRID_TRANSFORMER";
+    out.modelParallelGroup = tp;
+    header = "HYBRID_TRANSFORMER model_parallel_NPU_group: " + std::to_string(tp);
+  }
+  out.text = header + "\n" + std::to_string(workload.layers.size()) + "\n";
+  for (std::size_t i = 0; i < workload.layers.size(); ++i) {
+    const Layer& layer = workload.layers[i];
+    std::string name = layer.name;
+    for (char& c : name) {
+      if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+    }
+    if (name.empty()) name = "layer" + std::to_string(i);
+    if (name != layer.name) ++out.renamedLayers;
+    const std::string where = "workload '" + workload.name + "', layer '" + layer.name + "'";
+    std::string line = name + " -1";
+    for (PhaseKind kind : kPhaseKinds) {
+      const Phase& p = layer.phase(kind);
+      const std::string at = where + " " + std::string(toString(kind));
+      line += " " + wholeNumber(p.computeNs, at + " compute time", out.roundedValues);
+      line += " " + std::string(referenceSpelling(p.collective));
+      line += " " + wholeNumber(p.sizeBytes, at + " size", out.roundedValues);
+    }
+    line += " " + wholeNumber(layer.updateNs, where + " update time", out.roundedValues);
+    out.text += line + "\n";
+  }
+  return out;
 }
 
 Project importLibra(const ImportOptions& options, std::vector<std::string>* notes) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libra/project.hpp"
@@ -38,6 +39,36 @@ struct WorkloadFile {
   std::optional<int> modelParallelGroup;
 };
 WorkloadFile readWorkloadFile(const std::filesystem::path& path);
+// The same from text: `file` names it in messages, `name` becomes the workload's.
+WorkloadFile readWorkloadText(std::string_view text, const std::string& file,
+                              const std::string& name);
+
+// The ASTRA-sim 1.0 text form of a workload, the format readWorkloadFile reads:
+// the parallelism line, the layer count, then one layer per line. The parallelism
+// line says how the collectives map onto the network, as readWorkloadFile and
+// importLibra derive the communicator back from it:
+//   DATA                      weight-gradient collectives over every NPU (no tensor
+//                             parallelism);
+//   MODEL                     forward and input-gradient collectives over every NPU;
+//   HYBRID_TRANSFORMER model_parallel_NPU_group: T
+//                             tensor parallel over T NPUs from the inside out, data
+//                             parallel over the rest (deriveCommunicator).
+// Compute times, sizes and update times are written as whole ns and bytes (ASTRA-sim
+// and Chakra's text converter read integers); whitespace in a layer name becomes '_'.
+struct AstraSim1Workload {
+  std::string text;
+  std::string parallelism;                // DATA, MODEL or HYBRID_TRANSFORMER
+  std::optional<int> modelParallelGroup;  // T, for HYBRID_TRANSFORMER
+  int roundedValues = 0;                  // values that were not whole numbers
+  int renamedLayers = 0;                  // layer names that had to change
+};
+// Why `workload` cannot be written in that format on `network` (nullopt when it
+// can): a phase with its own group sizes (the format has one communicator per
+// file), or a communicator that no parallelism line describes.
+std::optional<std::string> astraSim1Limitation(const Workload& workload, const Network& network);
+// Throws InputError with astraSim1Limitation's reason, or naming the layer whose
+// value does not fit a 64-bit integer.
+AstraSim1Workload writeAstraSim1Workload(const Workload& workload, const Network& network);
 
 // Tensor parallel over `tensorParallel` NPUs from the inside out (forward and
 // input gradient), data parallel over the rest from the outside in (weight gradient),

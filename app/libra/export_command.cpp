@@ -1,0 +1,188 @@
+// `libra export-astra-sim`: the optimum (or a given design) as ASTRA-sim 2 input
+// files. The engine (astra_export.hpp) makes the contents; this only checks the
+// flags and the directory and writes the files.
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+#include <system_error>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/analysis.hpp"
+#include "libra/astra_export.hpp"
+#include "libra/error.hpp"
+#include "libra/project_io.hpp"
+#include "output.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kExportFooter =
+    "Writes the design as input for ASTRA-sim 2's analytical network backend\n"
+    "(congestion-unaware) into DIR:\n"
+    "  network.yml          topology, NPUs, bandwidth of one link (ASTRA-sim GB/s, 1 GB = 2^30 B)\n"
+    "                       and latency (ns) per dimension\n"
+    "  system.json          chunks per collective, one algorithm per dimension\n"
+    "  remote_memory.json   no remote memory\n"
+    "  workload/NAME.txt    each workload in the ASTRA-sim 1.0 text format (for Chakra's text\n"
+    "                       converter)\n"
+    "  README.md            the design, the times this tool predicts, and the commands that\n"
+    "                       convert the workload and run the simulator\n"
+    "Without --bandwidth the design is the optimum of the project's objective under its\n"
+    "constraints (with --constraint, --objective, --no-project-constraints and --solver as for\n"
+    "solve); with it, the given bandwidths. DIR is created if missing; an existing DIR must be\n"
+    "empty unless --force, which writes over the files of an earlier export (other files stay).\n"
+    "What the files cannot express is printed as a warning on stderr and noted in README.md.\n"
+    "\n"
+    "Examples:\n"
+    "  libra export-astra-sim gpt3.json -o astra/\n"
+    "  libra export-astra-sim gpt3.json --bandwidth 400,300,200,100 --chunks 16 -o astra/ --force\n"
+    "\n"
+    "Exit codes: 0 written; 1 infeasible or unbounded (nothing is written); 2 bad usage or bad\n"
+    "input (the message names the file or flag).";
+
+struct ExportArgs {
+  std::string project;
+  std::string bandwidth;
+  std::string output;
+  bool force = false;
+  std::string objective;
+  std::vector<std::string> constraints;
+  bool noProjectConstraints = false;
+  std::string solver = "native";
+  ModelFlags model;
+  bool json = false;
+};
+
+// The output directory may be new, or an empty directory; a non-empty one only
+// with --force.
+void checkOutputDirectory(const std::string& dir, bool force) {
+  if (dir.empty()) throw InputError("-o: the directory name is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw InputError("-o '" + dir + "': cannot be used (" + ec.message() + ")");
+  }
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st)) {
+    throw InputError("-o '" + dir + "': exists and is not a directory; give a directory");
+  }
+  if (force) return;
+  const bool empty = fs::is_empty(dir, ec);
+  if (ec) throw InputError("-o '" + dir + "': cannot be read (" + ec.message() + ")");
+  if (!empty) {
+    throw InputError("-o '" + dir +
+                     "': the directory is not empty; give a new or empty directory, or --force "
+                     "to write over an earlier export there");
+  }
+}
+
+void writeExport(const AstraExport& files, const std::string& dir) {
+  for (const AstraExportFile& f : files.files) {
+    const fs::path path = fs::path(dir) / f.path;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw InputError("-o '" + dir + "': cannot create '" + path.parent_path().string() + "' (" +
+                       ec.message() + ")");
+    }
+    try {
+      writeFileAtomically(path, f.contents);
+    } catch (const std::exception& e) {
+      throw InputError(std::string("-o '") + dir + "': " + e.what());
+    }
+  }
+}
+
+int runExport(const ExportArgs& args, Context& context) {
+  AnalysisOptions options;
+  options.backend = parseBackendFlag(args.solver);
+  if (!args.objective.empty()) options.objective = parseObjectiveFlag(args.objective);
+  if (!args.bandwidth.empty()) options.design = parseBandwidthList(args.bandwidth);
+  options.extraConstraints = args.constraints;
+  options.projectConstraints = !args.noProjectConstraints;
+  options.model = parseModelFlags(args.model);
+  const Project project = loadProjectFile(args.project);
+  checkProblemFor(project, args.project, options);
+  checkOutputDirectory(args.output, args.force);
+
+  const Analysis analysis = analyze(project, options);
+  if (!analysis.ok()) {
+    return reportNoSolution(context.out, context.err, statusWord(analysis), analysis.message,
+                            analysisJson(analysis), args.json);
+  }
+  AstraExport exported;
+  try {
+    exported = exportAstraSim(project, analysis, args.project);
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    // A design given on the command line is the flag's fault; an optimum is the project's.
+    throw InputError((options.design ? "--" : args.project + ": the optimum's ") + message);
+  }
+  writeExport(exported, args.output);
+
+  for (const std::string& w : exported.warnings) context.err << "warning: " << w << '\n';
+  if (args.json) {
+    Json j;
+    j["status"] = "written";
+    j["output"] = args.output;
+    j["design"] = statusWord(analysis);
+    Json files = Json::array();
+    for (const AstraExportFile& f : exported.files) files.push_back(f.path);
+    j["files"] = files;
+    j["bandwidth_gbps"] = analysis.design.bandwidth;
+    j["latency_ns"] = analysis.latencyNs;
+    j["chunks"] = analysis.model.collectives.chunks.toString();
+    j["preferred_dataset_splits"] = exported.datasetSplits;
+    const double t = analysis.design.eval.iterationNs;
+    j["iteration_time_ns"] = std::isfinite(t) ? Json(t) : Json(nullptr);
+    j["warnings"] = exported.warnings;
+    context.out << j.dump(2) << std::endl;
+  } else {
+    std::string names;
+    for (const AstraExportFile& f : exported.files) names += (names.empty() ? "" : ", ") + f.path;
+    context.out << "wrote " << exported.files.size() << " files to " << args.output << ": " << names
+                << " (" << statusWord(analysis) << " design, " << exported.datasetSplits
+                << " chunks per collective)\n";
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void registerExportAstraSim(CLI::App& app, Context& context) {
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "export-astra-sim", "Write a design as ASTRA-sim 2 input (network, system, workload)");
+  cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
+  cmd->add_option("--bandwidth", args->bandwidth,
+                  "Export these bandwidths (GB/s per NPU per dimension, innermost first, "
+                  "comma-separated) instead of the optimum")
+      ->type_name("B0,B1,...");
+  cmd->add_option("-o,--output", args->output, "Directory to write into (created if missing)")
+      ->required()
+      ->type_name("DIR");
+  cmd->add_flag("--force", args->force,
+                "Write into a directory that is not empty (over an earlier export)");
+  cmd->add_option("--objective", args->objective,
+                  "performance or perf-per-cost; default: the project's")
+      ->type_name("NAME");
+  cmd->add_option("--constraint", args->constraints,
+                  "Extra linear constraint for the optimum (repeatable)")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-project-constraints", args->noProjectConstraints,
+                "Ignore the project's constraints: only the --constraint expressions apply");
+  cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
+      ->type_name("NAME");
+  addModelFlags(cmd, args->model);
+  cmd->add_flag("--json", args->json, "Print what was written as one JSON object");
+  cmd->footer(std::string(kExportFooter) + "\n\n" + kModelHelp);
+  cmd->callback([args, &context] { context.exitCode = runExport(*args, context); });
+}
+
+}  // namespace libra::cli

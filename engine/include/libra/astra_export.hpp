@@ -1,0 +1,71 @@
+// Export of a design to ASTRA-sim 2's analytical (congestion-unaware) backend:
+// the network, system and remote-memory files, the workloads as ASTRA-sim 1.0
+// text (for Chakra's text converter) and a README that says what was exported
+// and how to run it. The contents come back as strings, so the command line and
+// the GUI write the same files; model.md section 9 and
+// tests/data/astra-sim/README.md ("Configuration") fix the values.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "libra/analysis.hpp"
+#include "libra/network.hpp"
+#include "libra/project.hpp"
+
+namespace libra {
+
+// The chunk count written for LIBRA's ideal model (the limit of many chunks).
+inline constexpr int kAstraIdealChunks = 64;
+
+// GB/s of ONE uni-directional link as ASTRA-sim's network file takes it (1 GB =
+// 2^30 bytes) for our per-NPU bandwidth bw (GB/s, 1 GB = 1e9 bytes) of a dimension:
+// Ring bw (the ring algorithm sends one way round, so the whole bandwidth sits on
+// that link), FullyConnected bw / (n - 1), Switch bw.
+double astraLinkBandwidth(BuildingBlock block, int npus, double bandwidthGbps);
+
+// network.yml: topology, npus_count, bandwidth (astraLinkBandwidth) and latency
+// (ns per link, Dimension::latencyNs) per dimension, innermost first.
+std::string astraNetworkYml(const Network& network, std::span<const double> bandwidthGbps);
+
+// system.json: one queue's worth of the system layer's settings, one collective
+// algorithm per dimension and building block (Ring: ring, FullyConnected: direct,
+// Switch: halvingDoubling; All-to-All direct1 on Ring and Switch), and
+// `datasetSplits` as preferred-dataset-splits.
+std::string astraSystemJson(const Network& network, int datasetSplits);
+
+// remote_memory.json: no memory expansion.
+std::string astraRemoteMemoryJson();
+
+// The preferred-dataset-splits for the analysis's model at its design: the count
+// itself for a fixed count, kAstraIdealChunks for "ideal", and for "auto" the
+// median of the counts chosen per collective at the design (each collective
+// counted as often as it runs; the lower middle one for an even number).
+int astraDatasetSplits(const Analysis& analysis);
+
+struct AstraExportFile {
+  std::string path;  // relative to the export directory, '/'-separated
+  std::string contents;
+};
+
+struct AstraExport {
+  // network.yml, system.json, remote_memory.json, workload/<name>.txt for each
+  // workload that the text format can hold, README.md last.
+  std::vector<AstraExportFile> files;
+  // What the files cannot say or had to change, one sentence each (also in the
+  // README): workloads left out and why, rounded values, headers Chakra's text
+  // converter does not take.
+  std::vector<std::string> warnings;
+  int datasetSplits = 1;
+};
+
+// Exports the design of `analysis`, which must be an analysis of `project`
+// (analyze(project, ...)): the latencies and the collective model in force are the
+// analysis's. `projectFile` names the project in the README's commands. Throws
+// InputError when the analysis has no design, or when a dimension's bandwidth is
+// not > 0 (ASTRA-sim divides by it).
+AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
+                           const std::string& projectFile = "PROJECT.json");
+
+}  // namespace libra

@@ -1,0 +1,633 @@
+// ASTRA-sim 2 export (astra_export.hpp). The values follow model.md section 9
+// and the configuration that reproduces ASTRA-sim's timing exactly
+// (tests/data/astra-sim/README.md); the README written here says what the files
+// are, what this tool predicts for them and how to run them.
+#include "libra/astra_export.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+#include "libra/collective_model.hpp"
+#include "libra/error.hpp"
+#include "libra/libra_format.hpp"
+#include "text.hpp"
+
+namespace libra {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kAstraGigabyte = 1073741824.0;  // 2^30 bytes: ASTRA-sim's GB
+
+struct Algorithms {
+  const char* allReduce;
+  const char* reduceScatter;
+  const char* allGather;
+  const char* allToAll;
+};
+
+// One algorithm per building block and collective (tests/data/astra-sim/README.md).
+Algorithms algorithmsFor(BuildingBlock block) {
+  switch (block) {
+    case BuildingBlock::Ring:
+      return {"ring", "ring", "ring", "direct1"};
+    case BuildingBlock::FullyConnected:
+      return {"direct", "direct", "direct", "direct"};
+    case BuildingBlock::Switch:
+      return {"halvingDoubling", "halvingDoubling", "halvingDoubling", "direct1"};
+  }
+  return {"ring", "ring", "ring", "direct1"};
+}
+
+std::string list(const std::vector<std::string>& items) {
+  std::string out = "[ ";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + " ]";
+}
+
+std::string joined(std::span<const double> values, const char* separator = ",") {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += (i ? separator : "") + text::formatNumber(values[i]);
+  }
+  return out;
+}
+
+std::string groupsText(const std::vector<int>& groups) {
+  std::string out;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    out += (i ? " x " : "") + std::to_string(groups[i]);
+  }
+  return out;
+}
+
+// "4000097.3 ns (4.000 ms)"; "infinite" when not finite.
+std::string duration(double ns) {
+  if (!std::isfinite(ns)) return "infinite";
+  std::string out = text::formatNumber(std::round(ns * 10) / 10) + " ns";
+  const double a = std::abs(ns);
+  const char* unit = nullptr;
+  double scaled = ns;
+  if (a >= 1e9) {
+    unit = "s";
+    scaled = ns / 1e9;
+  } else if (a >= 1e6) {
+    unit = "ms";
+    scaled = ns / 1e6;
+  } else if (a >= 1e3) {
+    unit = "us";
+    scaled = ns / 1e3;
+  }
+  if (unit != nullptr) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3f", scaled);
+    out += std::string(" (") + buffer + " " + unit + ")";
+  }
+  return out;
+}
+
+// Text for a Markdown table cell or heading: one line, no column separators.
+std::string cell(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A file name from a workload name: letters, digits, '.', '-' and '_' only, every
+// other run of characters one '_' ("GPT-3 175B (TP 16)" -> "GPT-3_175B_TP_16").
+std::string fileStem(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                      (c == '.' && !out.empty());
+    if (keep) {
+      out += c;
+    } else if (!out.empty() && out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.empty() ? "workload" : out;
+}
+
+// The project as the analysis posed it: its latencies and collective model.
+Project posedProject(const Project& project, const Analysis& analysis) {
+  Project posed = project;
+  posed.model = analysis.model;
+  if (analysis.latencyNs.size() == posed.network.dims.size()) {
+    for (std::size_t d = 0; d < posed.network.dims.size(); ++d) {
+      posed.network.dims[d].latencyNs = analysis.latencyNs[d];
+    }
+  }
+  posed.constraints.clear();
+  return posed;
+}
+
+// The distinct collectives of a workload (same type, size and groups), in order
+// of first appearance, with how often each runs per iteration.
+struct CollectiveRow {
+  std::string workload;
+  CollectiveType type = CollectiveType::None;
+  double sizeBytes = 0;
+  std::vector<int> groups;
+  int count = 0;
+  double timeNs = 0;
+  double timeAtSplitsNs = 0;
+};
+
+std::vector<CollectiveRow> collectiveRows(const Project& posed, std::span<const double> bw,
+                                          int splits) {
+  CollectiveModel atSplits = posed.model.collectives;
+  atSplits.chunks = ChunkSetting::fixed(splits);
+  std::vector<CollectiveRow> rows;
+  for (const Workload& w : posed.workloads) {
+    std::map<std::tuple<CollectiveType, double, std::vector<int>>, std::size_t> seen;
+    for (const Layer& layer : w.layers) {
+      for (PhaseKind kind : kPhaseKinds) {
+        const Phase& p = layer.phase(kind);
+        if (p.collective == CollectiveType::None || p.sizeBytes <= 0) continue;
+        const std::vector<int>& groups = p.groups.empty() ? w.communicator.of(kind) : p.groups;
+        if (std::all_of(groups.begin(), groups.end(), [](int g) { return g <= 1; })) continue;
+        const auto key = std::make_tuple(p.collective, p.sizeBytes, groups);
+        auto it = seen.find(key);
+        if (it != seen.end()) {
+          ++rows[it->second].count;
+          continue;
+        }
+        CollectiveRow row;
+        row.workload = w.name;
+        row.type = p.collective;
+        row.sizeBytes = p.sizeBytes;
+        row.groups = groups;
+        row.count = 1;
+        row.timeNs = collectiveTerm(p.collective, p.sizeBytes, groups, posed.network,
+                                    posed.model.collectives)
+                         .exact(bw);
+        row.timeAtSplitsNs =
+            collectiveTerm(p.collective, p.sizeBytes, groups, posed.network, atSplits).exact(bw);
+        seen.emplace(key, rows.size());
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  return rows;
+}
+
+// A size in bytes as a whole number where it is one ("268435456"), else shortest.
+std::string bytesText(double bytes) {
+  if (bytes >= 0 && bytes < 9e15 && std::floor(bytes) == bytes) {
+    return std::to_string(static_cast<long long>(bytes));
+  }
+  return text::formatNumber(bytes);
+}
+
+// What ASTRA-sim does with a collective of S bytes in C chunks
+// (Sys::determine_chunk_size, tests/data/astra-sim/README.md, timing recipe step
+// 5) where that is not C chunks of S / C bytes each, as this tool's model counts:
+// chunks of floor(S / C) bytes, at least N bytes except for All-Gather, and as many
+// of them as it takes to cover S, each of full size.
+std::vector<std::string> chunkingWarnings(const std::vector<CollectiveRow>& rows, int splits,
+                                          std::int64_t npus) {
+  std::set<long long> extraChunk, minimumChunk;
+  for (const CollectiveRow& row : rows) {
+    const long long size = std::llround(row.sizeBytes);
+    if (size <= 0) continue;
+    if (row.type != CollectiveType::AllGather && size / splits < npus) {
+      minimumChunk.insert(size);
+    } else if (size % splits != 0) {
+      extraChunk.insert(size);
+    }
+  }
+  std::vector<std::string> out;
+  if (!extraChunk.empty()) {
+    out.push_back(std::to_string(extraChunk.size()) + " collective size(s) (e.g. " +
+                  std::to_string(*extraChunk.begin()) + " bytes) are not a multiple of the " +
+                  std::to_string(splits) +
+                  " chunks: ASTRA-sim cuts a collective of S bytes into chunks of floor(S / " +
+                  std::to_string(splits) +
+                  ") bytes and runs as many full chunks as cover S, one more than this tool's "
+                  "model counts, so it simulates them slower than predicted here");
+  }
+  if (!minimumChunk.empty()) {
+    out.push_back(std::to_string(minimumChunk.size()) + " collective size(s) (e.g. " +
+                  std::to_string(*minimumChunk.begin()) + " bytes) are under " +
+                  std::to_string(splits) + " chunks x " + std::to_string(npus) +
+                  " NPUs: ASTRA-sim makes every chunk at least one byte per NPU (All-Gather "
+                  "aside), so it simulates them with more bytes than they have");
+  }
+  return out;
+}
+
+std::string chunkExplanation(const ChunkSetting& chunks, int splits) {
+  switch (chunks.kind) {
+    case ChunkSetting::Kind::Ideal:
+      return "The project uses LIBRA's ideal model (`chunks`: `ideal`), which is the limit of "
+             "many chunks with no latency; ASTRA-sim needs a count, so `system.json` sets " +
+             std::to_string(splits) +
+             ". With that many chunks the pipeline fill and the per-chunk latencies are small "
+             "next to the transfer for large collectives; for small ones the simulator's time "
+             "is longer than the ideal time.";
+    case ChunkSetting::Kind::Auto:
+      return "The project picks the chunk count per collective (`chunks`: `auto`); ASTRA-sim "
+             "has one count for every collective, so `system.json` sets " +
+             std::to_string(splits) +
+             ", the median of the counts chosen at this design (each collective counted as often "
+             "as it runs). Collectives whose own best count differs simulate somewhat slower "
+             "than predicted here.";
+    case ChunkSetting::Kind::Fixed:
+      break;
+  }
+  return "Every collective is cut into " + std::to_string(splits) +
+         " chunks (`chunks`: " + std::to_string(splits) + "), as `system.json` sets.";
+}
+
+// A word for a POSIX shell: as it is when it is safe, else in single quotes.
+std::string shellWord(const std::string& word) {
+  const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("/._-+,:=@").find(c) != std::string_view::npos;
+  });
+  if (safe) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string designSentence(const Analysis& analysis) {
+  if (analysis.evaluated) {
+    std::string s = "the bandwidths given with `--bandwidth` (evaluated, not optimized)";
+    if (!analysis.violated.empty()) {
+      s += "; they break ";
+      for (std::size_t i = 0; i < analysis.violated.size(); ++i) {
+        s += (i ? ", " : "") + std::string("`") + analysis.violated[i] + "`";
+      }
+    }
+    return s;
+  }
+  std::string s = "the " + std::string(toString(analysis.objective)) + " optimum";
+  if (analysis.constraints.empty()) return s + " without constraints";
+  s += " under ";
+  for (std::size_t i = 0; i < analysis.constraints.size(); ++i) {
+    s += (i ? ", " : "") + std::string("`") + analysis.constraints[i] + "`";
+  }
+  return s;
+}
+
+struct WrittenWorkload {
+  std::string name;
+  std::string path;  // relative; empty when not written
+  std::string stem;  // the file name without .txt
+  std::string header;
+  std::size_t layers = 0;
+};
+
+std::string readme(const Project& posed, const Analysis& analysis, const std::string& projectFile,
+                   int splits, const std::vector<WrittenWorkload>& workloads,
+                   const std::vector<std::string>& warnings) {
+  const Network& net = posed.network;
+  const std::vector<double>& bw = analysis.design.bandwidth;
+  const ChunkSetting& chunks = posed.model.collectives.chunks;
+  const std::int64_t npus = net.npuCount();
+  std::vector<double> latency;
+  for (const Dimension& d : net.dims) latency.push_back(d.latencyNs);
+
+  std::string r;
+  r += "# ASTRA-sim 2 input: " + cell(posed.name.empty() ? "project" : posed.name) + "\n\n";
+  r += "Written by `libra export-astra-sim` from `" + cell(projectFile) +
+       "` for ASTRA-sim 2's analytical network backend (congestion-unaware). The design is " +
+       designSentence(analysis) + ".\n\n";
+
+  r += "## Files\n\n| file | what |\n|---|---|\n";
+  r += "| `network.yml` | the network, one entry per dimension (innermost first): `topology`, "
+       "`npus_count`, `bandwidth` (GB/s of ONE uni-directional link, ASTRA-sim's GB = 2^30 "
+       "bytes) and `latency` (ns per link) |\n";
+  r += "| `system.json` | the system layer: " + std::to_string(splits) +
+       " chunks per collective (`preferred-dataset-splits`), one chunk active per dimension, "
+       "one collective algorithm per dimension (Ring: ring, FullyConnected: direct, Switch: "
+       "halvingDoubling; All-to-All: direct1 on Ring and Switch), endpoint delay 1 ns, local "
+       "reduction free (`local-mem-bw`) |\n";
+  r += "| `remote_memory.json` | no remote memory (`NO_MEMORY_EXPANSION`) |\n";
+  for (const WrittenWorkload& w : workloads) {
+    if (w.path.empty()) continue;
+    r += "| `" + w.path + "` | workload '" + cell(w.name) +
+         "' in the ASTRA-sim 1.0 text format: " + "header `" + w.header + "`, " +
+         std::to_string(w.layers) + " layer(s); compute in ns, " + "sizes in bytes |\n";
+  }
+  r += "| `README.md` | this file |\n\n";
+
+  r += "## The design\n\n";
+  r += "| dim | name | block | NPUs | bandwidth (GB/s per NPU, 1 GB = 1e9 B) | `bandwidth` in "
+       "network.yml | `latency` (ns) |\n|---|---|---|---|---|---|---|\n";
+  for (std::size_t d = 0; d < net.dims.size(); ++d) {
+    const Dimension& dim = net.dims[d];
+    r += "| " + std::to_string(d) + " | " + cell(dim.name) + " | " +
+         std::string(toString(dim.block)) + " | " + std::to_string(dim.npus) + " | " +
+         text::formatNumber(bw[d]) + " | " +
+         text::formatNumber(astraLinkBandwidth(dim.block, dim.npus, bw[d])) + " | " +
+         text::formatNumber(dim.latencyNs) + " |\n";
+  }
+  r += "\n" + std::to_string(npus) + " NPUs; network cost $" +
+       text::formatNumber(std::round(analysis.design.eval.costUsd)) + ".\n\n";
+  r += chunkExplanation(chunks, splits) + "\n\n";
+
+  const Evaluation& eval = analysis.design.eval;
+  r += "What this tool predicts (chunks `" + chunks.toString() + "`, training loop `" +
+       std::string(toString(posed.model.trainingLoop)) + "`" +
+       (posed.workloads.size() > 1 ? ", the workloads weighted" : "") + "):\n\n";
+  r += "- iteration time " + duration(eval.iterationNs) + ": compute " + duration(eval.computeNs) +
+       ", exposed communication " + duration(eval.communicationNs) + "\n";
+  const std::string evaluateCommand = "libra evaluate " + shellWord(projectFile) + " --bandwidth " +
+                                      joined(bw) + " --chunks " + std::to_string(splits) +
+                                      " --latency " + joined(latency);
+  if (chunks.kind != ChunkSetting::Kind::Fixed) {
+    Project atSplits = posed;
+    atSplits.model.collectives.chunks = ChunkSetting::fixed(splits);
+    const Evaluation e = buildProblem(atSplits).evaluate(bw);
+    r += "- with " + std::to_string(splits) + " chunks, as `system.json` sets: iteration time " +
+         duration(e.iterationNs) + ", exposed communication " + duration(e.communicationNs) + "\n";
+  }
+  r += "\nThis tool's prediction for the simulator's settings (chunks and latencies as in "
+       "`system.json` and `network.yml`): `" +
+       evaluateCommand + "`.\n\n";
+
+  const std::vector<CollectiveRow> rows = collectiveRows(posed, bw, splits);
+  if (!rows.empty()) {
+    const bool twoColumns = chunks.kind != ChunkSetting::Kind::Fixed;
+    r += "Collectives (identical ones merged; the time of one, alone on the network; group "
+         "sizes per dimension, innermost first):\n\n";
+    r += std::string("| workload | collective | size (bytes) | groups | count | time |") +
+         (twoColumns ? " time at " + std::to_string(splits) + " chunks |" : "") + "\n";
+    r += std::string("|---|---|---|---|---|---|") + (twoColumns ? "---|" : "") + "\n";
+    constexpr std::size_t kMaxRows = 40;
+    for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
+      const CollectiveRow& row = rows[i];
+      r += "| " + cell(row.workload) + " | " + std::string(toString(row.type)) + " | " +
+           bytesText(row.sizeBytes) + " | " + groupsText(row.groups) + " | " +
+           std::to_string(row.count) + " | " + duration(row.timeNs) + " |" +
+           (twoColumns ? " " + duration(row.timeAtSplitsNs) + " |" : "") + "\n";
+    }
+    if (rows.size() > kMaxRows) {
+      r += "\n(" + std::to_string(rows.size() - kMaxRows) + " more distinct collectives.)\n";
+    }
+    r += "\n";
+  }
+
+  r += "## Running it\n\n";
+  r += "Needs ASTRA-sim 2 built with its analytical backend (the binary "
+       "`AstraSim_Analytical_Congestion_Unaware`), its Chakra submodule "
+       "(`extern/graph_frontend/chakra`, with `schema/protobuf/et_def_pb2.py` generated by "
+       "`protoc --python_out`, as ASTRA-sim's build does) and Python 3 with protobuf (Debian: "
+       "`python3-protobuf`). From this directory:\n\n";
+  bool anyRunnable = false;
+  for (const WrittenWorkload& w : workloads) {
+    if (w.path.empty()) continue;
+    const std::string& stem = w.stem;
+    const bool chakraTakesIt = w.header == "DATA" || w.header == "MODEL";
+    r += "```sh\n";
+    r += "ASTRA_SIM=/path/to/astra-sim   # the source tree, built\n";
+    if (!chakraTakesIt) {
+      r += "# Chakra's text converter does not take this header (see the notes below)\n";
+    }
+    anyRunnable = anyRunnable || chakraTakesIt;
+    r += "mkdir -p traces/" + stem + "\n";
+    r += "PYTHONPATH=$ASTRA_SIM/extern/graph_frontend python3 -m chakra.src.converter.converter "
+         "Text \\\n    --input " +
+         w.path + " --output traces/" + stem + "/" + stem + " --num-npus " + std::to_string(npus) +
+         " --num-passes 1\n";
+    r += "$ASTRA_SIM/build/astra_analytical/build/bin/AstraSim_Analytical_Congestion_Unaware \\\n"
+         "    --workload-configuration=traces/" +
+         stem + "/" + stem +
+         " \\\n"
+         "    --system-configuration=system.json \\\n"
+         "    --network-configuration=network.yml \\\n"
+         "    --remote-memory-configuration=remote_memory.json \\\n"
+         "    --num-queues-per-dim=1\n";
+    r += "```\n\n";
+  }
+  if (std::none_of(workloads.begin(), workloads.end(),
+                   [](const WrittenWorkload& w) { return !w.path.empty(); })) {
+    r += "No workload could be written (see the notes below): the network and system files "
+         "can still be run with traces made otherwise, e.g. ASTRA-sim's microbenchmark "
+         "generators (`examples/workload/microbenchmarks/generator_scripts`).\n\n";
+  }
+  r += "The converter (the same as `chakra_converter Text ...` where Chakra is installed as a "
+       "package) writes one Chakra execution trace per NPU, `traces/NAME/NAME.<npu>.et`, into a "
+       "folder that must exist; `--workload-configuration` takes that prefix. The simulator "
+       "prints `sys[<npu>] finished, <X> cycles` for every NPU; 1 cycle = 1 ns, and the largest "
+       "X is the simulated time.\n\n";
+
+  r += "## Notes\n\n";
+  r += "- Chakra's text converter runs every collective over all dimensions (its traces carry "
+       "no `involved_dim`), which is what a `DATA` (weight-gradient collectives over every NPU) "
+       "or `MODEL` (forward and input-gradient collectives over every NPU) file says. It takes "
+       "the parallelism words `DATA`, `MODEL`, `HYBRID_DATA_MODEL`, `HYBRID_MODEL_DATA`, "
+       "`HYBRID_DLRM` and `MICRO`, not `HYBRID_TRANSFORMER`: a hybrid tensor / data parallel "
+       "workload cannot go through it without running its tensor-parallel collectives over "
+       "every NPU.\n";
+  r += "- Compute times: the converter stores a layer's compute time as the node's "
+       "`duration_micros`, and ASTRA-sim 2 multiplies that by 1000 (microseconds to ns), so "
+       "compute written here in ns simulates 1000 times longer, and a compute time of 0 "
+       "takes 1 ns. Collective times are not affected.\n";
+  r += "- The converter's dependencies are not the project's training loop: with `DATA` a "
+       "weight-gradient collective overlaps the backward compute that follows it, and layer "
+       "0's input-gradient compute is left out; with `MODEL` layer 0's input-gradient "
+       "collective is left out and an input-gradient collective overlaps the weight-gradient "
+       "compute.\n";
+  r += "- ASTRA-sim adds what this tool's model leaves out: 1 ns of endpoint delay per message "
+       "bundle (a few per chunk and dimension) and the truncation of every message to whole "
+       "ns.\n";
+  if (posed.workloads.size() > 1) {
+    r += "- The project weights " + std::to_string(posed.workloads.size()) +
+         " workloads into one objective; each file is simulated on its own.\n";
+  }
+  if (!anyRunnable && !workloads.empty()) {
+    r += "- No workload file here goes through Chakra's text converter as it is.\n";
+  }
+  for (const std::string& w : warnings) r += "- " + w + ".\n";
+  return r;
+}
+
+}  // namespace
+
+double astraLinkBandwidth(BuildingBlock block, int npus, double bandwidthGbps) {
+  double bytesPerSecond = bandwidthGbps * 1e9;
+  if (block == BuildingBlock::FullyConnected) bytesPerSecond /= (npus - 1);
+  return bytesPerSecond / kAstraGigabyte;
+}
+
+std::string astraNetworkYml(const Network& network, std::span<const double> bandwidthGbps) {
+  if (bandwidthGbps.size() != network.dims.size()) {
+    throw InputError("bandwidth: " + std::to_string(bandwidthGbps.size()) +
+                     " values given, but the network has " + std::to_string(network.dims.size()) +
+                     " dimensions");
+  }
+  std::vector<std::string> topology, npus, bandwidth, latency;
+  for (std::size_t d = 0; d < network.dims.size(); ++d) {
+    const Dimension& dim = network.dims[d];
+    topology.emplace_back(toString(dim.block));
+    npus.push_back(std::to_string(dim.npus));
+    bandwidth.push_back(
+        text::formatNumber(astraLinkBandwidth(dim.block, dim.npus, bandwidthGbps[d])));
+    latency.push_back(text::formatNumber(dim.latencyNs));
+  }
+  return "# ASTRA-sim 2 analytical network, innermost dimension first (libra export-astra-sim).\n"
+         "# bandwidth: GB/s of one uni-directional link, 1 GB = 2^30 bytes; latency: ns per "
+         "link.\n"
+         "topology: " +
+         list(topology) + "\nnpus_count: " + list(npus) + "\nbandwidth: " + list(bandwidth) +
+         "\nlatency: " + list(latency) + "\n";
+}
+
+std::string astraSystemJson(const Network& network, int datasetSplits) {
+  Json impl[4] = {Json::array(), Json::array(), Json::array(), Json::array()};
+  for (const Dimension& d : network.dims) {
+    const Algorithms a = algorithmsFor(d.block);
+    impl[0].push_back(a.allReduce);
+    impl[1].push_back(a.reduceScatter);
+    impl[2].push_back(a.allGather);
+    impl[3].push_back(a.allToAll);
+  }
+  Json j;
+  j["scheduling-policy"] = "LIFO";
+  j["endpoint-delay"] = 1;
+  j["active-chunks-per-dimension"] = 1;
+  j["preferred-dataset-splits"] = datasetSplits;
+  j["all-reduce-implementation"] = impl[0];
+  j["reduce-scatter-implementation"] = impl[1];
+  j["all-gather-implementation"] = impl[2];
+  j["all-to-all-implementation"] = impl[3];
+  j["collective-optimization"] = "localBWAware";
+  j["local-mem-bw"] = 1000000000000LL;
+  j["boost-mode"] = 0;
+  return j.dump(2) + "\n";
+}
+
+std::string astraRemoteMemoryJson() {
+  return "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n";
+}
+
+int astraDatasetSplits(const Analysis& analysis) {
+  const ChunkSetting& chunks = analysis.model.collectives.chunks;
+  if (chunks.kind == ChunkSetting::Kind::Fixed) return chunks.count;
+  if (chunks.kind == ChunkSetting::Kind::Ideal || !analysis.problem) return kAstraIdealChunks;
+  const TimeModel& time = analysis.problem->time;
+  const std::vector<double>& bw = analysis.design.bandwidth;
+  std::map<int, double> weightOfCount;  // chosen count -> how often it runs
+  for (const TimeModel::Group& g : time.groups) {
+    for (const auto& [k, count] : g.occurrences) {
+      const TimeTerm& term = time.terms[k];
+      if (!term.schedule) continue;
+      weightOfCount[term.automatic() ? term.schedule->bestChunks(bw) : term.schedule->chunks] +=
+          count;
+    }
+  }
+  double total = 0;
+  for (const auto& [c, w] : weightOfCount) total += w;
+  if (total <= 0) return 1;
+  // The lower median: the first count at which half of the weight is reached.
+  double seen = 0;
+  for (const auto& [c, w] : weightOfCount) {
+    seen += w;
+    if (seen >= total / 2) return c;
+  }
+  return weightOfCount.rbegin()->first;
+}
+
+AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
+                           const std::string& projectFile) {
+  if (!analysis.ok()) {
+    throw InputError("there is no design to export: " +
+                     (analysis.message.empty() ? statusWord(analysis) : analysis.message));
+  }
+  const Project posed = posedProject(project, analysis);
+  const Network& net = posed.network;
+  const std::vector<double>& bw = analysis.design.bandwidth;
+  if (bw.size() != net.dims.size()) {
+    throw InputError("bandwidth: " + std::to_string(bw.size()) + " values, but the network has " +
+                     std::to_string(net.dims.size()) + " dimensions");
+  }
+  for (std::size_t d = 0; d < bw.size(); ++d) {
+    if (!(bw[d] > 0) || !std::isfinite(bw[d])) {
+      throw InputError("bandwidth: dimension " + std::to_string(d) + " ('" + net.dims[d].name +
+                       "') has " + text::formatNumber(bw[d]) +
+                       " GB/s; ASTRA-sim needs a bandwidth > 0 on every dimension (give one "
+                       "with --bandwidth, or a constraint such as 'bw[" +
+                       net.dims[d].name + "] >= 1')");
+    }
+  }
+
+  AstraExport out;
+  out.datasetSplits = astraDatasetSplits(analysis);
+  out.files.push_back({"network.yml", astraNetworkYml(net, bw)});
+  out.files.push_back({"system.json", astraSystemJson(net, out.datasetSplits)});
+  out.files.push_back({"remote_memory.json", astraRemoteMemoryJson()});
+
+  if (net.dims.size() > 4) {
+    out.warnings.push_back(
+        "the network has " + std::to_string(net.dims.size()) +
+        " dimensions; traces from Chakra's text converter carry no `involved_dim`, and "
+        "ASTRA-sim's workload layer then uses 4 dimensions (Workload.cc), so they do not run "
+        "on this network as they are");
+  }
+
+  std::vector<WrittenWorkload> written;
+  std::set<std::string> stems;
+  for (const Workload& w : posed.workloads) {
+    WrittenWorkload entry;
+    entry.name = w.name;
+    entry.layers = w.layers.size();
+    if (auto why = astraSim1Limitation(w, net)) {
+      out.warnings.push_back("workload '" + w.name + "' was not written: " + *why);
+      written.push_back(std::move(entry));
+      continue;
+    }
+    const AstraSim1Workload text = writeAstraSim1Workload(w, net);
+    std::string stem = fileStem(w.name);
+    for (int i = 2; stems.count(stem) != 0; ++i) stem = fileStem(w.name) + "-" + std::to_string(i);
+    stems.insert(stem);
+    entry.stem = stem;
+    entry.path = "workload/" + stem + ".txt";
+    entry.header = text.text.substr(0, text.text.find('\n'));
+    if (text.parallelism != "DATA" && text.parallelism != "MODEL") {
+      out.warnings.push_back(entry.path + ": the header `" + entry.header +
+                             "` (tensor parallel over the inner NPUs, data parallel over the "
+                             "rest) is ASTRA-sim 1.0's; Chakra's text converter does not take it");
+    }
+    if (text.roundedValues > 0) {
+      out.warnings.push_back(entry.path + ": " + std::to_string(text.roundedValues) +
+                             " compute time(s) or size(s) rounded to whole ns or bytes (the "
+                             "format holds integers)");
+    }
+    if (text.renamedLayers > 0) {
+      out.warnings.push_back(entry.path + ": " + std::to_string(text.renamedLayers) +
+                             " layer name(s) had blanks or were empty; written with '_' or as "
+                             "layer<i>");
+    }
+    out.files.push_back({entry.path, text.text});
+    written.push_back(std::move(entry));
+  }
+
+  const std::vector<std::string> chunking = chunkingWarnings(
+      collectiveRows(posed, bw, out.datasetSplits), out.datasetSplits, net.npuCount());
+  out.warnings.insert(out.warnings.end(), chunking.begin(), chunking.end());
+
+  out.files.push_back({"README.md", readme(posed, analysis, projectFile, out.datasetSplits, written,
+                                           out.warnings)});
+  return out;
+}
+
+}  // namespace libra

@@ -1,0 +1,357 @@
+// The ASTRA-sim 2 export: the ASTRA-sim 1.0 text writer round-trips through the
+// reader, and the network, system and remote-memory files hold the values of
+// model.md section 9 and tests/data/astra-sim/README.md, computed here by hand.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine_test_support.hpp"
+#include "libra/analysis.hpp"
+#include "libra/astra_export.hpp"
+#include "libra/libra_format.hpp"
+
+namespace libra {
+namespace {
+
+using test::makeCommunicator;
+using test::makeDim;
+using test::makeLayer;
+using test::makePhase;
+using ::testing::HasSubstr;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// chip Ring(4), node FullyConnected(2), pod Switch(8): 64 NPUs.
+Network threeDims() {
+  Network n;
+  n.dims = {makeDim("chip", BuildingBlock::Ring, 4, "Package"),
+            makeDim("node", BuildingBlock::FullyConnected, 2, "Node"),
+            makeDim("pod", BuildingBlock::Switch, 8, "Pod")};
+  return n;
+}
+
+CostModel threeLevels() {
+  return test::makeCostModel(
+      {{"Package", {2, 0, 0}}, {"Node", {4, 0, 0}}, {"Pod", {7.8, 18, 31.6}}});
+}
+
+Workload dataParallel() {
+  Workload w;
+  w.name = "dp";
+  w.communicator = makeCommunicator({1, 1, 1}, {1, 1, 1}, {4, 2, 8});
+  w.layers = {
+      makeLayer("embed", makePhase(1000), makePhase(2000),
+                makePhase(3000, CollectiveType::AllReduce, 1e9)),
+      makeLayer("mlp", makePhase(40), makePhase(0, CollectiveType::None, 0),
+                makePhase(7, CollectiveType::ReduceScatter, 65536)),
+      makeLayer("head", makePhase(5), makePhase(6),
+                makePhase(0, CollectiveType::AllGather, 1048576)),
+  };
+  std::vector<Layer> layers = w.layers.get();
+  layers[2].updateNs = 12;
+  w.layers = layers;
+  return w;
+}
+
+AstraSim1Workload writeAndCheck(const Workload& w, const Network& n) {
+  EXPECT_EQ(astraSim1Limitation(w, n), std::nullopt);
+  return writeAstraSim1Workload(w, n);
+}
+
+// ---------------------------------------------------------------------------
+// The text writer.
+
+TEST(AstraSim1Writer, DataParallelRoundTripsThroughTheReader) {
+  const Network n = threeDims();
+  const Workload w = dataParallel();
+  const AstraSim1Workload text = writeAndCheck(w, n);
+  EXPECT_EQ(text.parallelism, "DATA");
+  EXPECT_EQ(text.modelParallelGroup, std::nullopt);
+  EXPECT_EQ(text.roundedValues, 0);
+  EXPECT_EQ(text.text,
+            "DATA\n3\n"
+            "embed -1 1000 NONE 0 2000 NONE 0 3000 ALLREDUCE 1000000000 0\n"
+            "mlp -1 40 NONE 0 0 NONE 0 7 REDUCESCATTER 65536 0\n"
+            "head -1 5 NONE 0 6 NONE 0 0 ALLGATHER 1048576 12\n");
+
+  const WorkloadFile back = readWorkloadText(text.text, "dp.txt", "dp");
+  EXPECT_EQ(back.parallelism, "DATA");
+  EXPECT_EQ(back.modelParallelGroup, std::nullopt);
+  EXPECT_EQ(back.workload.layers, w.layers);
+  // What the importer derives from a DATA header: data parallel over every NPU.
+  EXPECT_EQ(deriveCommunicator(n, 1), w.communicator);
+}
+
+TEST(AstraSim1Writer, HybridHeaderCarriesTheTensorParallelDegree) {
+  // FC(2) shared: tensor parallel over chip x node (8), data parallel over the pod.
+  const Network n = threeDims();
+  Workload w;
+  w.name = "hybrid";
+  w.communicator = deriveCommunicator(n, 8);
+  w.layers = {makeLayer("a", makePhase(100, CollectiveType::AllGather, 4e6),
+                        makePhase(200, CollectiveType::ReduceScatter, 8e6),
+                        makePhase(300, CollectiveType::AllReduce, 1.6e7)),
+              makeLayer("b", makePhase(400, CollectiveType::AllToAll, 2e6), makePhase(600),
+                        makePhase(500, CollectiveType::AllReduce, 8e6))};
+  const AstraSim1Workload text = writeAndCheck(w, n);
+  EXPECT_EQ(text.parallelism, "HYBRID_TRANSFORMER");
+  EXPECT_EQ(text.modelParallelGroup, 8);
+  EXPECT_EQ(text.text.substr(0, text.text.find('\n')),
+            "HYBRID_TRANSFORMER model_parallel_NPU_group: 8");
+
+  const WorkloadFile back = readWorkloadText(text.text, "hybrid.txt", "hybrid");
+  EXPECT_EQ(back.parallelism, "HYBRID_TRANSFORMER");
+  EXPECT_EQ(back.modelParallelGroup, 8);
+  EXPECT_EQ(back.workload.layers, w.layers);
+  EXPECT_EQ(deriveCommunicator(n, *back.modelParallelGroup), w.communicator);
+}
+
+TEST(AstraSim1Writer, TensorParallelOverEveryNpuIsModel) {
+  const Network n = threeDims();
+  Workload w;
+  w.name = "tp";
+  w.communicator = makeCommunicator({4, 2, 8}, {4, 2, 8}, {1, 1, 1});
+  w.layers = {makeLayer("x", makePhase(1, CollectiveType::AllReduce, 1024),
+                        makePhase(2, CollectiveType::AllReduce, 1024), makePhase(3))};
+  const AstraSim1Workload text = writeAndCheck(w, n);
+  EXPECT_EQ(text.parallelism, "MODEL");
+  const WorkloadFile back = readWorkloadText(text.text, "tp.txt", "tp");
+  EXPECT_EQ(back.parallelism, "MODEL");
+  EXPECT_EQ(back.workload.layers, w.layers);
+  EXPECT_EQ(deriveCommunicator(n, static_cast<int>(n.npuCount())), w.communicator);
+}
+
+TEST(AstraSim1Writer, GroupsOfPhasesWithoutCollectivesDoNotMatter) {
+  // The forward and input-gradient groups are odd, but those phases move nothing.
+  const Network n = threeDims();
+  Workload w = dataParallel();
+  w.communicator = makeCommunicator({2, 1, 1}, {1, 2, 1}, {4, 2, 8});
+  EXPECT_EQ(writeAndCheck(w, n).parallelism, "DATA");
+}
+
+TEST(AstraSim1Writer, WholeNumbersOnlyAndNamesWithoutBlanks) {
+  const Network n = threeDims();
+  Workload w = dataParallel();
+  std::vector<Layer> layers = w.layers.get();
+  layers[0].name = "first layer";
+  layers[1].name = "";
+  layers[0].phase(PhaseKind::Forward).computeNs = 1.5;
+  layers[1].phase(PhaseKind::WeightGrad).sizeBytes = 100.25;
+  w.layers = layers;
+  const AstraSim1Workload text = writeAndCheck(w, n);
+  EXPECT_EQ(text.roundedValues, 2);
+  EXPECT_EQ(text.renamedLayers, 2);
+  EXPECT_THAT(text.text, HasSubstr("\nfirst_layer -1 2 NONE 0 2000"));
+  EXPECT_THAT(text.text, HasSubstr("\nlayer1 -1 40 NONE 0 0 NONE 0 7 REDUCESCATTER 100 0\n"));
+  const WorkloadFile back = readWorkloadText(text.text, "dp.txt", "dp");
+  EXPECT_EQ(back.workload.layers[0].phase(PhaseKind::Forward).computeNs, 2);
+}
+
+TEST(AstraSim1Writer, PhasesWithTheirOwnGroupsCannotBeWritten) {
+  const Network n = threeDims();
+  Workload w = dataParallel();
+  std::vector<Layer> layers = w.layers.get();
+  layers[1].phase(PhaseKind::WeightGrad).groups = {4, 1, 1};
+  // Own groups equal to the communicator's change nothing.
+  layers[0].phase(PhaseKind::WeightGrad).groups = {4, 2, 8};
+  w.layers = layers;
+  const auto why = astraSim1Limitation(w, n);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_THAT(*why, HasSubstr("1 phase(s) have their own group sizes"));
+  EXPECT_THAT(*why, HasSubstr("'mlp' weight_grad"));
+  EXPECT_THROW(writeAstraSim1Workload(w, n), InputError);
+}
+
+TEST(AstraSim1Writer, CommunicatorsNoHeaderDescribes) {
+  // Data parallel over the inner dimensions only: no header says that.
+  const Network n = threeDims();
+  Workload w = dataParallel();
+  w.communicator = makeCommunicator({1, 1, 1}, {1, 1, 1}, {4, 2, 1});
+  const auto why = astraSim1Limitation(w, n);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_THAT(*why, HasSubstr("weight gradient [4, 2, 1]"));
+  try {
+    (void)writeAstraSim1Workload(w, n);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("workload 'dp'"));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Network, system and remote-memory files.
+
+TEST(AstraExportFiles, LinkBandwidthPerBlock) {
+  // model.md section 9: Ring bw_d, FullyConnected bw_d / (n_d - 1), Switch bw_d; GB = 2^30.
+  EXPECT_EQ(astraLinkBandwidth(BuildingBlock::Ring, 8, 100), 100e9 / kGiB);
+  EXPECT_EQ(astraLinkBandwidth(BuildingBlock::FullyConnected, 8, 140), 140e9 / 7 / kGiB);
+  EXPECT_EQ(astraLinkBandwidth(BuildingBlock::Switch, 16, 50), 50e9 / kGiB);
+}
+
+TEST(AstraExportFiles, NetworkYml) {
+  Network n = threeDims();
+  n.dims[0].latencyNs = 100;
+  n.dims[1].latencyNs = 250.5;
+  n.dims[2].latencyNs = 0;
+  const std::vector<double> bw{128, 64, 1.073741824};
+  const std::string yml = astraNetworkYml(n, bw);
+  EXPECT_THAT(yml, HasSubstr("\ntopology: [ Ring, FullyConnected, Switch ]\n"));
+  EXPECT_THAT(yml, HasSubstr("\nnpus_count: [ 4, 2, 8 ]\n"));
+  // 128e9 / 2^30 = 119.20928955078125; 64e9 / 1 / 2^30 = 59.604644775390625; 1.073741824e9 / 2^30
+  // = 1.
+  EXPECT_THAT(yml, HasSubstr("\nbandwidth: [ 119.20928955078125, 59.604644775390625, 1 ]\n"));
+  EXPECT_THAT(yml, HasSubstr("\nlatency: [ 100, 250.5, 0 ]\n"));
+  EXPECT_THROW(astraNetworkYml(n, std::vector<double>{1, 2}), InputError);
+}
+
+TEST(AstraExportFiles, SystemJsonHoldsTheDocumentedConfiguration) {
+  const nlohmann::json j = nlohmann::json::parse(astraSystemJson(threeDims(), 16));
+  const nlohmann::json expected = {
+      {"scheduling-policy", "LIFO"},
+      {"endpoint-delay", 1},
+      {"active-chunks-per-dimension", 1},
+      {"preferred-dataset-splits", 16},
+      {"all-reduce-implementation", {"ring", "direct", "halvingDoubling"}},
+      {"reduce-scatter-implementation", {"ring", "direct", "halvingDoubling"}},
+      {"all-gather-implementation", {"ring", "direct", "halvingDoubling"}},
+      {"all-to-all-implementation", {"direct1", "direct", "direct1"}},
+      {"collective-optimization", "localBWAware"},
+      {"local-mem-bw", 1000000000000LL},
+      {"boost-mode", 0}};
+  EXPECT_EQ(j, expected);
+  EXPECT_EQ(nlohmann::json::parse(astraRemoteMemoryJson()),
+            nlohmann::json({{"memory-type", "NO_MEMORY_EXPANSION"}}));
+}
+
+// ---------------------------------------------------------------------------
+// The whole export.
+
+Project oneCollective() {
+  Workload w = dataParallel();
+  w.name = "single all-reduce";
+  return test::makeProject(threeDims(), threeLevels(), {w}, TrainingLoop::NoOverlap,
+                           {"total == 500"});
+}
+
+const AstraExportFile* find(const AstraExport& e, const std::string& path) {
+  for (const AstraExportFile& f : e.files) {
+    if (f.path == path) return &f;
+  }
+  return nullptr;
+}
+
+TEST(AstraExport, FilesOfAnEvaluatedDesign) {
+  const Project p = oneCollective();
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  o.model.chunks = ChunkSetting::fixed(4);
+  o.model.latencyNs = {10, 20, 30};
+  const Analysis a = analyze(p, o);
+  const AstraExport e = exportAstraSim(p, a, "one.json");
+  std::vector<std::string> paths;
+  for (const AstraExportFile& f : e.files) paths.push_back(f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"network.yml", "system.json", "remote_memory.json",
+                                             "workload/single_all-reduce.txt", "README.md"}));
+  EXPECT_TRUE(e.warnings.empty());
+  EXPECT_EQ(e.datasetSplits, 4);
+  Network withLatency = p.network;
+  for (int d = 0; d < 3; ++d) withLatency.dims[d].latencyNs = 10.0 * (d + 1);
+  EXPECT_EQ(find(e, "network.yml")->contents,
+            astraNetworkYml(withLatency, std::vector<double>{100, 50, 200}));
+  EXPECT_EQ(find(e, "system.json")->contents, astraSystemJson(p.network, 4));
+  EXPECT_EQ(find(e, "workload/single_all-reduce.txt")->contents,
+            writeAstraSim1Workload(p.workloads[0], p.network).text);
+  const std::string& readme = find(e, "README.md")->contents;
+  EXPECT_THAT(readme, HasSubstr("libra evaluate one.json --bandwidth 100,50,200 --chunks 4 "
+                                "--latency 10,20,30"));
+  EXPECT_THAT(readme, HasSubstr("they break `total == 500`"));  // 350 GB/s in all
+  EXPECT_THAT(readme, HasSubstr("--num-queues-per-dim=1"));
+  EXPECT_THAT(readme, HasSubstr("--num-npus 64 --num-passes 1"));
+}
+
+TEST(AstraExport, CommandsQuoteAProjectPathWithBlanks) {
+  const Project p = oneCollective();
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  const AstraExport e = exportAstraSim(p, analyze(p, o), "my projects/it's.json");
+  EXPECT_THAT(find(e, "README.md")->contents,
+              HasSubstr("libra evaluate 'my projects/it'\\''s.json' --bandwidth 100,50,200"));
+}
+
+TEST(AstraExport, ChunkCountsThatDoNotDivideASizeAreWarnedAbout) {
+  Project p = oneCollective();  // sizes 1e9 (All-Reduce), 65536, 1048576 (All-Gather)
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  o.model.chunks = ChunkSetting::fixed(64);  // divides every size: nothing to say
+  EXPECT_TRUE(exportAstraSim(p, analyze(p, o)).warnings.empty());
+
+  o.model.chunks = ChunkSetting::fixed(3);
+  AstraExport e = exportAstraSim(p, analyze(p, o));
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("3 collective size(s) (e.g. 65536 bytes) are not a "
+                                       "multiple of the 3 chunks"));
+
+  // 32768 / 1024 = 32 bytes a chunk, under one per NPU (64); 1e9 / 1024 is not whole.
+  std::vector<Layer> layers = p.workloads[0].layers.get();
+  layers[1].phase(PhaseKind::WeightGrad).sizeBytes = 32768;
+  p.workloads[0].layers = layers;
+  o.model.chunks = ChunkSetting::fixed(1024);
+  e = exportAstraSim(p, analyze(p, o));
+  ASSERT_EQ(e.warnings.size(), 2u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("1 collective size(s) (e.g. 1000000000 bytes)"));
+  EXPECT_THAT(e.warnings[1], HasSubstr("(e.g. 32768 bytes) are under 1024 chunks x 64 NPUs"));
+}
+
+TEST(AstraExport, IdealWritesManyChunksAndAutoTheMedian) {
+  const Project p = oneCollective();
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  EXPECT_EQ(exportAstraSim(p, analyze(p, o)).datasetSplits, kAstraIdealChunks);
+
+  o.model.chunks = ChunkSetting::automatic();
+  o.model.latencyNs = {500};
+  const Analysis a = analyze(p, o);
+  // Three collectives, one each: the median of their own best counts.
+  std::vector<int> counts;
+  for (const TimeTerm& t : a.problem->time.terms) {
+    ASSERT_TRUE(t.automatic());
+    counts.push_back(t.schedule->bestChunks(a.design.bandwidth));
+  }
+  ASSERT_EQ(counts.size(), 3u);
+  std::sort(counts.begin(), counts.end());
+  const AstraExport e = exportAstraSim(p, a);
+  EXPECT_EQ(e.datasetSplits, counts[1]);
+  EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("the median of the counts"));
+}
+
+TEST(AstraExport, WorkloadsTheFormatCannotHoldAreLeftOutWithAWarning) {
+  Project p = oneCollective();
+  std::vector<Layer> layers = p.workloads[0].layers.get();
+  layers[1].phase(PhaseKind::WeightGrad).groups = {4, 1, 1};
+  p.workloads[0].layers = layers;
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  const AstraExport e = exportAstraSim(p, analyze(p, o));
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("workload 'single all-reduce' was not written"));
+  for (const AstraExportFile& f : e.files) EXPECT_NE(f.path.rfind("workload/", 0), 0u) << f.path;
+  EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("was not written"));
+}
+
+TEST(AstraExport, EveryDimensionNeedsBandwidth) {
+  const Project p = oneCollective();
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 0, 200};
+  const Analysis a = analyze(p, o);
+  try {
+    (void)exportAstraSim(p, a);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dimension 1 ('node')"));
+    EXPECT_THAT(e.what(), HasSubstr("ASTRA-sim"));
+  }
+}
+
+}  // namespace
+}  // namespace libra
