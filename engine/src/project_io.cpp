@@ -62,18 +62,10 @@ std::string errnoText(int error) {
 // so the reader only ever knows the current schema. Keep a frozen file of every
 // old version in the tests.
 
-void migrate(Json& doc, int fromVersion) {
-  for (int version = fromVersion; version < kProjectSchemaVersion; ++version) {
-    switch (version) {
-      case 1:
-        // 1 -> 2: "chunks" and a dimension's "latency_ns" are new and optional;
-        // a version-1 file has neither, which means LIBRA's ideal model, as it
-        // did. Nothing to rewrite.
-        break;
-      default:
-        break;
-    }
-  }
+void migrate(Json& doc, [[maybe_unused]] int fromVersion) {
+  // 1 -> 2: "chunks" and a dimension's "latency_ns" are new and optional; a
+  // version-1 file has neither, which means LIBRA's ideal model, as it did.
+  // Nothing to rewrite. A later step adds `if (fromVersion <= 2) { ... }` here.
   doc["schema_version"] = kProjectSchemaVersion;
 }
 
