@@ -184,8 +184,11 @@ int Schedule::bestChunks(std::span<const double> bw) const {
   // dimension's occupancy per chunk)
   //      = L + B / C + (C - 1) max_d (l_d + b_d / C),
   // with L, l_d the latencies and B, b_d the transfer times of the whole
-  // collective, is convex in C (B / C is, and (C - 1)(l_d + b_d / C) = (C - 1) l_d
-  // + b_d - b_d / C is for each d, so is their maximum). Its integer minimum over
+  // collective, is convex in C: f(C) = L + max_d h_d(C) with
+  // h_d(C) = (B - b_d) / C + (C - 1) l_d + b_d, and each h_d is convex because
+  // B >= b_d (B sums every stage, d's among them), so their maximum is too.
+  // (Alone, (C - 1)(l_d + b_d / C) is concave; B / C is what makes the sum
+  // convex.) Its integer minimum over
   // 1..kMaxChunks is found by ternary search; the exact schedule then picks the
   // best count within 1 of it (without a shared dimension the exact time is the
   // flow-shop formula, which the surrogate bounds from above).

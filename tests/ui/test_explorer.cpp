@@ -277,9 +277,15 @@ class ExplorerTest : public QObject {
     slider->setSliderDown(true);
     clock.start();
     const int base = slider->value();
+    // How late the GUI thread's own 16 ms ticks come back: on a machine loaded by
+    // other processes the thread itself is not scheduled for that long, and no
+    // frame can be painted meanwhile, whatever the controller does.
+    qint64 worstTickLateMs = 0;
     for (int i = 1; i <= 60; ++i) {  // ~1 s at 60 Hz
+      const qint64 tick = clock.elapsed();
       slider->setValue(base + (i % 2 == 0 ? i : -i));
       QTest::qWait(16);
+      worstTickLateMs = std::max(worstTickLateMs, clock.elapsed() - tick - 16);
     }
     const qint64 released = clock.elapsed();
     slider->setSliderDown(false);
@@ -295,15 +301,18 @@ class ExplorerTest : public QObject {
     QString times;
     for (qint64 t : paintedAt) times += QString::number(t) + QLatin1Char(' ');
     // 100 ms; on a machine so loaded that a 40 ms job takes longer than that,
-    // no scheduler can do better than about one job (plus a frame) per gap.
-    const double bound = std::max(100.0, 1.25 * longestJobMs + ResultsView::kMinFrameIntervalMs);
+    // no scheduler can do better than about one job (plus a frame) per gap, and
+    // not while the GUI thread itself is descheduled (its late ticks).
+    const double bound = std::max(100.0, 1.25 * longestJobMs + ResultsView::kMinFrameIntervalMs) +
+                         static_cast<double>(worstTickLateMs);
     QVERIFY2(worst <= bound,
-             qPrintable(QStringLiteral("%1 ms without a frame (bound %4 ms); painted at %2, "
-                                       "released at %3")
+             qPrintable(QStringLiteral("%1 ms without a frame (bound %4 ms, GUI ticks up "
+                                       "to %5 ms late); painted at %2, released at %3")
                             .arg(worst)
                             .arg(times)
                             .arg(released)
-                            .arg(bound)));
+                            .arg(bound)
+                            .arg(worstTickLateMs)));
     for (std::size_t i = 1; i < generations.size(); ++i)
       QVERIFY2(generations[i] > generations[i - 1], "a frame went back in time");
     QCOMPARE(generations.back(), solver()->latestGeneration());
