@@ -2,10 +2,8 @@
 // files. The engine (astra_export.hpp) makes the contents; this only checks the
 // flags and the directory and writes the files.
 #include <cmath>
-#include <filesystem>
 #include <memory>
 #include <ostream>
-#include <system_error>
 
 #include "cli.hpp"
 #include "common.hpp"
@@ -18,8 +16,6 @@
 namespace libra::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kExportFooter =
     "Writes the design as input for ASTRA-sim 2's analytical network backend\n"
@@ -58,46 +54,6 @@ struct ExportArgs {
   bool json = false;
 };
 
-// The output directory may be new, or an empty directory; a non-empty one only
-// with --force.
-void checkOutputDirectory(const std::string& dir, bool force) {
-  if (dir.empty()) throw InputError("-o: the directory name is empty");
-  std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    throw InputError("-o '" + dir + "': cannot be used (" + ec.message() + ")");
-  }
-  if (!fs::exists(st)) return;
-  if (!fs::is_directory(st)) {
-    throw InputError("-o '" + dir + "': exists and is not a directory; give a directory");
-  }
-  if (force) return;
-  const bool empty = fs::is_empty(dir, ec);
-  if (ec) throw InputError("-o '" + dir + "': cannot be read (" + ec.message() + ")");
-  if (!empty) {
-    throw InputError("-o '" + dir +
-                     "': the directory is not empty; give a new or empty directory, or --force "
-                     "to write over an earlier export there");
-  }
-}
-
-void writeExport(const AstraExport& files, const std::string& dir) {
-  for (const AstraExportFile& f : files.files) {
-    const fs::path path = fs::path(dir) / f.path;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) {
-      throw InputError("-o '" + dir + "': cannot create '" + path.parent_path().string() + "' (" +
-                       ec.message() + ")");
-    }
-    try {
-      writeFileAtomically(path, f.contents);
-    } catch (const std::exception& e) {
-      throw InputError(std::string("-o '") + dir + "': " + e.what());
-    }
-  }
-}
-
 int runExport(const ExportArgs& args, Context& context) {
   AnalysisOptions options;
   options.backend = parseBackendFlag(args.solver);
@@ -108,7 +64,17 @@ int runExport(const ExportArgs& args, Context& context) {
   options.model = parseModelFlags(args.model);
   const Project project = loadProjectFile(args.project);
   checkProblemFor(project, args.project, options);
-  checkOutputDirectory(args.output, args.force);
+  ExportDirectory target{};
+  try {
+    target = inspectExportDirectory(args.output);
+  } catch (const InputError& e) {
+    throw InputError(std::string("-o ") + e.what());
+  }
+  if (target == ExportDirectory::NotEmpty && !args.force) {
+    throw InputError("-o '" + args.output +
+                     "': the directory is not empty; give a new or empty directory, or --force "
+                     "to write over an earlier export there");
+  }
 
   const Analysis analysis = analyze(project, options);
   if (!analysis.ok()) {
@@ -123,7 +89,11 @@ int runExport(const ExportArgs& args, Context& context) {
     // A design given on the command line is the flag's fault; an optimum is the project's.
     throw InputError((options.design ? "--" : args.project + ": the optimum's ") + message);
   }
-  writeExport(exported, args.output);
+  try {
+    writeAstraExport(exported, args.output);
+  } catch (const InputError& e) {
+    throw InputError(std::string("-o ") + e.what());
+  }
 
   for (const std::string& w : exported.warnings) context.err << "warning: " << w << '\n';
   if (args.json) {

@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
+#include <system_error>
 #include <tuple>
 
 #include "libra/collective_model.hpp"
 #include "libra/error.hpp"
 #include "libra/libra_format.hpp"
+#include "libra/project_io.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -628,6 +630,43 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
   out.files.push_back({"README.md", readme(posed, analysis, projectFile, out.datasetSplits, written,
                                            out.warnings)});
   return out;
+}
+
+namespace fs = std::filesystem;
+
+ExportDirectory inspectExportDirectory(const fs::path& dir) {
+  if (dir.empty()) throw InputError("the directory name is empty");
+  const std::string name = "'" + dir.string() + "'";
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw InputError(name + ": cannot be used (" + ec.message() + ")");
+  }
+  if (!fs::exists(st)) return ExportDirectory::Missing;
+  if (!fs::is_directory(st)) {
+    throw InputError(name + ": exists and is not a directory; give a directory");
+  }
+  const bool empty = fs::is_empty(dir, ec);
+  if (ec) throw InputError(name + ": cannot be read (" + ec.message() + ")");
+  return empty ? ExportDirectory::Empty : ExportDirectory::NotEmpty;
+}
+
+void writeAstraExport(const AstraExport& exported, const fs::path& dir) {
+  const std::string name = "'" + dir.string() + "'";
+  for (const AstraExportFile& f : exported.files) {
+    const fs::path path = dir / f.path;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw InputError(name + ": cannot create '" + path.parent_path().string() + "' (" +
+                       ec.message() + ")");
+    }
+    try {
+      writeFileAtomically(path, f.contents);
+    } catch (const std::exception& e) {
+      throw InputError(name + ": " + e.what());
+    }
+  }
 }
 
 }  // namespace libra

@@ -30,6 +30,7 @@
 #include <QTest>
 #include <QUrl>
 #include <QXmlStreamReader>
+#include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
 #include <memory>
 
@@ -449,6 +450,53 @@ class ExplorerTest : public QObject {
     QVERIFY(!window_->files()->openFile(broken, &error));
     QVERIFY(error.contains(QStringLiteral("broken.json")));
     QVERIFY(doc()->project() == saved);
+  }
+
+  // File > Export > Design for ASTRA-sim 2 writes the engine's export of the shown
+  // design (the files `libra export-astra-sim --bandwidth ...` writes), refuses a
+  // folder that is not empty unless told to write over it, and a file.
+  void astraSimExportWritesTheShownDesign() {
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(window_->findChild<QAction*>(QStringLiteral("export_astra_sim")) != nullptr);
+    const SolveResultPtr shown = results()->shownResult();
+    QVERIFY(shown && shown->ok() && shown->project);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("astra"));
+    QString error;
+    QStringList warnings, written;
+    QVERIFY2(window_->exports()->exportAstraSimTo(out, false, &error, &warnings, &written),
+             qPrintable(error));
+    QVERIFY(written.contains(QStringLiteral("network.yml")));
+    QVERIFY(written.contains(QStringLiteral("system.json")));
+    QVERIFY(written.contains(QStringLiteral("README.md")));
+    // The README's commands name the project file, PROJECT.json while there is none.
+    const std::string projectFile = doc()->filePath().isEmpty()
+                                        ? std::string("PROJECT.json")
+                                        : QFileInfo(doc()->filePath()).fileName().toStdString();
+    const AstraExport expected = exportAstraSim(*shown->project, shown->a(), projectFile);
+    QCOMPARE(written.size(), static_cast<qsizetype>(expected.files.size()));
+    for (const AstraExportFile& f : expected.files) {
+      QFile file(QDir(out).filePath(QString::fromStdString(f.path)));
+      QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
+      QCOMPARE(file.readAll(), QByteArray::fromStdString(f.contents));
+    }
+    // The network file carries the shown design's bandwidths, dimension by dimension.
+    QFile network(QDir(out).filePath(QStringLiteral("network.yml")));
+    QVERIFY(network.open(QIODevice::ReadOnly));
+    QCOMPARE(network.readAll(), QByteArray::fromStdString(astraNetworkYml(
+                                    shown->project->network, shown->a().design.bandwidth)));
+
+    // Not empty now: refused without overwrite, written with it.
+    QVERIFY(!window_->exports()->exportAstraSimTo(out, false, &error));
+    QVERIFY2(error.contains(QStringLiteral("not empty")), qPrintable(error));
+    QVERIFY2(window_->exports()->exportAstraSimTo(out, true, &error), qPrintable(error));
+    // A file is not a folder.
+    const QString file = dir.filePath(QStringLiteral("plain.txt"));
+    QFile plain(file);
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    QVERIFY(!window_->exports()->exportAstraSimTo(file, true, &error));
+    QVERIFY2(error.contains(QStringLiteral("not a directory")), qPrintable(error));
   }
 
   void exportsAreValidFiles() {

@@ -7,6 +7,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
+#include <libra/astra_export.hpp>
+#include <libra/error.hpp>
 
 #include "document.hpp"
 #include "export.hpp"
@@ -36,6 +38,12 @@ ExportController::ExportController(Document* document, ResultsView* results, QWi
     connect(a, &QAction::triggered, this,
             [this, item] { exportInteractively(item.suffix, item.filter); });
   }
+  menu_->addSeparator();
+  QAction* astra = menu_->addAction(tr("Design for &ASTRA-sim 2…"));
+  astra->setObjectName(QStringLiteral("export_astra_sim"));
+  astra->setStatusTip(
+      tr("Write the shown design as network, system and workload files for ASTRA-sim 2"));
+  connect(astra, &QAction::triggered, this, &ExportController::exportAstraSimInteractively);
 }
 
 bool ExportController::exportTo(const QString& path, QString* error) const {
@@ -71,6 +79,88 @@ void ExportController::exportInteractively(const QString& suffix, const QString&
   settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
   QString error;
   if (!exportTo(path, &error)) QMessageBox::warning(window_, tr("Export Failed"), error);
+}
+
+bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
+                                        QStringList* warnings, QStringList* written) const {
+  auto fail = [error](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  const SolveResultPtr result = results_->shownResult();
+  if (!result || !result->project) return fail(tr("There is no result to export yet."));
+  if (!result->ok() || result->a().design.bandwidth.empty()) {
+    return fail(
+        tr("The shown result has no design to export: %1").arg(toQString(result->a().message)));
+  }
+  const std::string path = dir.toStdString();
+  try {
+    if (inspectExportDirectory(path) == ExportDirectory::NotEmpty && !overwrite) {
+      return fail(tr("%1 is not empty; choose a new or empty folder, or write over an "
+                     "earlier export there.")
+                      .arg(QDir::toNativeSeparators(dir)));
+    }
+    const QString projectFile = document_->filePath().isEmpty()
+                                    ? QStringLiteral("PROJECT.json")
+                                    : QFileInfo(document_->filePath()).fileName();
+    const AstraExport exported =
+        exportAstraSim(*result->project, result->a(), projectFile.toStdString());
+    writeAstraExport(exported, path);
+    if (warnings) {
+      for (const std::string& w : exported.warnings) warnings->append(toQString(w));
+    }
+    if (written) {
+      for (const AstraExportFile& f : exported.files) written->append(toQString(f.path));
+    }
+    return true;
+  } catch (const std::exception& e) {
+    return fail(toQString(e.what()));
+  }
+}
+
+void ExportController::exportAstraSimInteractively() {
+  QSettings settings;
+  const QString start =
+      settings.value(QStringLiteral("exportDirectory"), QDir::homePath()).toString();
+  const QString dir = QFileDialog::getExistingDirectory(
+      window_, tr("Export the Design for ASTRA-sim 2 into a Folder"), start);
+  if (dir.isEmpty()) return;
+  settings.setValue(QStringLiteral("exportDirectory"), dir);
+  bool overwrite = false;
+  try {
+    if (inspectExportDirectory(dir.toStdString()) == ExportDirectory::NotEmpty) {
+      const auto answer = QMessageBox::question(
+          window_, tr("Folder Not Empty"),
+          tr("%1 is not empty. Write the ASTRA-sim files into it, replacing those of an "
+             "earlier export? Other files stay.")
+              .arg(QDir::toNativeSeparators(dir)),
+          QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+      if (answer != QMessageBox::Yes) return;
+      overwrite = true;
+    }
+  } catch (const std::exception& e) {
+    QMessageBox::warning(window_, tr("Export Failed"), toQString(e.what()));
+    return;
+  }
+  QString error;
+  QStringList warnings, written;
+  if (!exportAstraSimTo(dir, overwrite, &error, &warnings, &written)) {
+    QMessageBox::warning(window_, tr("Export Failed"), error);
+    return;
+  }
+  QString text = tr("Wrote %1 files to %2: %3.")
+                     .arg(written.size())
+                     .arg(QDir::toNativeSeparators(dir), written.join(QStringLiteral(", ")));
+  if (results_->isMarkedStale()) {
+    text += QLatin1Char('\n') +
+            tr("The design is the one shown, which is not current: it was solved before the "
+               "last change.");
+  }
+  text += QLatin1Char('\n') + tr("README.md there says how to run the simulator.");
+  QMessageBox box(warnings.isEmpty() ? QMessageBox::Information : QMessageBox::Warning,
+                  tr("Exported for ASTRA-sim 2"), text, QMessageBox::Ok, window_);
+  if (!warnings.isEmpty()) box.setDetailedText(warnings.join(QLatin1Char('\n')));
+  box.exec();
 }
 
 }  // namespace libra::studio

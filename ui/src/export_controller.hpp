@@ -1,7 +1,10 @@
-// File > Export: the shown result as a figure (PNG, SVG, PDF) or as numbers (CSV, JSON).
+// File > Export: the shown result as a figure (PNG, SVG, PDF), as numbers (CSV,
+// JSON), or its design as ASTRA-sim 2 input (the engine's exportAstraSim, the files
+// `libra export-astra-sim` writes).
 #pragma once
 
 #include <QObject>
+#include <QStringList>
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -24,9 +27,16 @@ class ExportController : public QObject {
   // Without dialogs; false with the reason in `error`. The format follows the suffix
   // (.png, .svg, .pdf, .csv, .json).
   bool exportTo(const QString& path, QString* error) const;
+  // Writes the shown design as ASTRA-sim 2 input into the directory `dir` (created
+  // if missing; one that is not empty only with `overwrite`). False with the
+  // reason in `error`; what the files cannot express goes to `warnings`, the
+  // names of the files written to `written`.
+  bool exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
+                        QStringList* warnings = nullptr, QStringList* written = nullptr) const;
 
  private:
   void exportInteractively(const QString& suffix, const QString& filter);
+  void exportAstraSimInteractively();
 
   Document* document_;
   ResultsView* results_;

@@ -41,6 +41,7 @@ SolveResult failure(const SolveRequest& request, SolveStatus status, std::string
   SolveResult r;
   r.generation = request.generation;
   r.analysis = std::move(analysis);
+  r.project = request.project;
   r.invalidInput = invalidInput;
   r.elapsedMs = msSince(started);
   return r;
@@ -77,6 +78,7 @@ SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cance
         SolveResult partial;
         partial.generation = request.generation;
         partial.analysis = std::make_shared<const Analysis>(design);
+        partial.project = request.project;
         partial.complete = false;
         partial.elapsedMs = msSince(started);
         onPartial(std::move(partial));
@@ -85,6 +87,7 @@ SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cance
     SolveResult r;
     r.generation = request.generation;
     r.analysis = std::make_shared<const Analysis>(analyze(*request.project, options));
+    r.project = request.project;
     r.elapsedMs = msSince(started);
     return r;
   } catch (const InputError& e) {

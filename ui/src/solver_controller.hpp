@@ -56,6 +56,8 @@ SolveRequest makeRequest(const Project& project, Backend backend = Backend::Nati
 struct SolveResult {
   quint64 generation = 0;
   std::shared_ptr<const Analysis> analysis;  // never null
+  // The project the analysis is of (the request's; null only when it had none).
+  std::shared_ptr<const Project> project;
   // False for the design delivered ahead of its front; the complete result follows.
   bool complete = true;
   // The project could not be posed (InputError, ConstraintError): analysis->message says why.

@@ -6,6 +6,7 @@
 // tests/data/astra-sim/README.md ("Configuration") fix the values.
 #pragma once
 
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,5 +68,16 @@ struct AstraExport {
 // not > 0 (ASTRA-sim divides by it).
 AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
                            const std::string& projectFile = "PROJECT.json");
+
+// What is at the path an export is to go to. Throws InputError "'DIR': ..."
+// when it cannot take one (not a directory, unreadable); a directory that is not
+// empty is the caller's choice (the CLI wants --force, the GUI asks).
+enum class ExportDirectory { Missing, Empty, NotEmpty };
+ExportDirectory inspectExportDirectory(const std::filesystem::path& dir);
+
+// Writes every file of `exported` under `dir`, creating folders, each file
+// atomically (writeFileAtomically). Throws InputError "'DIR': ..." naming the file
+// that could not be written; files written before it stay.
+void writeAstraExport(const AstraExport& exported, const std::filesystem::path& dir);
 
 }  // namespace libra
