@@ -58,6 +58,12 @@ TEST_F(CliTest, ValidateJsonSummaryCountsEveryCase) {
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["large"]["cases"].get<int>() + j["small"]["cases"].get<int>(), 1324);
   EXPECT_LE(j["large"]["max_error"].get<double>(), 0.01);
+  // Messages under 64 MiB are latency-dominated and the model leaves out
+  // ASTRA-sim's per-message endpoint delay: the stated bound is 20 % (the worst
+  // case of the data set is 15.9 %: a 1 MiB All-to-All with C = 64 and zero
+  // latency, 3954 ns simulated against 3325 ns modelled).
+  EXPECT_LE(j["small"]["max_error"].get<double>(), 0.20);
+  EXPECT_GT(j["small"]["max_error"].get<double>(), j["large"]["max_error"].get<double>());
   EXPECT_EQ(j["cases_over"], 0);
   EXPECT_FALSE(j.contains("cases"));
 }
