@@ -81,7 +81,8 @@ Problem referenceProblem(bool fourD, bool multiple) {
 // Args: {4D?, multiple_constraints?, backend (0 native, 1 ipopt)}
 void BM_ReferenceSolve(benchmark::State& state) {
   const Problem problem = referenceProblem(state.range(0), state.range(1));
-  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr};
+  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr,
+                             SolveLimits{}};
   int iterations = 0;
   for (auto _ : state) {
     Solution s = solve(problem, Objective::Performance, options);
