@@ -1022,31 +1022,32 @@ TEST(ProjectIoHostile, FilesOverTheSizeLimitAreRefusedBeforeReading) {
     EXPECT_THAT(e.what(), HasSubstr(std::to_string(kMaxInputFileBytes + 1) + " bytes"));
     EXPECT_THAT(e.what(), HasSubstr("64 MiB"));
   }
+}
 
-  TEST(ProjectIoHostile, LongValuesAreEchoedShort) {
-    Json doc = Json::parse(projectToJson(sampleProject()));
-    doc["network"]["dimensions"][0]["block"] = std::string(1000000, 'x');
-    const std::string error = loadError(doc.dump());
-    EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
-    EXPECT_THAT(error, HasSubstr(std::string(77, 'x') + "... (1000000 characters)"));
-    EXPECT_EQ(text::abbreviate(std::string(80, 'a')), std::string(80, 'a'));
-    EXPECT_EQ(text::abbreviate(std::string(81, 'a')), std::string(77, 'a') + "... (81 characters)");
-  }
+TEST(ProjectIoHostile, LongValuesAreEchoedShort) {
+  Json doc = Json::parse(projectToJson(sampleProject()));
+  doc["network"]["dimensions"][0]["block"] = std::string(1000000, 'x');
+  const std::string error = loadError(doc.dump());
+  EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
+  EXPECT_THAT(error, HasSubstr(std::string(77, 'x') + "... (1000000 characters)"));
+  EXPECT_EQ(text::abbreviate(std::string(80, 'a')), std::string(80, 'a'));
+  EXPECT_EQ(text::abbreviate(std::string(81, 'a')), std::string(77, 'a') + "... (81 characters)");
+}
 
-  TEST(ProjectIoHostile, APriceThatOverflowsTheCostIsRefused) {
-    Project p = sampleProject();
-    p.costModel.levels["InterPod"].link = 1e308;
-    try {
-      (void)buildProblem(p);
-      FAIL() << "no error";
-    } catch (const InputError& e) {
-      EXPECT_THAT(e.what(), HasSubstr("InterPod"));
-      EXPECT_THAT(e.what(), HasSubstr("'pod'"));
-      EXPECT_THAT(e.what(), HasSubstr("overflow"));
-    }
-    p.costModel.levels["InterPod"].link = 1e50;
-    EXPECT_NO_THROW((void)buildProblem(p));
+TEST(ProjectIoHostile, APriceThatOverflowsTheCostIsRefused) {
+  Project p = sampleProject();
+  p.costModel.levels["InterPod"].link = 1e308;
+  try {
+    (void)buildProblem(p);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("InterPod"));
+    EXPECT_THAT(e.what(), HasSubstr("'pod'"));
+    EXPECT_THAT(e.what(), HasSubstr("overflow"));
   }
+  p.costModel.levels["InterPod"].link = 1e50;
+  EXPECT_NO_THROW((void)buildProblem(p));
+}
 
 }  // namespace
 }  // namespace libra
