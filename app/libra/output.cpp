@@ -12,10 +12,16 @@ namespace libra::cli {
 
 namespace {
 
+// Whatever its length: "%.0f" of 1e63 or more needs more than 64 characters.
 std::string printfDouble(const char* format, double value) {
   char buffer[64];
   const int n = std::snprintf(buffer, sizeof buffer, format, value);
-  return std::string(buffer, n > 0 ? std::min<std::size_t>(n, sizeof buffer - 1) : 0);
+  if (n <= 0) return std::string();
+  if (static_cast<std::size_t>(n) < sizeof buffer) return std::string(buffer, n);
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, value);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
 std::string nonFinite(double value) {

@@ -54,7 +54,7 @@ void run(Context& context, const Args& args) {
   }
   if (!(args.total > 0)) throw InputError("--total: must be a number > 0 GB/s");
   const Backend backend = parseBackendFlag(args.solver);
-  const SolveOptions options{backend, nullptr};
+  const SolveOptions options{backend, nullptr, SolveLimits{}};
   Json rows = Json::array();
   Table table;
   for (const char* h : {"network", "workload", "perf-optimal split (GB/s)", "speed-up",

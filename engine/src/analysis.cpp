@@ -96,7 +96,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.problem = std::make_shared<const Problem>(buildProblem(posed));
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
   const Problem& problem = *a.problem;
-  const SolveOptions solveOptions{options.backend, options.cancel};
+  const SolveOptions solveOptions{options.backend, options.cancel, SolveLimits{}};
 
   auto finishDesign = [&](std::vector<double> bw) {
     a.design = describeDesign(problem, posed.network, std::move(bw));

@@ -46,8 +46,8 @@ BenchReport runBench(const Problem& problem, const BenchOptions& options,
   };
   BenchReport report;
   report.distinctCollectives = problem.time.collectiveCount();
-  const SolveOptions native{Backend::Native, nullptr};
-  const SolveOptions ipopt{Backend::Ipopt, nullptr};
+  const SolveOptions native{Backend::Native, nullptr, SolveLimits{}};
+  const SolveOptions ipopt{Backend::Ipopt, nullptr, SolveLimits{}};
 
   say("native solves");
   Solution n = solve(problem, Objective::Performance, native);

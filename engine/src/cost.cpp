@@ -60,7 +60,21 @@ std::vector<double> unitPrices(const Network& network, const CostModel& model) {
 std::vector<double> costPerBandwidth(const Network& network, const CostModel& model) {
   std::vector<double> prices = unitPrices(network, model);
   const double n = static_cast<double>(network.npuCount());
-  for (double& p : prices) p *= n;
+  for (int i = 0; i < network.size(); ++i) {
+    double& p = prices[i];
+    p *= n;
+    // Finite prices whose sum or product with the NPU count overflows (a price of
+    // 1e308) would make every cost infinite: refuse them here, where the cost
+    // model is compiled, rather than print "inf".
+    if (!std::isfinite(p) || p > kMaxCostPerBandwidth) {
+      const Dimension& d = network.dims[i];
+      throw InputError("cost model: level '" + text::abbreviate(d.costLevel) +
+                       "': the price per GB/s of dimension " + std::to_string(i) + " ('" +
+                       text::abbreviate(d.name) + "') times " + text::formatNumber(n) +
+                       " NPUs exceeds " + text::formatNumber(kMaxCostPerBandwidth) +
+                       " $; costs would overflow");
+    }
+  }
   return prices;
 }
 

@@ -1,16 +1,32 @@
 // Parsing JSON text with errors that name the source, line and column, shared by
 // the project file and the SC22 json readers (internal header).
+//
+// Every JSON document the engine reads goes through parse() below, which also
+// refuses what nlohmann would accept but must not be read:
+//  - nesting deeper than kMaxJsonDepth (nlohmann's copy, comparison and dump
+//    recurse once per level, so 100,000 '[' overflow the stack);
+//  - a key that appears twice in one object (nlohmann keeps the last one, so a
+//    second "constraints" would silently drop the first).
 #pragma once
 
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "libra/error.hpp"
 #include "text.hpp"
 
 namespace libra::json_text {
+
+// Deepest nesting of arrays and objects accepted: a project file needs 6 levels,
+// the GUI's view state a few more.
+inline constexpr int kMaxJsonDepth = 64;
 
 // Line and column (1-based) of a byte offset as nlohmann reports it: `byte` is the
 // 1-based index of the last character read.
@@ -40,12 +56,142 @@ inline std::string errorReason(const std::string& what) {
   return reason;
 }
 
-// Parses `text`; throws InputError "source:line:column: malformed JSON: why", or
-// "source: the file is empty".
+// The offset of the first '[' or '{' (outside strings) that opens level
+// kMaxJsonDepth + 1, or npos. A linear scan, run before the parser.
+inline std::size_t tooDeep(std::string_view text) {
+  int depth = 0;
+  bool inString = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        inString = false;
+      }
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A key or an index, for the JSON path of a duplicate key: network.dimensions[0],
+// cost_model["Inter Pod"].
+inline std::string pathStep(const std::string& path, const std::string& key) {
+  const bool identifier = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
+                          std::all_of(key.begin(), key.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  if (identifier) return path.empty() ? key : path + "." + key;
+  return path + "[" +
+         nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "]";
+}
+
+// nlohmann's DOM builder, with a record of the keys of every open object.
+template <class Json>
+class DuplicateKeyCheck {
+ public:
+  using number_integer_t = typename Json::number_integer_t;
+  using number_unsigned_t = typename Json::number_unsigned_t;
+  using number_float_t = typename Json::number_float_t;
+  using string_t = typename Json::string_t;
+  using binary_t = typename Json::binary_t;
+
+  DuplicateKeyCheck(Json& root, std::string source) : dom_(root), source_(std::move(source)) {}
+
+  bool null() { return value() && dom_.null(); }
+  bool boolean(bool v) { return value() && dom_.boolean(v); }
+  bool number_integer(number_integer_t v) { return value() && dom_.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) { return value() && dom_.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) {
+    return value() && dom_.number_float(v, s);
+  }
+  bool string(string_t& v) { return value() && dom_.string(v); }
+  bool binary(binary_t& v) { return value() && dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    value();
+    open_.push_back(Level{true, {}, {}, 0});
+    return dom_.start_object(n);
+  }
+  bool key(string_t& k) {
+    Level& level = open_.back();
+    if (!level.keys.insert(k).second) {
+      const std::string where = path();
+      throw InputError(source_ + ": " + (where.empty() ? "the top-level object" : where) +
+                       " has the key \"" + text::abbreviate(k) +
+                       "\" twice (a second one would silently replace the first)");
+    }
+    level.key = k;
+    return dom_.key(k);
+  }
+  bool end_object() {
+    open_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    value();
+    open_.push_back(Level{false, {}, {}, 0});
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    open_.pop_back();
+    return dom_.end_array();
+  }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    return dom_.parse_error(position, token, ex);
+  }
+
+ private:
+  struct Level {
+    bool object;
+    std::unordered_set<std::string> keys;
+    std::string key;    // the current member's key (objects)
+    std::size_t count;  // elements begun so far (arrays)
+  };
+
+  // A value begins: count it in its array.
+  bool value() {
+    if (!open_.empty() && !open_.back().object) ++open_.back().count;
+    return true;
+  }
+
+  // The JSON path of the innermost open object.
+  std::string path() const {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < open_.size(); ++i) {
+      out = open_[i].object ? pathStep(out, text::abbreviate(open_[i].key))
+                            : out + "[" + std::to_string(open_[i].count - 1) + "]";
+    }
+    return out;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  std::string source_;
+  std::vector<Level> open_;
+};
+
+// Parses `text`; throws InputError "source:line:column: malformed JSON: why",
+// "source:line:column: nesting deeper than 64 levels", "source: PATH has the key
+// "k" twice (...)", or "source: the file is empty".
 template <class Json>
 Json parse(std::string_view text, const std::string& source) {
+  if (const std::size_t deep = tooDeep(text); deep != std::string_view::npos) {
+    const auto [line, column] = lineAndColumn(text, deep + 1);
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                     ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                     " levels (the limit)");
+  }
   try {
-    return Json::parse(text.begin(), text.end());
+    Json doc;
+    DuplicateKeyCheck<Json> sax(doc, source);
+    Json::sax_parse(text.begin(), text.end(), &sax);
+    return doc;
   } catch (const typename Json::parse_error& e) {
     if (text::trim(text).empty()) throw InputError(source + ": the file is empty");
     const auto [line, column] = lineAndColumn(text, e.byte);

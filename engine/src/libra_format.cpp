@@ -55,9 +55,7 @@ std::optional<double> toNumber(std::string_view s) {
 }
 
 std::string inQuotes(std::string_view s) {
-  std::string out(s.substr(0, 40));
-  if (s.size() > 40) out += "...";
-  return "'" + out + "'";
+  return "'" + text::abbreviate(s) + "'";
 }
 
 // A scalar read from a file, with its place for messages.

@@ -45,6 +45,12 @@ void Problem::checkBandwidth(std::span<const double> bw) const {
                        text::formatNumber(bw[d]) + "; it must be a finite number >= 0 GB/s");
     }
   }
+  // Each price is at most kMaxCostPerBandwidth, but a bandwidth of 1e300 still
+  // overflows the cost: no result shows an infinite cost.
+  if (const double c = cost(bw); !std::isfinite(c)) {
+    throw InputError("bandwidth: the network cost at these bandwidths is " + text::formatNumber(c) +
+                     " (an overflow); give smaller bandwidths");
+  }
 }
 
 namespace {

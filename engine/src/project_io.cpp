@@ -94,9 +94,7 @@ std::string element(const std::string& path, std::size_t index) {
 std::string describe(const Json& value) {
   if (value.is_object()) return "an object";
   if (value.is_array()) return "a list";
-  std::string s = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
+  return text::abbreviate(value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 Json parseDocument(std::string_view text, const std::string& source) {
@@ -229,7 +227,8 @@ class Reader {
         if (std::find(keys.begin(), keys.end(), item.key()) != keys.end()) continue;
         std::string expected;
         for (std::string_view k : keys) expected += (expected.empty() ? "" : ", ") + std::string(k);
-        reader.fail(path_, "unknown key '" + item.key() + "' (expected " + expected + ")");
+        reader.fail(path_, "unknown key '" + text::abbreviate(item.key()) + "' (expected " +
+                               expected + ")");
       }
     }
 
@@ -311,8 +310,8 @@ class Reader {
       const std::string s = string(*loop, "training_loop");
       auto parsed = parseTrainingLoop(s);
       if (!parsed) {
-        fail("training_loop",
-             "unknown training loop '" + s + "' (expected no-overlap, recompute or overlap)");
+        fail("training_loop", "unknown training loop '" + text::abbreviate(s) +
+                                  "' (expected no-overlap, recompute or overlap)");
       }
       p.model.trainingLoop = *parsed;
     }
@@ -340,7 +339,8 @@ class Reader {
       const std::string s = string(*objective, "objective");
       auto parsed = parseObjective(s);
       if (!parsed) {
-        fail("objective", "unknown objective '" + s + "' (expected performance or perf-per-cost)");
+        fail("objective", "unknown objective '" + text::abbreviate(s) +
+                              "' (expected performance or perf-per-cost)");
       }
       p.objective = *parsed;
     }
@@ -380,8 +380,8 @@ class Reader {
       const std::string block = string(dim.required("block"), dim.at("block"));
       auto parsed = parseBuildingBlock(block);
       if (!parsed) {
-        fail(dim.at("block"),
-             "unknown building block '" + block + "' (expected Ring, FullyConnected or Switch)");
+        fail(dim.at("block"), "unknown building block '" + text::abbreviate(block) +
+                                  "' (expected Ring, FullyConnected or Switch)");
       }
       d.block = *parsed;
       d.npus = integer(dim.required("npus"), dim.at("npus"), 2, std::numeric_limits<int>::max(),
@@ -495,7 +495,7 @@ class Reader {
     const std::string type = string(obj.required("collective"), obj.at("collective"));
     auto parsed = parseCollectiveType(type);
     if (!parsed) {
-      fail(obj.at("collective"), "unknown collective '" + type +
+      fail(obj.at("collective"), "unknown collective '" + text::abbreviate(type) +
                                      "' (expected None, AllReduce, ReduceScatter, AllGather or "
                                      "AllToAll)");
     }
@@ -729,9 +729,25 @@ std::string readFile(const std::filesystem::path& path) {
   const std::string shown = path.string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fileError("read", shown, errnoText(errno));
+  const std::string tooLarge = "larger than " + std::to_string(kMaxInputFileBytes >> 20) +
+                               " MiB (the limit for input files)";
+  // Refused before anything is read; a file that is not regular (a pipe, a
+  // device) or grows while read is stopped at the limit.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<std::uintmax_t>(st.st_size) > kMaxInputFileBytes) {
+    ::close(fd);
+    fileError("read", shown,
+              "the file is " + std::to_string(static_cast<std::uintmax_t>(st.st_size)) +
+                  " bytes, " + tooLarge);
+  }
   std::string out;
   char buffer[65536];
   for (;;) {
+    if (out.size() > kMaxInputFileBytes) {
+      ::close(fd);
+      fileError("read", shown, "the input is " + tooLarge);
+    }
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "libra/error.hpp"
+#include "text.hpp"
 
 namespace libra {
 
@@ -97,16 +98,17 @@ void validateCommunicator(const Communicator& communicator, const Network& netwo
                           const std::string& where) {
   for (PhaseKind kind : kPhaseKinds) {
     const auto& g = communicator.of(kind);
-    const std::string at = where + ": communicator " + std::string(toString(kind));
+    // Messages are built only on failure (this runs for every phase of every layer).
+    const auto at = [&] { return where + ": communicator " + std::string(toString(kind)); };
     if (static_cast<int>(g.size()) != network.size()) {
-      throw InputError(at + " lists " + std::to_string(g.size()) +
+      throw InputError(at() + " lists " + std::to_string(g.size()) +
                        " group sizes, but the network has " + std::to_string(network.size()) +
                        " dimensions");
     }
     for (int d = 0; d < network.size(); ++d) {
       if (g[d] < 1 || g[d] > network.dims[d].npus) {
-        throw InputError(at + ": group size " + std::to_string(g[d]) + " on dimension " +
-                         std::to_string(d) + " ('" + network.dims[d].name +
+        throw InputError(at() + ": group size " + std::to_string(g[d]) + " on dimension " +
+                         std::to_string(d) + " ('" + text::abbreviate(network.dims[d].name) +
                          "') must be between 1 (unused) and its " +
                          std::to_string(network.dims[d].npus) + " NPUs");
       }
@@ -163,7 +165,8 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
   for (std::size_t w = 0; w < workloads.size(); ++w) {
     const Workload& workload = workloads[w];
     const std::string where =
-        "workload " + (workload.name.empty() ? std::to_string(w) : "'" + workload.name + "'");
+        "workload " +
+        (workload.name.empty() ? std::to_string(w) : "'" + text::abbreviate(workload.name) + "'");
     validateCommunicator(workload.communicator, network, where);
     if (!std::isfinite(workload.weight) || workload.weight < 0) {
       throw InputError(where + ": weight must be a finite number >= 0");
@@ -179,13 +182,17 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
       const Layer& layer = workload.layers[i];
       for (PhaseKind kind : kPhaseKinds) {
         const Phase& p = layer.phase(kind);
-        const std::string at = where + ": layer " + std::to_string(i + 1) + " ('" + layer.name +
-                               "') " + std::string(toString(kind));
+        // Built only on failure: a name of millions of characters, copied for
+        // every phase of every layer, made evaluate take minutes.
+        const auto at = [&] {
+          return where + ": layer " + std::to_string(i + 1) + " ('" + text::abbreviate(layer.name) +
+                 "') " + std::string(toString(kind));
+        };
         if (!std::isfinite(p.computeNs) || p.computeNs < 0) {
-          throw InputError(at + ": compute time must be a finite number >= 0 ns");
+          throw InputError(at() + ": compute time must be a finite number >= 0 ns");
         }
         if (!std::isfinite(p.sizeBytes) || p.sizeBytes < 0) {
-          throw InputError(at + ": collective size must be a finite number >= 0 bytes");
+          throw InputError(at() + ": collective size must be a finite number >= 0 bytes");
         }
         if (p.collective == CollectiveType::None) continue;
         const std::vector<int>& groups =
@@ -193,7 +200,7 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
         if (!p.groups.empty()) {
           Communicator own;
           own.groups = {p.groups, p.groups, p.groups};
-          validateCommunicator(own, network, at);
+          validateCommunicator(own, network, at());
         }
         coll[i][static_cast<int>(kind)] = table.intern(
             collectiveTerm(p.collective, p.sizeBytes, groups, network, options.collectives));

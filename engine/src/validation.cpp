@@ -1,13 +1,13 @@
 #include "libra/validation.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "json_text.hpp"
 #include "libra/collective_model.hpp"
 #include "libra/error.hpp"
+#include "libra/project_io.hpp"
+#include "text.hpp"
 
 namespace libra {
 
@@ -46,16 +46,8 @@ std::vector<int> fullGroups(const Network& network) {
 
 ValidationData readValidationData(const std::filesystem::path& path) {
   const std::string source = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(source + ": cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  Json doc;
-  try {
-    doc = Json::parse(buffer.str());
-  } catch (const Json::exception& e) {
-    throw InputError(source + ": not valid JSON (" + json_text::errorReason(e.what()) + ")");
-  }
+  // One reader for every JSON input: size, nesting and duplicate keys checked.
+  const Json doc = json_text::parse<Json>(readFile(path), source);
   ValidationData data;
   try {
     const Json& meta = required(doc, "metadata", "top level");

@@ -81,7 +81,8 @@ Problem referenceProblem(bool fourD, bool multiple) {
 // Args: {4D?, multiple_constraints?, backend (0 native, 1 ipopt)}
 void BM_ReferenceSolve(benchmark::State& state) {
   const Problem problem = referenceProblem(state.range(0), state.range(1));
-  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr};
+  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr,
+                             SolveLimits{}};
   int iterations = 0;
   for (auto _ : state) {
     Solution s = solve(problem, Objective::Performance, options);
@@ -107,7 +108,7 @@ BENCHMARK(BM_ReferenceSolve)
 void BM_ReferencePareto100(benchmark::State& state) {
   const Problem problem = referenceProblem(true, state.range(0));
   for (auto _ : state) {
-    ParetoFront f = paretoFront(problem, 100, {Backend::Native, nullptr});
+    ParetoFront f = paretoFront(problem, 100, {Backend::Native, nullptr, SolveLimits{}});
     if (f.status != SolveStatus::Optimal) state.SkipWithError(f.message.c_str());
     benchmark::DoNotOptimize(f);
   }
@@ -123,7 +124,7 @@ BENCHMARK(BM_ReferencePareto100)
 void BM_ReferencePerfPerCost(benchmark::State& state) {
   const Problem problem = referenceProblem(true, false);
   for (auto _ : state) {
-    Solution s = solve(problem, Objective::PerfPerCost, {Backend::Native, nullptr});
+    Solution s = solve(problem, Objective::PerfPerCost, {Backend::Native, nullptr, SolveLimits{}});
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     benchmark::DoNotOptimize(s);
   }
@@ -136,7 +137,7 @@ BENCHMARK(BM_ReferencePerfPerCost)->Unit(benchmark::kMillisecond);
 void BM_NativeScalingDims(benchmark::State& state) {
   const Problem problem = syntheticProblem(static_cast<int>(state.range(0)), 100);
   for (auto _ : state) {
-    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr});
+    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr, SolveLimits{}});
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     benchmark::DoNotOptimize(s);
   }
@@ -148,7 +149,7 @@ void BM_NativeScalingCollectives(benchmark::State& state) {
   const Problem problem = syntheticProblem(8, static_cast<int>(state.range(0)));
   int iterations = 0;
   for (auto _ : state) {
-    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr});
+    Solution s = solve(problem, Objective::Performance, {Backend::Native, nullptr, SolveLimits{}});
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     iterations = s.iterations;
     benchmark::DoNotOptimize(s);
@@ -168,7 +169,7 @@ BENCHMARK(BM_NativeScalingCollectives)
 void BM_IpoptScalingCollectives(benchmark::State& state) {
   const Problem problem = syntheticProblem(8, static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    Solution s = solve(problem, Objective::Performance, {Backend::Ipopt, nullptr});
+    Solution s = solve(problem, Objective::Performance, {Backend::Ipopt, nullptr, SolveLimits{}});
     if (!s.ok()) state.SkipWithError(s.message.c_str());
     benchmark::DoNotOptimize(s);
   }

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -19,8 +21,11 @@ namespace libra::test {
 
 // `shrink` false: report the first failing case as drawn (for properties whose
 // every shrink step is expensive, e.g. IPOPT solves).
+// `seed`, when given, replaces RC_PARAMS's (a seed that once failed, kept as a
+// regression case).
 template <typename Testable>
-void checkProperty(int maxSuccess, Testable&& testable, bool shrink = true) {
+void checkProperty(int maxSuccess, Testable&& testable, bool shrink = true,
+                   std::optional<std::uint64_t> seed = std::nullopt) {
   using namespace rc::detail;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   TestMetadata metadata;
@@ -30,6 +35,7 @@ void checkProperty(int maxSuccess, Testable&& testable, bool shrink = true) {
   const char* env = std::getenv("RC_PARAMS");
   if (env == nullptr || std::strstr(env, "max_success") == nullptr) params.maxSuccess = maxSuccess;
   if (!shrink) params.disableShrinking = true;
+  if (seed) params.seed = *seed;
   const auto result = checkTestable(std::forward<Testable>(testable), metadata, params);
   if (result.template is<SuccessResult>()) {
     const auto success = result.template get<SuccessResult>();

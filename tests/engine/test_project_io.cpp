@@ -149,6 +149,11 @@ rc::Gen<double> genNonNegative() {
                        9007199254740994.0 /* 2^53 + 2: integral but past exact integers */));
 }
 
+// A price a valid project can hold: N * price <= kMaxCostPerBandwidth (1e100).
+rc::Gen<double> genPrice() {
+  return rc::gen::map(genNonNegative(), [](double x) { return std::min(x, 1e80); });
+}
+
 rc::Gen<double> genFinite() {
   return rc::gen::oneOf(
       rc::gen::map(rc::gen::inRange(-1000, 1000), [](int x) { return static_cast<double>(x); }),
@@ -232,9 +237,9 @@ rc::Gen<Project> genProject() {
       if (!used && *rc::gen::arbitrary<bool>()) continue;
       const bool needsAll = switchLevels.count(level) > 0;
       CostLevel l;
-      if (used || *rc::gen::arbitrary<bool>()) l.link = *genNonNegative();
-      if (needsAll || *rc::gen::arbitrary<bool>()) l.switchPrice = *genNonNegative();
-      if (needsAll || *rc::gen::arbitrary<bool>()) l.nic = *genNonNegative();
+      if (used || *rc::gen::arbitrary<bool>()) l.link = *genPrice();
+      if (needsAll || *rc::gen::arbitrary<bool>()) l.switchPrice = *genPrice();
+      if (needsAll || *rc::gen::arbitrary<bool>()) l.nic = *genPrice();
       p.costModel.levels[level] = l;
     }
 
@@ -953,6 +958,95 @@ TEST(ProjectIo, InvalidUiStateIsNotSaved) {
   Project p = sampleProject();
   p.uiState = "{not json";
   EXPECT_THROW((void)projectToJson(p), InputError);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile documents (issue 12): every JSON input goes through one reader that
+// refuses duplicate keys, nesting deeper than 64 levels and files over 64 MiB.
+
+TEST(ProjectIoHostile, DuplicateKeysAreRefusedWithTheirPath) {
+  const std::string good = projectToJson(sampleProject());
+  // At the top level: a second "objective" (nlohmann would keep the last).
+  std::string top = good;
+  top.insert(top.rfind('}'), ", \"objective\": \"performance\"");
+  EXPECT_THAT(loadError(top), HasSubstr("proj.json: the top-level object has the key "
+                                        "\"objective\" twice"));
+  // Inside an array element: the path names the element.
+  std::string nested = good;
+  const std::size_t npus = nested.find("\"npus\"", nested.find("\"package\""));
+  ASSERT_NE(npus, std::string::npos);
+  nested.insert(npus, "\"npus\": 9, ");
+  EXPECT_THAT(loadError(nested), HasSubstr("network.dimensions[1] has the key \"npus\" twice"));
+  // Keys that are not identifiers are quoted in the path.
+  Json doc = Json::parse(good);
+  doc["ui"] = Json::object();
+  std::string ui = doc.dump();
+  ui.replace(ui.rfind("{}"), 2, "{\"a b\": {\"k\": 1, \"k\": 2}}");
+  EXPECT_THAT(loadError(ui), HasSubstr("ui[\"a b\"] has the key \"k\" twice"));
+  // The same key in two different objects is fine.
+  EXPECT_NO_THROW((void)projectFromJson(good));
+}
+
+TEST(ProjectIoHostile, NestingDeeperThanTheLimitIsRefusedBeforeParsing) {
+  Json doc = Json::parse(projectToJson(sampleProject()));
+  doc["ui"] = Json::object();
+  const std::string prefix = doc.dump().substr(0, doc.dump().rfind("{}"));
+  const auto nested = [&](int levels) {
+    return prefix + std::string(levels, '[') + std::string(levels, ']') + "}";
+  };
+  // The top-level object is level 1: 63 arrays as the value of "ui" reach the
+  // limit of 64 exactly; the 64th '[' is refused, by its column.
+  EXPECT_NO_THROW((void)projectFromJson(nested(63)));
+  const std::string error = loadError(nested(64));
+  EXPECT_THAT(error, HasSubstr("nested deeper than 64 levels"));
+  EXPECT_THAT(error, HasSubstr("proj.json:1:" + std::to_string(prefix.size() + 64)));
+  // 100,000 levels: no stack overflow in the parser, the copy or the dump.
+  EXPECT_THAT(loadError(nested(100000)), HasSubstr("deeper than 64"));
+  // Brackets inside strings do not count.
+  Json strings = Json::parse(projectToJson(sampleProject()));
+  strings["name"] = std::string(1000, '[') + "\\\"{";
+  EXPECT_NO_THROW((void)projectFromJson(strings.dump()));
+}
+
+TEST(ProjectIoHostile, FilesOverTheSizeLimitAreRefusedBeforeReading) {
+  TempDir dir;
+  const fs::path big = dir / "big.json";
+  { std::ofstream out(big); }
+  // Sparse: no disk space used; the content is never read.
+  fs::resize_file(big, kMaxInputFileBytes + 1);
+  try {
+    (void)loadProject(big);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("big.json"));
+    EXPECT_THAT(e.what(), HasSubstr(std::to_string(kMaxInputFileBytes + 1) + " bytes"));
+    EXPECT_THAT(e.what(), HasSubstr("64 MiB"));
+  }
+}
+
+TEST(ProjectIoHostile, LongValuesAreEchoedShort) {
+  Json doc = Json::parse(projectToJson(sampleProject()));
+  doc["network"]["dimensions"][0]["block"] = std::string(1000000, 'x');
+  const std::string error = loadError(doc.dump());
+  EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
+  EXPECT_THAT(error, HasSubstr(std::string(77, 'x') + "... (1000000 characters)"));
+  EXPECT_EQ(text::abbreviate(std::string(80, 'a')), std::string(80, 'a'));
+  EXPECT_EQ(text::abbreviate(std::string(81, 'a')), std::string(77, 'a') + "... (81 characters)");
+}
+
+TEST(ProjectIoHostile, APriceThatOverflowsTheCostIsRefused) {
+  Project p = sampleProject();
+  p.costModel.levels["InterPod"].link = 1e308;
+  try {
+    (void)buildProblem(p);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("InterPod"));
+    EXPECT_THAT(e.what(), HasSubstr("'pod'"));
+    EXPECT_THAT(e.what(), HasSubstr("overflow"));
+  }
+  p.costModel.levels["InterPod"].link = 1e50;
+  EXPECT_NO_THROW((void)buildProblem(p));
 }
 
 }  // namespace

@@ -950,5 +950,45 @@ TEST(SolverRobustness, RedundantEqualitiesDoNotChangeTheAnswer) {
   }
 }
 
+// --- limits -------------------------------------------------------------------
+
+// Both backends stop at an iteration or time limit with a message that names the
+// limit (issue 12: "IPOPT stopped with status -13" said nothing a user could act on).
+TEST(SolverLimits, AnIterationLimitEndsTheSolveWithAClearMessage) {
+  const Problem p = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})},
+                                {"total == 500", "bw[pkg] >= 2 * bw[node]"});
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    SolveOptions options = withBackend(b);
+    options.limits.iterations = 1;
+    const Solution s = solve(p, Objective::Performance, options);
+    EXPECT_EQ(s.status, SolveStatus::Error);
+    EXPECT_TRUE(contains(s.message, "iteration limit")) << s.message;
+    EXPECT_TRUE(contains(s.message, b == Backend::Native ? "native" : "IPOPT")) << s.message;
+    if (b == Backend::Ipopt) {
+      // The native solver's time on the same problem, to act on.
+      EXPECT_TRUE(contains(s.message, "the native solver answers this in")) << s.message;
+    }
+    options.limits = {};
+    EXPECT_TRUE(solve(p, Objective::Performance, options).ok());
+  }
+}
+
+TEST(SolverLimits, ATimeLimitEndsTheSolveWithAClearMessage) {
+  const Problem p = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})},
+                                {"total == 500", "bw[pkg] >= 2 * bw[node]"});
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    SolveOptions options = withBackend(b);
+    options.limits.seconds = 0;
+    const Solution s = solve(p, Objective::Performance, options);
+    EXPECT_EQ(s.status, SolveStatus::Error);
+    EXPECT_TRUE(contains(s.message, "(time limit)")) << s.message;
+    EXPECT_TRUE(contains(
+        s.message, b == Backend::Native ? "native solver stopped after" : "IPOPT stopped after"))
+        << s.message;
+  }
+}
+
 }  // namespace
 }  // namespace libra

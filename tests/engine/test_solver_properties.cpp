@@ -16,11 +16,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 
 #include "engine_test_support.hpp"
 #include "generators.hpp"
+#include "libra/project_io.hpp"
 #include "optimality_check.hpp"
 #include "rc_support.hpp"
 
@@ -327,18 +329,90 @@ TEST(SolverProperties, MatchesNestedGoldenSectionSearch) {
 
 // A constructed-feasible problem is never reported infeasible or unbounded,
 // with either objective (cheap presolve-only check on many cases).
+void constructedFeasibleProblemIsSolved() {
+  ProblemOptions opt;
+  opt.maxCollectives = 20;
+  const RandomProblem r = *genProblem(opt);
+  const Problem p = r.problem();
+  const Solution s = solve(p, Objective::Performance);
+  assertSolved(r, s);
+  // x0 is feasible (up to the rounding of printed constraints), so the
+  // optimum is at least as fast as x0.
+  RC_ASSERT(s.eval.iterationNs <= p.evaluate(r.point).iterationNs * (1 + 1e-9));
+}
+
 TEST(SolverProperties, ConstructedFeasibleProblemsAreSolved) {
-  checkProperty(100, [] {
-    ProblemOptions opt;
-    opt.maxCollectives = 20;
-    const RandomProblem r = *genProblem(opt);
-    const Problem p = r.problem();
-    const Solution s = solve(p, Objective::Performance);
-    assertSolved(r, s);
-    // x0 is feasible (up to the rounding of printed constraints), so the
-    // optimum is at least as fast as x0.
-    RC_ASSERT(s.eval.iterationNs <= p.evaluate(r.point).iterationNs * (1 + 1e-9));
-  });
+  checkProperty(100, [] { constructedFeasibleProblemIsSolved(); });
+}
+
+// Seeds that once failed this property (issue 12), replayed in CI whatever
+// RC_PARAMS says. The generator has changed since, so they now draw other
+// problems; the problems they drew then are kept below as concrete cases.
+TEST(SolverProperties, ConstructedFeasibleProblemsOfSeedsThatFailedAreSolved) {
+  for (const std::uint64_t seed : {10251738317576059447ULL, 2235934012667247672ULL}) {
+    SCOPED_TRACE(seed);
+    checkProperty(
+        100, [] { constructedFeasibleProblemIsSolved(); }, true, seed);
+  }
+}
+
+// The shrunk counterexamples of those two seeds (drawn at commit 00cf043):
+// `total == B` and an equality that holds one dimension alone (`bw[d0] == 1`).
+// The native solver then "did not converge in 150 iterations" (twice, with the
+// conservative retry) where IPOPT solved: the fixed dimension stayed a variable,
+// the Schur complement of the ill-conditioned Newton matrix placed it only to
+// ~1.4e-6 relative, and the primal residual stalled there (at 1.373e-06 from
+// iteration ~40 to 150, the gap at 1e-26) above the 1e-9 tolerance. The staged
+// presolve (585f566) now makes a dimension an equality holds alone a constant.
+const char* const kStalledOnSeed10251738317576059447 = R"({"format":"libra-project",
+"schema_version":1,"name":"random","network":{"dimensions":[
+{"name":"d0","block":"Ring","npus":2,"cost_level":"L0"},
+{"name":"d1","block":"FullyConnected","npus":2,"cost_level":"L1"},
+{"name":"d2","block":"Switch","npus":2,"cost_level":"L2"},
+{"name":"d3","block":"Ring","npus":2,"cost_level":"L3"}]},
+"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
+"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L3":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
+"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1,1],
+"input_grad":[1,1,1,1],"weight_grad":[1,1,1,1]},"layers":[{"name":"l0",
+"forward":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[2,2,2,2]},
+"input_grad":{"compute_ns":0,"collective":"None","size_bytes":0},
+"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0}]}],
+"training_loop":"no-overlap","constraints":["total == 250.33209191829081","bw[d0] == 1"],
+"objective":"performance"})";
+
+const char* const kStalledOnSeed2235934012667247672 = R"({"format":"libra-project",
+"schema_version":1,"name":"random","network":{"dimensions":[
+{"name":"d0","block":"FullyConnected","npus":2,"cost_level":"L0"},
+{"name":"d1","block":"FullyConnected","npus":2,"cost_level":"L1"},
+{"name":"d2","block":"Switch","npus":2,"cost_level":"L2"}]},
+"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
+"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
+"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1],
+"input_grad":[1,1,1],"weight_grad":[1,1,1]},"layers":[{"name":"l0",
+"forward":{"compute_ns":100,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,2]},
+"input_grad":{"compute_ns":0,"collective":"None","size_bytes":0},
+"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
+{"name":"l1","forward":{"compute_ns":0,"collective":"None","size_bytes":0},
+"input_grad":{"compute_ns":100,"collective":"AllToAll","size_bytes":1000,"groups":[2,1,2]},
+"weight_grad":{"compute_ns":100,"collective":"None","size_bytes":0},"update_ns":0}]}],
+"training_loop":"overlap","constraints":["total == 265.56464094065353","bw[d2] == 1"],
+"objective":"performance"})";
+
+TEST(SolverRegressions, TheStallsOfTheTwoFailedSeedsAreSolved) {
+  for (const char* text : {kStalledOnSeed10251738317576059447, kStalledOnSeed2235934012667247672}) {
+    const Problem p = buildProblem(projectFromJson(text, "regression.json"));
+    const Solution native = solve(p, Objective::Performance, withBackend(Backend::Native));
+    const Solution ipopt = solve(p, Objective::Performance, withBackend(Backend::Ipopt));
+    ASSERT_TRUE(native.ok()) << describe(native);
+    ASSERT_TRUE(ipopt.ok()) << describe(ipopt);
+    // In one attempt, well under the limit of 150 (it took 40-45 when fixed).
+    EXPECT_LT(native.iterations, 100);
+    EXPECT_LE(relDiff(native.eval.iterationNs, ipopt.eval.iterationNs), 1e-6)
+        << describe(native) << " / " << describe(ipopt);
+    for (const auto& c : p.constraints) {
+      EXPECT_TRUE(c.isSatisfied(native.bandwidth)) << c.text << " at " << describe(native);
+    }
+  }
 }
 
 // A constraint that the optimum satisfies with room to spare, however loose (up to

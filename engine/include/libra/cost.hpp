@@ -36,7 +36,14 @@ CostModel referenceCostModel();
 // dimension and level when a needed price is missing or negative.
 std::vector<double> unitPrices(const Network& network, const CostModel& model);
 
+// The largest N * price_d accepted ($ per GB/s of every NPU's bandwidth): far
+// beyond any real network, far enough below the largest double that no cost
+// at a bandwidth the solvers reach overflows.
+inline constexpr double kMaxCostPerBandwidth = 1e100;
+
 // cost($) = N * sum_d price_d * bw_d; this returns N * price_d per dimension.
+// Throws InputError naming the level and dimension when one exceeds
+// kMaxCostPerBandwidth (or overflows).
 std::vector<double> costPerBandwidth(const Network& network, const CostModel& model);
 
 }  // namespace libra

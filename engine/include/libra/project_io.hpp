@@ -3,6 +3,7 @@
 // upgraded through the migrations in project_io.cpp. Saves are atomic.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -33,7 +34,12 @@ void saveProject(const Project& project, const std::filesystem::path& path);
 // Temporary files that a killed writer (a process that no longer runs) left
 // next to the target are removed first. Errors are InputError naming the file.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
-// Reads a whole file; throws InputError naming the file when it cannot.
+// The largest input file read (projects, LIBRA YAML, ASTRA-sim text): 64 MiB.
+// The largest bundled or reference input is well under 1 MiB.
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{64} << 20;
+
+// Reads a whole file; throws InputError naming the file when it cannot, or when
+// it is larger than kMaxInputFileBytes (checked with fstat before reading).
 std::string readFile(const std::filesystem::path& path);
 
 }  // namespace libra

@@ -26,10 +26,19 @@ enum class Backend { Native, Ipopt };
 std::string_view toString(Backend backend);  // "native", "ipopt"
 std::optional<Backend> parseBackend(std::string_view text);
 
+// Limits of one backend run (each sub-solve of a Pareto scan or of an "auto"
+// chunk round has its own). Reaching one ends the solve with status Error and a
+// message that says which limit stopped which backend, after how long.
+struct SolveLimits {
+  double seconds = 60;  // wall-clock seconds (native) / CPU seconds (IPOPT's max_cpu_time)
+  int iterations = 0;   // 0: the backend's own (native 150 per attempt, IPOPT 3000)
+};
+
 struct SolveOptions {
   Backend backend = Backend::Native;
   // Checked between iterations; when it becomes true the solve returns Cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  SolveLimits limits;
 };
 
 struct Solution {

@@ -9,10 +9,13 @@
 #include <IpIpoptApplication.hpp>
 #include <IpTNLP.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "standard_form.hpp"
@@ -238,19 +241,51 @@ std::mutex& ipoptMutex() {
   return mutex;
 }
 
+// What an ApplicationReturnStatus other than success means, in words a user
+// can act on (IPOPT 3.11's codes, IpReturnCodes_inc.h).
+std::string describeIpoptStatus(Ipopt::ApplicationReturnStatus status) {
+  switch (status) {
+    case Ipopt::Search_Direction_Becomes_Too_Small:
+      return "IPOPT stopped: its search direction became too small (the problem is badly scaled)";
+    case Ipopt::Feasible_Point_Found:
+      return "IPOPT stopped at a feasible point without proving it optimal";
+    case Ipopt::Restoration_Failed:
+      return "IPOPT failed to restore feasibility (restoration phase failed)";
+    case Ipopt::Error_In_Step_Computation:
+      return "IPOPT failed to compute a step (the linear system is singular or badly scaled)";
+    case Ipopt::Not_Enough_Degrees_Of_Freedom:
+      return "IPOPT refused the problem: more equality constraints than free variables";
+    case Ipopt::Invalid_Problem_Definition:
+    case Ipopt::Invalid_Option:
+      return "IPOPT refused the problem definition (internal error)";
+    case Ipopt::Invalid_Number_Detected:
+      return "IPOPT met a number that is not finite (an overflow in the problem's terms: check "
+             "for extreme sizes or prices)";
+    case Ipopt::Insufficient_Memory:
+      return "IPOPT ran out of memory";
+    default:
+      return "IPOPT failed with an internal error (status " +
+             std::to_string(static_cast<int>(status)) + ")";
+  }
+}
+
 }  // namespace
 
-BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel) {
+BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel,
+                         const SolveLimits& limits) {
   std::lock_guard<std::mutex> lock(ipoptMutex());
+  const auto started = std::chrono::steady_clock::now();
   BackendResult result;
   Ipopt::SmartPtr<EpigraphNlp> nlp = new EpigraphNlp(form, cancel);
   Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
+  const int maxIterations = limits.iterations > 0 ? limits.iterations : 3000;
   app->Options()->SetIntegerValue("print_level", 0);
   app->Options()->SetStringValue("sb", "yes");
   app->Options()->SetNumericValue("tol", 1e-11);
   app->Options()->SetNumericValue("constr_viol_tol", 1e-11);
   app->Options()->SetNumericValue("bound_relax_factor", 0.0);
-  app->Options()->SetIntegerValue("max_iter", 3000);
+  app->Options()->SetIntegerValue("max_iter", maxIterations);
+  app->Options()->SetNumericValue("max_cpu_time", std::max(limits.seconds, 1e-6));
   app->Options()->SetStringValue("mu_strategy", "adaptive");
   if (app->Initialize() != Ipopt::Solve_Succeeded) {
     result.message = "IPOPT failed to initialize";
@@ -258,6 +293,9 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
   }
   const Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(nlp);
   result.iterations = nlp->iterations;
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char buffer[160];
   switch (status) {
     case Ipopt::Solve_Succeeded:
     case Ipopt::Solved_To_Acceptable_Level:
@@ -276,9 +314,25 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
       result.status = SolveStatus::Unbounded;
       result.message = "IPOPT iterates diverged: the problem is unbounded";
       break;
+    case Ipopt::Maximum_CpuTime_Exceeded:
+      result.status = SolveStatus::Error;
+      result.limitHit = true;
+      std::snprintf(buffer, sizeof buffer,
+                    "IPOPT stopped after %.3g s (time limit) at iteration %d", result.seconds,
+                    result.iterations);
+      result.message = buffer;
+      break;
+    case Ipopt::Maximum_Iterations_Exceeded:
+      result.status = SolveStatus::Error;
+      result.limitHit = true;
+      std::snprintf(buffer, sizeof buffer,
+                    "IPOPT stopped after %d iterations (iteration limit) in %.3g s", maxIterations,
+                    result.seconds);
+      result.message = buffer;
+      break;
     default:
       result.status = SolveStatus::Error;
-      result.message = "IPOPT stopped with status " + std::to_string(static_cast<int>(status));
+      result.message = describeIpoptStatus(status);
       break;
   }
   return result;

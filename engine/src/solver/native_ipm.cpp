@@ -30,6 +30,7 @@
 // All state lives in one InteriorPoint object per call: the solver is re-entrant.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,9 +54,11 @@ using Mat = Eigen::MatrixXd;
 class InteriorPoint {
  public:
   // `conservative`: the fallback mode (see solveNative).
-  InteriorPoint(const StandardForm& f, bool conservative)
+  InteriorPoint(const StandardForm& f, bool conservative, const SolveLimits& limits)
       : f_(f),
         conservative_(conservative),
+        maxIterations_(limits.iterations > 0 ? limits.iterations : kMaxIterations),
+        seconds_(limits.seconds),
         edges_(f.edges),
         edgeBegin_(f.edgeBegin),
         serial_(f.serial),
@@ -100,6 +103,10 @@ class InteriorPoint {
   }
 
   BackendResult run(const std::atomic<bool>* cancel) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
     initialize();
     BackendResult result;
     // The best iterate so far by its worst residual relative to the tolerances:
@@ -108,12 +115,19 @@ class InteriorPoint {
     double bestError = std::numeric_limits<double>::infinity();
     Vec bestX;
     char why[200] = "";
-    for (int iteration = 1; iteration <= kMaxIterations; ++iteration) {
+    for (int iteration = 1; iteration <= maxIterations_; ++iteration) {
       result.iterations = iteration;
       if (cancel && cancel->load(std::memory_order_relaxed)) {
         result.status = SolveStatus::Cancelled;
         result.message = "cancelled";
         return result;
+      }
+      if (iteration > 1 && elapsed() > seconds_) {
+        std::snprintf(why, sizeof why,
+                      "the native solver stopped after %.3g s (time limit) at iteration %d",
+                      elapsed(), iteration - 1);
+        result.limitHit = true;
+        break;
       }
       evaluate();
       const double gap = lambda_.dot(u_);
@@ -140,6 +154,7 @@ class InteriorPoint {
       if (error <= 1) {
         result.status = SolveStatus::Optimal;
         result.x = x_;
+        result.seconds = elapsed();
         return result;
       }
       // The centring safeguard compares the largest primal residual with the
@@ -155,13 +170,16 @@ class InteriorPoint {
                       primal, dual, relativeGap);
         break;
       }
-      if (iteration == kMaxIterations) {
-        std::snprintf(why, sizeof why, "the native solver did not converge in %d iterations",
-                      kMaxIterations);
+      if (iteration == maxIterations_) {
+        std::snprintf(why, sizeof why,
+                      "the native solver stopped after %d iterations (iteration limit) in %.3g s",
+                      maxIterations_, elapsed());
+        result.limitHit = maxIterations_ != kMaxIterations;
       }
     }
     // Within a hundred times the tolerances is as close as double precision gets
     // on badly scaled problems; beyond that the answer is not trusted.
+    result.seconds = elapsed();
     if (bestError <= 100) {
       result.status = SolveStatus::Optimal;
       result.x = bestX;
@@ -698,6 +716,8 @@ class InteriorPoint {
 
   const StandardForm& f_;
   bool conservative_ = false;
+  int maxIterations_ = kMaxIterations;
+  double seconds_ = 0;
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, m_ = 0, E_ = 0;
   bool separable_ = true;
   bool trace_ = false;
@@ -730,16 +750,20 @@ class InteriorPoint {
 
 }  // namespace
 
-BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel) {
-  BackendResult result = InteriorPoint(form, false).run(cancel);
-  if (result.status != SolveStatus::Error) return result;
+BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel,
+                          const SolveLimits& limits) {
+  BackendResult result = InteriorPoint(form, false, limits).run(cancel);
+  if (result.status != SolveStatus::Error || result.limitHit) return result;
   // Mehrotra's aggressive steps can lose their way on degenerate or badly scaled
   // problems (a bottleneck fixed by an equality with slack everywhere else,
   // collectives 1e7 apart in size). Run once more with steady centring (sigma
   // >= 0.3), no second-order correction and shorter steps: slower, but it keeps
   // feasibility and complementarity in step.
-  BackendResult retry = InteriorPoint(form, true).run(cancel);
+  SolveLimits rest = limits;
+  rest.seconds = std::max(0.0, limits.seconds - result.seconds);
+  BackendResult retry = InteriorPoint(form, true, rest).run(cancel);
   retry.iterations += result.iterations;
+  retry.seconds += result.seconds;
   return retry.status == SolveStatus::Error ? result : retry;
 }
 

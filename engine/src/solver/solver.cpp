@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "../text.hpp"
@@ -64,6 +65,19 @@ Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int itera
   s.eval = problem.evaluate(bw);
   s.bandwidth = std::move(bw);
   s.iterations = iterations;
+  // Where every solver result is produced: none may carry an infinite or NaN
+  // cost or time (constraints as large as 1e300 can force one).
+  if (!std::isfinite(s.eval.costUsd) || !std::isfinite(s.eval.iterationNs)) {
+    Solution f =
+        failure(SolveStatus::Error,
+                "the optimum's " +
+                    std::string(std::isfinite(s.eval.costUsd) ? "iteration time" : "network cost") +
+                    " is not a finite number (an overflow): the constraints or sizes "
+                    "are too large",
+                Objective::Performance);
+    f.iterations = iterations;
+    return f;
+  }
   return s;
 }
 
@@ -83,8 +97,21 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
     return fromBandwidth(problem, std::vector<double>(x.data(), x.data() + x.size()), 0);
   }
   BackendResult r = options.backend == Backend::Native
-                        ? detail::solveNative(pre.form, options.cancel)
-                        : detail::solveIpopt(pre.form, options.cancel);
+                        ? detail::solveNative(pre.form, options.cancel, options.limits)
+                        : detail::solveIpopt(pre.form, options.cancel, options.limits);
+  if (r.limitHit && options.backend == Backend::Ipopt) {
+    // Say whether the other backend does better: it is fast where IPOPT is slow
+    // (with its own default limits: the user limited IPOPT, not it).
+    const BackendResult native = detail::solveNative(pre.form, options.cancel, SolveLimits{});
+    char buffer[96];
+    if (native.status == SolveStatus::Optimal) {
+      std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
+                    native.seconds);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
+    }
+    r.message += buffer;
+  }
   if (r.status != SolveStatus::Optimal) {
     Solution s = failure(r.status, r.message, Objective::Performance);
     s.iterations = r.iterations;

@@ -134,9 +134,15 @@ struct BackendResult {
   std::string message;
   Eigen::VectorXd x;  // scaled
   int iterations = 0;
+  bool limitHit = false;  // a time or iteration limit ended the run
+  double seconds = 0;     // how long the run took
 };
 
-BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel);
-BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel);
+// Both stop at SolveLimits (status Error, a message naming the limit); `limitHit`
+// tells the caller that a limit, not a failure of the method, ended the run.
+BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel,
+                          const SolveLimits& limits = {});
+BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* cancel,
+                         const SolveLimits& limits = {});
 
 }  // namespace libra::detail

@@ -1,0 +1,217 @@
+// Hostile inputs (issue 12): duplicate keys, deep nesting, huge files, huge
+// values and numbers that overflow. Every one is generated here, small or
+// sparse, and must give exit 2 with one line on stderr that says what and
+// where, never a crash, a hang or "inf" in a result.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+
+#include "cli_test_support.hpp"
+
+namespace libra::testing {
+namespace {
+
+const std::vector<std::string> kReaders[] = {
+    {"solve"}, {"evaluate", "--bandwidth", "100,100,100"}, {"pareto", "--points", "5"}};
+
+// Runs `libra CMD FILE ARGS...` for every command that reads a project and
+// expects exit 2 and one stderr line holding every `mention`.
+void expectRefusedByEveryReader(const std::string& file, const std::vector<std::string>& mentions) {
+  for (const auto& reader : kReaders) {
+    std::vector<std::string> args{reader[0], file};
+    args.insert(args.end(), reader.begin() + 1, reader.end());
+    const ProcessResult r = runLibra(args);
+    EXPECT_EQ(r.exitCode, 2) << describe(args, r);
+    EXPECT_FALSE(r.signaled) << describe(args, r);
+    ASSERT_EQ(r.errLines().size(), 1u) << describe(args, r);
+    for (const auto& m : mentions)
+      EXPECT_TRUE(contains(r.err, m)) << m << "\n" << describe(args, r);
+    EXPECT_TRUE(r.out.empty()) << describe(args, r);
+  }
+}
+
+using HostileTest = CliTest;
+
+TEST_F(HostileTest, ADuplicateTopLevelKeyIsRefused) {
+  // The second "constraints" would silently drop the first.
+  std::string text = readText(dataFile("one_collective.json"));
+  const std::string key = "\"constraints\": [\"total == 500\"],";
+  ASSERT_NE(text.find(key), std::string::npos);
+  text.replace(text.find(key), key.size(), key + "\n  \"constraints\": [],");
+  const std::string path = tmp("duplicate.json");
+  writeText(path, text);
+  expectRefusedByEveryReader(path, {"duplicate.json", "\"constraints\"", "twice", "top-level"});
+}
+
+TEST_F(HostileTest, ADuplicateNestedKeyIsNamedByItsPath) {
+  std::string text = readText(dataFile("one_collective.json"));
+  const std::string key = "\"npus\": 2,";
+  ASSERT_NE(text.find(key), std::string::npos);
+  text.replace(text.find(key), key.size(), key + " \"npus\": 3,");
+  const std::string path = tmp("nested.json");
+  writeText(path, text);
+  expectRefusedByEveryReader(path, {"nested.json", "network.dimensions[1]", "\"npus\"", "twice"});
+}
+
+TEST_F(HostileTest, DeepNestingIsRefusedWithItsPosition) {
+  // 100,000 '[' in a value (200 KB): overflowed the stack of nlohmann's recursive
+  // copy and serializer.
+  std::string text = readText(dataFile("one_collective.json"));
+  const std::string key = "\"name\": \"one collective\"";
+  ASSERT_NE(text.find(key), std::string::npos);
+  text.replace(text.find(key), key.size(),
+               "\"name\": " + std::string(100000, '[') + std::string(100000, ']'));
+  const std::string path = tmp("deep.json");
+  writeText(path, text);
+  // Line 4 is `  "name": [[[...`: the 64th '[' (level 65 with the top-level
+  // object) is at column 10 + 64.
+  expectRefusedByEveryReader(path, {"deep.json:4:74", "deeper than 64"});
+}
+
+TEST_F(HostileTest, NestingUpToTheLimitIsRead) {
+  // 64 levels: the top-level object, "ui" and 62 arrays.
+  json doc = json::parse(readText(dataFile("one_collective.json")));
+  json inner = json::array();
+  for (int i = 0; i < 61; ++i) inner = json::array({inner});
+  doc["ui"] = json::object({{"deep", inner}});
+  const std::string path = tmp("ui.json");
+  writeText(path, doc.dump());
+  const std::vector<std::string> args{"solve", path};
+  const ProcessResult r = runLibra(args);
+  EXPECT_EQ(r.exitCode, 0) << describe(args, r);
+}
+
+TEST_F(HostileTest, AFileLargerThanTheLimitIsRefusedBeforeReading) {
+  // A sparse file of 64 MiB + 1 byte: no disk space, and refused by its size
+  // (fstat) before any byte is read.
+  for (const std::string name : {"huge.json", "huge.yml", "huge.txt"}) {
+    const std::string path = tmp(name);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, (off_t{64} << 20) + 1), 0);
+    ::close(fd);
+  }
+  expectRefusedByEveryReader(tmp("huge.json"), {"huge.json", "67108865 bytes", "64 MiB"});
+  const std::string net = dataFile("libra/tiny_network.yml");
+  const std::string comm = dataFile("libra/tiny_communicator.yml");
+  const std::string cost = dataFile("libra/tiny_cost_model.yml");
+  const std::string wl = dataFile("libra/tiny_workload.txt");
+  const std::string out = tmp("out.json");
+  for (const auto& [flag, file] : std::vector<std::pair<std::string, std::string>>{
+           {"--network", tmp("huge.yml")}, {"--workload", tmp("huge.txt")}}) {
+    std::vector<std::string> args{"import-libra",
+                                  "--network",
+                                  net,
+                                  "--communicator",
+                                  comm,
+                                  "--cost-model",
+                                  cost,
+                                  "--workload",
+                                  wl,
+                                  "-o",
+                                  out};
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == flag) args[i + 1] = file;
+    }
+    const ProcessResult r = runLibra(args);
+    EXPECT_EQ(r.exitCode, 2) << describe(args, r);
+    EXPECT_EQ(r.errLines().size(), 1u) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, "64 MiB")) << describe(args, r);
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+TEST_F(HostileTest, APriceThatOverflowsTheCostIsRefused) {
+  const std::string path = variant("one_collective.json", "price.json",
+                                   [](json& doc) { doc["cost_model"]["Pod"]["Link"] = 1e308; });
+  expectRefusedByEveryReader(path, {"price.json", "Pod", "pod", "overflow"});
+}
+
+TEST_F(HostileTest, ABandwidthThatOverflowsTheCostIsRefused) {
+  const std::vector<std::string> args{"evaluate", dataFile("one_collective.json"), "--bandwidth",
+                                      "1e308,1e308,1e308"};
+  const ProcessResult r = runLibra(args);
+  EXPECT_EQ(r.exitCode, 2) << describe(args, r);
+  EXPECT_EQ(r.errLines().size(), 1u) << describe(args, r);
+  EXPECT_TRUE(contains(r.err, "bandwidth")) << describe(args, r);
+  EXPECT_TRUE(contains(r.err, "overflow")) << describe(args, r);
+}
+
+TEST_F(HostileTest, NoResultShowsInfinityOrNaN) {
+  // Large but finite numbers everywhere: the outputs hold no inf or nan.
+  const std::string path = variant("one_collective.json", "large.json", [](json& doc) {
+    doc["cost_model"]["Pod"]["Link"] = 1e90;
+    doc["constraints"] = json::array({"total == 1e9"});
+  });
+  const std::regex bad("\\b(inf|nan|infinity)\\b", std::regex::icase);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"solve", path},
+                                             {"solve", path, "--json"},
+                                             {"pareto", path, "--points", "4", "--csv"},
+                                             {"pareto", path, "--points", "4", "--json"},
+                                             {"evaluate", path, "--bandwidth", "1e9,1e9,1e9"}}) {
+    const ProcessResult r = runLibra(args);
+    EXPECT_EQ(r.exitCode, 0) << describe(args, r);
+    EXPECT_FALSE(std::regex_search(r.out, bad)) << describe(args, r);
+  }
+}
+
+TEST_F(HostileTest, HugeNumbersAreNotCutInTheTable) {
+  // %.3f of 1e70 has 75 characters; a 64-byte buffer cut it to 63.
+  const std::vector<std::string> args{"evaluate", dataFile("one_collective.json"), "--bandwidth",
+                                      "1e70,1e70,1e70"};
+  const ProcessResult r = runLibra(args);
+  ASSERT_EQ(r.exitCode, 0) << describe(args, r);
+  char expected[128];
+  std::snprintf(expected, sizeof expected, "%.3f", 1e70);
+  EXPECT_TRUE(contains(r.out, expected)) << expected << "\n" << describe(args, r);
+}
+
+TEST_F(HostileTest, AHugeWorkloadNameIsEchoedShortAndDoesNotSlowEvaluate) {
+  // A 5,000,000-character name on a workload of 2,000 layers: the per-layer
+  // message strings made evaluate take minutes.
+  json doc = json::parse(readText(dataFile("one_collective.json")));
+  doc["workloads"][0]["name"] = std::string(5000000, 'w');
+  json& layers = doc["workloads"][0]["layers"];
+  const json layer = layers[0];
+  for (int i = 1; i < 2000; ++i) layers.push_back(layer);
+  const std::string good = tmp("long_name.json");
+  writeText(good, doc.dump());
+  const std::vector<std::string> args{"evaluate", good, "--bandwidth", "100,100,100"};
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = runLibra(args);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exitCode, 0) << describe(args, r);
+  EXPECT_LT(seconds, 15.0);
+
+  // A bad value of a million characters is echoed as 80 and its length.
+  doc = json::parse(readText(dataFile("one_collective.json")));
+  doc["network"]["dimensions"][0]["block"] = std::string(1000000, 'b');
+  const std::string bad = tmp("long_block.json");
+  writeText(bad, doc.dump());
+  const std::vector<std::string> solve{"solve", bad};
+  const ProcessResult e = runLibra(solve);
+  EXPECT_EQ(e.exitCode, 2) << describe(solve, e);
+  ASSERT_EQ(e.errLines().size(), 1u) << describe(solve, e);
+  EXPECT_LT(e.err.size(), 400u) << describe(solve, e);
+  EXPECT_TRUE(contains(e.err, "1000000 characters")) << describe(solve, e);
+}
+
+TEST_F(HostileTest, TheSolverNameIsCaseInsensitiveInEveryCommand) {
+  const std::string p = dataFile("one_collective.json");
+  for (const std::string solver : {"IPOPT", "Native", "ipopt", "NATIVE"}) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"solve", p, "--solver", solver},
+             {"pareto", p, "--points", "3", "--solver", solver},
+             {"export-astra-sim", p, "--solver", solver, "-o", tmp("export-" + solver)}}) {
+      const ProcessResult r = runLibra(args);
+      EXPECT_EQ(r.exitCode, 0) << describe(args, r);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace libra::testing
