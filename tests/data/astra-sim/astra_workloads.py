@@ -28,8 +28,12 @@ Commands:
       run everything and write workloads.json (default: next to this script);
       --latency NS adds a second set with NS ns on every link (solved,
       evaluated and simulated with that latency)
+      --cached-only runs no simulation (times from the cache in ASTRA_SIM_WORK;
+      sets missing from it are recorded as not simulated)
   table [FILE]
-      print the markdown table of a workloads.json
+      print the markdown tables of a workloads.json
+  check [FILE]
+      worst relative error of the model (libra evaluate) against the simulator
 """
 
 import argparse
@@ -208,6 +212,7 @@ class SimCache:
                 self.data = json.load(f)
 
         self.used = set()          # the runs this generation needed
+        self.cached_only = False   # --cached-only: never run the simulator
 
     def get(self, key):
         if key in self.data:
@@ -229,6 +234,8 @@ def simulate(runner, cache, net, coll, chunks, log):
             "chunks": chunks, "endpoint_delay_ns": av.DEFAULT_ENDPOINT_DELAY}
     key = json.dumps(case, sort_keys=True)
     hit = cache.get(key)
+    if hit is None and cache.cached_only:
+        return None, None
     if hit is None:
         t0 = time.time()
         tmax, tmin = runner.run(case)
@@ -284,7 +291,10 @@ def problem(libra, runner, cache, net_name, workload, chunk_list, latency, log):
                            "iteration_time_ns": ideal["iteration_time_ns"],
                            "equal_iteration_time_ns": ideal["equal_split"]["iteration_time_ns"],
                            "speedup": ideal["equal_split"]["iteration_time_ns"] /
-                           ideal["iteration_time_ns"]},
+                           ideal["iteration_time_ns"],
+                           "communication_speedup":
+                           ideal["equal_split"]["communication_time_ns"] /
+                           ideal["communication_time_ns"]},
            "sets": []}
     log("%s: LIBRA speed-up %.4f, %d distinct collectives%s" % (
         name, out["libra_ideal"]["speedup"], len(colls), "" if simulable else " (not simulated)"))
@@ -296,6 +306,7 @@ def problem(libra, runner, cache, net_name, workload, chunk_list, latency, log):
             splits = {"libra": ideal["bandwidth_gbps"], "model": opt["bandwidth_gbps"],
                       "equal": equal}
             s_out = {"chunks": C, "latency_ns": lat, "splits": {}}
+            set_simulated = simulable
             for sname, bws in splits.items():
                 ev = libra.json(["evaluate", proj_path, bw_arg(bws), "--chunks", str(C)] +
                                 lat_args(lat))
@@ -317,6 +328,10 @@ def problem(libra, runner, cache, net_name, workload, chunk_list, latency, log):
                         net = [{"block": dims[d]["block"], "npus": dims[d]["npus"],
                                 "bw_gbps": float(bws[d]), "latency_ns": lat} for d in c["dims"]]
                         hit, recipe = simulate(runner, cache, net, c, C, log)
+                        if hit is None:        # --cached-only and never simulated
+                            set_simulated = False
+                            entry["collectives"].append(ce)
+                            continue
                         ce.update({"simulated_ns": hit["sim_time_ns"], "recipe_ns": recipe,
                                    "sim_wall_s": hit["wall_s"],
                                    "astra_bandwidth": [av.astra_bandwidth(n["block"], n["npus"],
@@ -329,6 +344,13 @@ def problem(libra, runner, cache, net_name, workload, chunk_list, latency, log):
                 entry["sum_of_predicted_collectives_ns"] = pred_sum
                 entry["simulated_iteration_time_ns"] = sim_sum
                 s_out["splits"][sname] = entry
+            s_out["simulated"] = set_simulated
+            if simulable and not set_simulated:
+                s_out["not_simulated_reason"] = ("not simulated in this generation (time "
+                                                 "budget); `generate` without --cached-only "
+                                                 "runs it")
+                for entry in s_out["splits"].values():
+                    entry["simulated_iteration_time_ns"] = None
             sp = s_out["splits"]
             s_out["predicted_speedup"] = {
                 k: sp["equal"]["predicted_iteration_time_ns"] / sp[k]["predicted_iteration_time_ns"]
@@ -336,7 +358,7 @@ def problem(libra, runner, cache, net_name, workload, chunk_list, latency, log):
             s_out["predicted_communication_speedup"] = {
                 k: comm(sp["equal"], "predicted") / comm(sp[k], "predicted")
                 for k in ("libra", "model")}
-            if simulable:
+            if set_simulated:
                 s_out["simulated_speedup"] = {
                     k: sp["equal"]["simulated_iteration_time_ns"] / sp[k]["simulated_iteration_time_ns"]
                     for k in ("libra", "model")}
@@ -373,6 +395,7 @@ def cmd_generate(args):
     reference = os.path.abspath(args.reference)
     libra = Libra(libra_exe, reference, work)
     cache = SimCache(os.path.join(work, "sim-cache.json"))
+    cache.cached_only = args.cached_only
     chunk_list = [int(c) for c in args.chunks.split(",")]
     t0 = time.time()
     problems = []
@@ -418,12 +441,19 @@ def cmd_generate(args):
                   "astra_bandwidth": "bandwidth written to the network yml (GB/s of one link, "
                                      "1 GB = 2^30 B)"},
         "command": "python3 astra_workloads.py generate --libra $LIBRA --reference $REF "
-                   "--chunks %s%s" % (args.chunks, " --latency %g" % args.latency
-                                      if args.latency else ""),
+                   "--chunks %s%s%s" % (args.chunks, " --latency %g" % args.latency
+                                        if args.latency else "",
+                                        " --cached-only" if args.cached_only else ""),
         "simulator_runs": len(cache.used),
         "simulator_wall_s_sum": round(sum(cache.data[k]["wall_s"] for k in cache.used), 1),
         "generation_wall_s": round(time.time() - t0, 1),
+        "cached_only": args.cached_only,
+        "not_simulated_sets": ["%s C=%d latency=%g" % (p["name"], s["chunks"], s["latency_ns"])
+                               for p in problems if p["simulated"]
+                               for s in p["sets"] if not s["simulated"]],
     }
+    if args.note:
+        meta["generation_note"] = args.note
     with open(args.output, "w") as f:
         json.dump({"metadata": meta, "problems": problems}, f, indent=1)
         f.write("\n")
@@ -431,32 +461,33 @@ def cmd_generate(args):
 
 
 # ----------------------------------------------------------------- table ---
+def fmt_speedup(total, comm_sp):
+    return "%.3f (%.2f)" % (total, comm_sp)
+
+
 def speedup_table(data, lat):
-    chunks = data["metadata"]["chunks"]
-    hdr = (["Problem", "LIBRA (ideal)"] +
-           ["model C=%d" % c for c in chunks] +
-           ["sim C=%d LIBRA / model split" % c for c in chunks] +
-           ["model vs sim"])
+    """Markdown rows: one per simulable problem and C."""
+    hdr = ["problem", "C", "LIBRA predicts (ideal model)", "this model predicts (its split at C)",
+           "simulator, LIBRA's split", "simulator, this model's split"]
     lines = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for p in data["problems"]:
-        sets = {s["chunks"]: s for s in p["sets"] if s["latency_ns"] == lat}
-        if not sets:
-            continue
-        row = [p["name"], "%.3f" % p["libra_ideal"]["speedup"]]
-        row += ["%.3f" % sets[c]["predicted_speedup"]["model"] for c in chunks]
-        worst = 0.0
-        for c in chunks:
-            s = sets[c]
-            if not p["simulated"]:
-                row.append("n/a")
+        li = p["libra_ideal"]
+        libra_cell = fmt_speedup(li["speedup"], li.get("communication_speedup", float("nan")))
+        for s in p["sets"]:
+            if s["latency_ns"] != lat:
                 continue
-            row.append("%.3f / %.3f" % (s["simulated_speedup"]["libra"],
-                                        s["simulated_speedup"]["model"]))
-            for sp in s["splits"].values():
-                e = abs(sp["predicted_iteration_time_ns"] / sp["simulated_iteration_time_ns"] - 1)
-                worst = max(worst, e)
-        row.append("%.3f %%" % (100 * worst) if p["simulated"] else "n/a")
-        lines.append("| " + " | ".join(row) + " |")
+            row = [p["name"], str(s["chunks"]), libra_cell,
+                   fmt_speedup(s["predicted_speedup"]["model"],
+                               s["predicted_communication_speedup"]["model"])]
+            if s["simulated"]:
+                row += [fmt_speedup(s["simulated_speedup"][k],
+                                    s["simulated_communication_speedup"][k])
+                        for k in ("libra", "model")]
+            elif not p["simulated"]:
+                row += ["not simulable (partial groups)"] * 2
+            else:
+                row += ["not run (time budget)"] * 2
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -464,19 +495,49 @@ def cmd_table(args):
     with open(args.file) as f:
         data = json.load(f)
     for lat in data["metadata"]["latency_sets_ns"]:
-        print("Speed-up of the optimized split over the equal split (%s):" % (
-            "zero latency" if not lat else "%g ns link latency" % lat))
+        print("Speed-up of the optimized split over the equal split, %s "
+              "(iteration time, communication time in parentheses):" % (
+                  "zero link latency" if not lat else "%g ns on every link" % lat))
         print()
         print(speedup_table(data, lat))
         print()
-    print("model C=N: this model's speed-up of its optimized split at C = N chunks. "
-          "sim C=N: ASTRA-sim 2's speed-up of LIBRA's split / of this model's split at C = N. "
-          "model vs sim: largest |predicted / simulated - 1| of the iteration time over the "
-          "splits and C of the row.")
-    notes = [p for p in data["problems"] if not p["simulated"]]
-    for p in notes:
-        print()
-        print("%s is not simulated: %s." % (p["name"], p["not_simulated_reason"]))
+    for p in data["problems"]:
+        if not p["simulated"]:
+            print("%s is not simulated: %s." % (p["name"], p["not_simulated_reason"]))
+    for name in data["metadata"].get("not_simulated_sets", []):
+        print("not simulated (time budget): %s" % name)
+
+
+def cmd_check(args):
+    """Model (libra evaluate) against the simulator: worst relative errors."""
+    with open(args.file) as f:
+        data = json.load(f)
+    worst = {"iteration": (0.0, ""), "communication": (0.0, ""), "collective": (0.0, ""),
+             "recipe": (0.0, "")}
+
+    def note(kind, err, what):
+        if err > worst[kind][0]:
+            worst[kind] = (err, what)
+
+    for p in data["problems"]:
+        for s in p["sets"]:
+            if not s["simulated"]:
+                continue
+            for sname, e in s["splits"].items():
+                what = "%s C=%d latency=%g %s split" % (p["name"], s["chunks"], s["latency_ns"],
+                                                       sname)
+                sim, pred = e["simulated_iteration_time_ns"], e["predicted_iteration_time_ns"]
+                note("iteration", abs(pred / sim - 1), what)
+                note("communication", abs((pred - e["compute_time_ns"]) /
+                                          (sim - e["compute_time_ns"]) - 1), what)
+                for c in e["collectives"]:
+                    note("collective", abs(c["predicted_ns"] / c["simulated_ns"] - 1),
+                         what + " collective %d" % c["index"])
+                    note("recipe", abs(c["recipe_ns"] / c["simulated_ns"] - 1),
+                         what + " collective %d" % c["index"])
+    for kind, (err, what) in worst.items():
+        print("worst |%s/simulator - 1| %-13s %.3e  (%s)" % (
+            "recipe" if kind == "recipe" else "model", kind, err, what or "every case exact"))
 
 
 def main():
@@ -491,11 +552,19 @@ def main():
     g.add_argument("--latency", type=float, default=None,
                    help="add a set with this link latency (ns) on every dimension")
     g.add_argument("--only", nargs="*", help="problem names ('GPT_3 3d') or workloads")
+    g.add_argument("--cached-only", action="store_true",
+                   help="run no simulation: take every simulator time from the cache in "
+                        "ASTRA_SIM_WORK and record the sets missing from it as not simulated")
+    g.add_argument("--note", help="free text recorded in the metadata (generation_note)")
+    k = sub.add_parser("check")
+    k.add_argument("file", nargs="?", default=DEFAULT_OUT)
     t = sub.add_parser("table")
     t.add_argument("file", nargs="?", default=DEFAULT_OUT)
     args = ap.parse_args()
     if args.cmd == "generate":
         cmd_generate(args)
+    elif args.cmd == "check":
+        cmd_check(args)
     else:
         cmd_table(args)
 
