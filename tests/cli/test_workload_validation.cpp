@@ -13,11 +13,15 @@
 namespace libra::testing {
 namespace {
 
-// Iteration time (compute + communication) against the simulator.
+// Measured on the data set (astra_workloads.py check), worst over every
+// simulated problem, split, C and latency: iteration time 2.72e-4, its
+// communication part 1.70e-3 (both ResNet_50 3d, C = 64, zero latency, the
+// model's split: 64 chunks of 797 KB pay ASTRA-sim's 1 ns endpoint delay per
+// message bundle, which the model leaves out); with 500 ns links at most
+// 1.8e-4 and 6.1e-4. The tolerances leave room for the last-digit changes of a
+// rebuilt solver, not for a different model.
 constexpr double kIterationTolerance = 1e-3;
-// The communication part alone (iteration - compute): the model reproduces the
-// simulator's collectives up to its 1 ns endpoint delays and whole-ns rounding.
-constexpr double kCommunicationTolerance = 1e-2;
+constexpr double kCommunicationTolerance = 3e-3;
 
 fs::path workloadsFile() {
   return fs::path(LIBRA_SOURCE_DIR) / "tests" / "data" / "astra-sim" / "workloads.json";
@@ -66,6 +70,7 @@ TEST(WorkloadValidation, DataSetCoversTheReferenceProblems) {
   const std::vector<std::string> names = problemNames();
   EXPECT_EQ(names.size(), 8u);
   int simulated = 0;
+  std::size_t leftOut = 0;
   for (const std::string& name : names) {
     const json& p = problem(name);
     if (p["simulated"].get<bool>()) {
@@ -74,10 +79,15 @@ TEST(WorkloadValidation, DataSetCoversTheReferenceProblems) {
       EXPECT_TRUE(p["not_simulated_reason"].is_string()) << name;
     }
     std::set<int> chunks;
-    for (const json& s : p["sets"]) chunks.insert(s["chunks"].get<int>());
+    for (const json& s : p["sets"]) {
+      chunks.insert(s["chunks"].get<int>());
+      if (p["simulated"].get<bool>() && !s["simulated"].get<bool>()) ++leftOut;
+    }
     EXPECT_EQ(chunks, (std::set<int>{4, 16, 64})) << name;
   }
   EXPECT_EQ(simulated, 7);
+  // Sets left out for time are listed, so the README can say which.
+  EXPECT_EQ(leftOut, doc["metadata"]["not_simulated_sets"].size());
 }
 
 class WorkloadValidationTest : public CliTest, public ::testing::WithParamInterface<std::string> {};
@@ -108,12 +118,18 @@ TEST_P(WorkloadValidationTest, EvaluateMatchesTheSimulatedIterationTime) {
 
   int checked = 0;
   for (const json& set : p["sets"]) {
+    // A set the generation did not simulate (time budget, see
+    // metadata.not_simulated_sets) has no simulated times to compare with.
+    if (!set["simulated"].get<bool>()) continue;
     const int chunks = set["chunks"].get<int>();
     const double latency = set["latency_ns"].get<double>();
     for (const auto& [split, entry] : set["splits"].items()) {
-      std::vector<std::string> args{"evaluate", project,
+      std::vector<std::string> args{"evaluate",
+                                    project,
                                     "--bandwidth=" + joinDoubles(entry["bandwidth_gbps"]),
-                                    "--chunks", std::to_string(chunks), "--json"};
+                                    "--chunks",
+                                    std::to_string(chunks),
+                                    "--json"};
       if (latency > 0) {
         args.insert(args.end(), {"--latency", formatDouble(latency)});
       }
@@ -133,7 +149,7 @@ TEST_P(WorkloadValidationTest, EvaluateMatchesTheSimulatedIterationTime) {
       ++checked;
     }
   }
-  EXPECT_GE(checked, 9);
+  EXPECT_GE(checked, 3) << "no simulated set for " << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, WorkloadValidationTest, ::testing::ValuesIn(problemNames()),
