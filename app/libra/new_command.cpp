@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "libra/error.hpp"
 #include "libra/libra_format.hpp"
+#include "libra/training.hpp"
 #include "output.hpp"
 #include "preset_options.hpp"
 
@@ -29,8 +30,14 @@ constexpr const char* kNewFooter =
     "                has one), and a note on stderr says so\n"
     "  --cost-model  prices in $ per GB/s per NPU by cost level; default: the LIBRA paper's\n"
     "                reference unit prices\n"
+    "  --global-batch samples (sequences) per iteration, default the preset's published\n"
+    "                batch; --micro-batch / --micro-batches split it (default: derived)\n"
+    "  --train-tokens the token budget for the time to train (default: the preset's)\n"
     "A parallelism that does not fit the network (a degree that does not divide the NPUs, or\n"
-    "that cannot be formed from the dimensions) is an error naming the degree and dimension.\n"
+    "that cannot be formed from the dimensions) is an error naming the degree and dimension;\n"
+    "so is a batch that does not split (a global batch that DP x EP does not divide). A\n"
+    "design whose memory per NPU exceeds the device's is refused with the numbers unless\n"
+    "--ignore-memory.\n"
     "\n"
     "Examples:\n"
     "  libra new --preset gpt3-175b --network 3d_network.yml -o gpt3.json\n"
@@ -39,7 +46,8 @@ constexpr const char* kNewFooter =
     "  libra new --preset mixtral-8x22b --network 4d.yml --tp 4 --ep 8 --zero3 -o moe.json\n"
     "\n"
     "Exit codes: 0 written; 2 bad usage or bad input (unknown preset or device, unreadable\n"
-    "network, a parallelism that does not fit, a bad constraint).";
+    "network, a parallelism or batch that does not fit, a design beyond the device's memory,\n"
+    "a bad constraint).";
 
 struct NewArgs {
   PresetFlags preset;
@@ -69,6 +77,7 @@ void checkPrices(const Network& network, const CostModel& model, const NewArgs& 
 void printWritten(Context& context, const NewArgs& args, const Project& project,
                   const PresetChoice& choice) {
   const Parallelism resolved = resolveDegrees(choice.parallelism, project.network.npuCount());
+  const TrainingFacts facts = trainingFacts(project);
   Json extra;
   extra["preset"] = choice.preset->id;
   extra["device"] = choice.device.id;
@@ -77,9 +86,18 @@ void printWritten(Context& context, const NewArgs& args, const Project& project,
                           {"pp", resolved.pp},
                           {"dp", resolved.dp},
                           {"label", resolved.label()}};
-  printWrittenProject(
-      context.out, args.output, project, args.json, extra,
-      choice.preset->id + " on " + choice.device.id + " (" + resolved.label() + ")");
+  extra.update(trainingSummaryJson(facts));
+  std::string detail =
+      choice.preset->id + " on " + choice.device.id + " (" + resolved.label() + ")";
+  if (facts.batch) detail += ", " + batchText(*facts.batch);
+  if (facts.memory.use) {
+    detail += ", " + formatFixed(facts.memory.use->total() / 1e9, 1) +
+              (facts.memory.capacityBytes > 0
+                   ? " of " + formatFixed(facts.memory.capacityBytes / 1e9, 1) + " GB"
+                   : std::string(" GB")) +
+              " per NPU";
+  }
+  printWrittenProject(context.out, args.output, project, args.json, extra, detail);
 }
 
 int runNew(const NewArgs& args, Context& context) {
@@ -127,6 +145,15 @@ int runNew(const NewArgs& args, Context& context) {
       makeProject(*choice.preset, choice.parallelism, choice.device, network.network, options);
   (void)buildProblemFor(project, "new project", constraints);
   project.constraints = std::move(constraints);
+  const TrainingFacts facts = trainingFacts(project);
+  if (!facts.memory.fits()) {
+    const Parallelism resolved = resolveDegrees(choice.parallelism, project.network.npuCount());
+    const std::string what =
+        choice.preset->id + " on " + choice.device.id + " (" + resolved.label() + ")";
+    if (!choice.ignoreMemory) refuseMemory(what, facts.memory);
+    notes.push_back(
+        what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
+  }
 
   saveProjectFile(project, args.output);
   for (const std::string& note : notes) context.err << "note: " << note << '\n';

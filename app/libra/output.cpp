@@ -167,6 +167,101 @@ std::string modelDescription(const Analysis& a) {
   return text + ", link latency " + (latency.empty() ? "0" : latency) + " ns";
 }
 
+std::string formatCount(double count) {
+  if (!std::isfinite(count)) return nonFinite(count);
+  if (std::abs(count) >= 1e15) return printfDouble("%.4g", count);
+  const std::string digits = printfDouble("%.0f", std::round(std::abs(count)));
+  return (count < 0 ? "-" : "") + withThousands(digits);
+}
+
+std::string formatLongDuration(double seconds) {
+  if (!std::isfinite(seconds)) return nonFinite(seconds);
+  const double a = std::abs(seconds);
+  if (a < 120) return printfDouble("%.1f", seconds) + " s";
+  if (a < 7200) return printfDouble("%.1f", seconds / 60) + " min";
+  if (a < 172800) return printfDouble("%.1f", seconds / 3600) + " h";
+  return printfDouble("%.1f", seconds / 86400) + " days";
+}
+
+std::string batchText(const BatchPlan& b) {
+  const bool tokens = b.sequenceLength > 1;
+  std::string out =
+      formatCount(b.tokensPerIteration()) + (tokens ? " tokens" : " samples") + " per iteration";
+  std::string detail;
+  if (tokens) {
+    detail = std::to_string(b.globalBatch) + " x " + std::to_string(b.sequenceLength) + "; ";
+  }
+  detail += "micro-batch " + std::to_string(b.microBatch) + " x " + std::to_string(b.microBatches) +
+            " on each of " + std::to_string(b.replicas) +
+            (b.replicas == 1 ? " replica" : " replicas");
+  return out + " (" + detail + ")";
+}
+
+std::string throughputText(const Throughput& t) {
+  if (!t.tokensPerSecond) return "-";
+  std::string out = printfDouble("%.4g", *t.tokensPerSecond) + " tokens/s";
+  if (t.modelTflopsPerNpu)
+    out += ", " + printfDouble("%.1f", *t.modelTflopsPerNpu) + " TFLOP/s per NPU";
+  if (t.mfu) out += ", MFU " + printfDouble("%.1f", 100 * *t.mfu) + " %";
+  return out;
+}
+
+Json trainingSummaryJson(const TrainingFacts& f) {
+  Json j;
+  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  j["tokens_per_iteration"] = optional(f.tokensPerIteration);
+  if (f.batch) {
+    j["batch"] = {{"global_batch", f.batch->globalBatch},
+                  {"micro_batch", f.batch->microBatch},
+                  {"micro_batches", f.batch->microBatches},
+                  {"replicas", f.batch->replicas},
+                  {"sequence_length", f.batch->sequenceLength}};
+  }
+  j["train_tokens"] = optional(f.trainTokens);
+  j["memory_per_npu_bytes"] = f.memory.use ? Json(f.memory.use->total()) : Json(nullptr);
+  j["memory_capacity_bytes"] =
+      f.memory.capacityBytes > 0 ? Json(f.memory.capacityBytes) : Json(nullptr);
+  j["memory_fits"] = f.memory.fits();
+  return j;
+}
+
+std::vector<std::pair<std::string, std::string>> trainingFields(const Style& style,
+                                                                const Analysis& a) {
+  const TrainingFacts& f = a.training;
+  std::vector<std::pair<std::string, std::string>> out;
+  if (f.batch) out.emplace_back("Work", batchText(*f.batch));
+  const Throughput& t = a.design.throughput;
+  if (t.tokensPerSecond) {
+    out.emplace_back("Throughput", throughputText(t));
+  } else if (!f.note.empty()) {
+    out.emplace_back("Throughput", "unknown: " + f.note);
+  }
+  if (t.timeToTrainS && f.trainTokens) {
+    out.emplace_back("Time to train", formatLongDuration(*t.timeToTrainS) + " for " +
+                                          printfDouble("%.4g", *f.trainTokens) + " tokens");
+  } else if (t.tokensPerSecond && !f.trainNote.empty()) {
+    out.emplace_back("Time to train", "unknown: " + f.trainNote);
+  }
+  if (f.pipelineBubble && *f.pipelineBubble > 0) {
+    out.emplace_back("Pipeline bubble",
+                     printfDouble("%.1f", 100 * *f.pipelineBubble) +
+                         " % of the ideal time ((PP - 1) / micro-batches, 1F1B)");
+  }
+  if (f.memory.use) {
+    std::string text = f.memory.describe();
+    if (!f.memory.fits()) text = style.bad("does not fit: ") + text;
+    out.emplace_back("Memory", text);
+  } else if (!f.memory.note.empty()) {
+    out.emplace_back("Memory", "unknown: " + f.memory.note);
+  }
+  if (!a.dimensionsWithoutTraffic.empty()) {
+    std::string list;
+    for (const std::string& d : a.dimensionsWithoutTraffic) list += (list.empty() ? "" : ", ") + d;
+    out.emplace_back("No traffic on", list + " (no collective uses it, so it needs no bandwidth)");
+  }
+  return out;
+}
+
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   const DesignResult& d = a.design;
   const Evaluation& e = d.eval;
@@ -251,6 +346,7 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
       totals.emplace_back("  time x cost", comparison(*b.timeCostGain, "better", "worse"));
     }
   }
+  for (auto& field : trainingFields(style, a)) totals.push_back(std::move(field));
   if (!e.finite) {
     totals.emplace_back(
         "Note", "a dimension that carries traffic has no bandwidth, so the time is infinite");

@@ -68,6 +68,22 @@ void printWrittenProject(std::ostream& out, const std::string& output, const Pro
                          bool json, const Json& extra = Json::object(),
                          const std::string& detail = "");
 
+// --- training --------------------------------------------------------------------
+// A count with thousands separators ("3,145,728"); "-" when not finite.
+std::string formatCount(double count);
+// A long duration in the unit that suits it: s, min, h or days ("12.3 days").
+std::string formatLongDuration(double seconds);
+// "3,145,728 tokens per iteration (1536 x 2048; micro-batch 6 x 1 on each of 256 replicas)".
+std::string batchText(const BatchPlan& batch);
+// The throughput of a design: "1.23e+06 tokens/s, 123.4 TFLOP/s per NPU, MFU 12.5 %".
+std::string throughputText(const Throughput& t);
+// What `new` adds to its JSON summary: tokens_per_iteration, the batch, memory.
+Json trainingSummaryJson(const TrainingFacts& facts);
+// The lines printAnalysis shows about the training run (work, throughput, time
+// to train, memory, bubble, dimensions without traffic).
+std::vector<std::pair<std::string, std::string>> trainingFields(const Style& style,
+                                                                const Analysis& analysis);
+
 // --- results -----------------------------------------------------------------
 // The table `solve` and `evaluate` print for an analysis with a design.
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& analysis);

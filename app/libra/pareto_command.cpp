@@ -67,6 +67,11 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
   table.addColumn("iteration time (ms)");
   for (const std::string& name : problem.dimNames) table.addColumn(name + " (GB/s)");
   table.addColumn("time x cost (s*$)");
+  const bool throughput = a.training.modelFlopsPerIteration.has_value();
+  if (throughput) {
+    table.addColumn("tokens/s");
+    table.addColumn("MFU");
+  }
   table.addColumn("", Table::Align::Left);
   const std::size_t best = nearestFrontPoint(front);
   for (std::size_t i = 0; i < front.points.size(); ++i) {
@@ -77,6 +82,16 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.4e", timeCost(s) * 1e-9);
     row.emplace_back(buffer);
+    if (throughput) {
+      const Throughput t = throughputAt(a.training, s.eval.iterationNs);
+      if (t.tokensPerSecond) {
+        std::snprintf(buffer, sizeof buffer, "%.4g", *t.tokensPerSecond);
+        row.emplace_back(buffer);
+      } else {
+        row.emplace_back("-");
+      }
+      row.emplace_back(t.mfu ? formatFixed(100 * *t.mfu, 1) + " %" : "-");
+    }
     row.emplace_back(i == best ? "*" : "");
     table.addRow(std::move(row));
   }
@@ -86,12 +101,18 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
   for (double bw : opt.bandwidth) bws += (bws.empty() ? "" : ", ") + formatFixed(bw, 3);
   char tc[32];
   std::snprintf(tc, sizeof tc, "%.4e", timeCost(opt) * 1e-9);
-  printFields(
-      out, style,
-      {{"Perf-per-cost optimum", formatUsd(opt.eval.costUsd) + ", " +
-                                     formatDuration(opt.eval.iterationNs) + ", " + tc + " s*$"},
-       {"  bandwidth (GB/s)", bws},
-       {"  (*)", "the scanned point nearest to it (least time x cost)"}});
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"Perf-per-cost optimum", formatUsd(opt.eval.costUsd) + ", " +
+                                    formatDuration(opt.eval.iterationNs) + ", " + tc + " s*$"},
+      {"  bandwidth (GB/s)", bws}};
+  if (throughput) {
+    fields.emplace_back("  throughput",
+                        throughputText(throughputAt(a.training, opt.eval.iterationNs)));
+  }
+  fields.emplace_back("  (*)", "the scanned point nearest to it (least time x cost)");
+  if (a.training.batch) fields.emplace_back("Work", batchText(*a.training.batch));
+  if (a.training.memory.use) fields.emplace_back("Memory", a.training.memory.describe());
+  printFields(out, style, fields);
 }
 
 int parsePoints(const std::string& text) {

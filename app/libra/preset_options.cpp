@@ -1,6 +1,7 @@
 #include "preset_options.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include "common.hpp"
@@ -12,8 +13,34 @@ namespace libra::cli {
 namespace {
 
 constexpr int kMaxDegree = 1 << 30;
+// Samples and micro-batches: 2^53, the largest count a double (the project
+// file's numbers) holds exactly.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;
+
+// A finite number > 0, with or without exponent ("300e9"), and nothing else.
+double parsePositiveNumber(const std::string& text, const std::string& flag) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  const auto [stop, ec] = std::from_chars(begin, end, value);
+  if (text.empty() || stop != end || ec != std::errc()) {
+    throw InputError(flag + ": '" + text + "' is not a number (e.g. 300e9)");
+  }
+  if (!std::isfinite(value) || !(value > 0) || value > 1e30) {
+    throw InputError(flag + ": " + text + " is out of range; give a number > 0 and at most 1e30");
+  }
+  return value;
+}
 
 }  // namespace
+
+void refuseMemory(const std::string& what, const MemoryEstimate& memory) {
+  throw InputError(what + " does not fit the device's memory: " + memory.describe() +
+                   "; ZeRO (--zero 1..3), --sequence-parallel, --selective-recompute or "
+                   "--recompute, a smaller --micro-batch, or more --tp / --pp reduce it; "
+                   "--ignore-memory proceeds anyway");
+}
 
 std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, std::int64_t min,
                               std::int64_t max) {
@@ -56,16 +83,31 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
                 "TP activations as ReduceScatter + AllGather (Megatron sequence parallelism)");
   cmd->add_flag("--zero3", flags.zero3,
                 "ZeRO-3 / FSDP: parameter AllGathers, gradient ReduceScatters");
+  cmd->add_option("--zero", flags.zero,
+                  "ZeRO stage 0-3: 1 shards optimizer states, 2 also gradients (memory only), "
+                  "3 = --zero3")
+      ->type_name("STAGE");
   cmd->add_flag("--recompute", flags.recompute, "Full activation recomputation");
+  cmd->add_flag("--selective-recompute", flags.selectiveRecompute,
+                "Recompute the attention scores only (Korthikanti et al. 2022)");
+  cmd->add_option("--global-batch", flags.globalBatch,
+                  "Samples (sequences) per iteration (default: the preset's published batch)")
+      ->type_name("N");
   cmd->add_option("--micro-batch", flags.microBatch,
-                  "Samples per NPU per micro-batch (default: the preset's)")
+                  "Samples per micro-batch of one data-parallel replica (default: derived)")
+      ->type_name("N");
+  cmd->add_option("--micro-batches", flags.microBatches,
+                  "Micro-batches per iteration (gradient accumulation; default: derived)")
       ->type_name("N");
   cmd->add_option("--sequence-length", flags.sequenceLength,
                   "Tokens per sample, transformers (default: the preset's)")
       ->type_name("N");
-  cmd->add_option("--micro-batches", flags.microBatches,
-                  "Micro-batches per iteration (gradient accumulation; default 1)")
+  cmd->add_option("--train-tokens", flags.trainTokens,
+                  "Tokens (samples) to train for, for the time to train (default: the "
+                  "preset's, e.g. 300e9 for GPT-3)")
       ->type_name("N");
+  cmd->add_flag("--ignore-memory", flags.ignoreMemory,
+                "Proceed when the design does not fit the device's memory");
   cmd->add_option("--layout", flags.layout,
                   "megatron (default) or libra (the reference files' layout)")
       ->type_name("NAME");
@@ -98,15 +140,39 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   degree(flags.tp, "--tp", p.tp);
   degree(flags.ep, "--ep", p.ep);
   degree(flags.pp, "--pp", p.pp);
-  degree(flags.dp, "--dp", p.dp);
+  if (!flags.dp.empty()) p.dp = parseWholeNumber(flags.dp, "--dp", 1, kMaxNpus);
   p.sequenceParallel = p.sequenceParallel || flags.sequenceParallel;
   p.zero3 = p.zero3 || flags.zero3;
+  if (!flags.zero.empty()) {
+    const int stage = static_cast<int>(parseWholeNumber(flags.zero, "--zero", 0, 3));
+    if (flags.zero3 && stage != 3) {
+      throw InputError("--zero " + flags.zero + " contradicts --zero3 (ZeRO stage 3); give one");
+    }
+    if (stage == 3) {
+      p.zero3 = true;
+    } else {
+      p.zeroStage = stage;
+    }
+  }
   p.recompute = p.recompute || flags.recompute;
+  p.selectiveRecompute = p.selectiveRecompute || flags.selectiveRecompute;
+  if (p.recompute && p.selectiveRecompute) {
+    throw InputError(
+        "--recompute and --selective-recompute exclude each other (full recomputation "
+        "includes the attention scores); give one");
+  }
 
   GeneratorOptions& g = choice.generator;
-  degree(flags.microBatch, "--micro-batch", g.microBatch);
+  auto count = [](const std::string& text, const std::string& flag, std::int64_t& into) {
+    if (!text.empty()) into = parseWholeNumber(text, flag, 1, kMaxCount);
+  };
+  count(flags.globalBatch, "--global-batch", g.globalBatch);
+  count(flags.microBatch, "--micro-batch", g.microBatch);
+  count(flags.microBatches, "--micro-batches", g.microBatches);
   degree(flags.sequenceLength, "--sequence-length", g.sequenceLength);
-  degree(flags.microBatches, "--micro-batches", g.microBatches);
+  if (!flags.trainTokens.empty())
+    g.trainTokens = parsePositiveNumber(flags.trainTokens, "--train-tokens");
+  choice.ignoreMemory = flags.ignoreMemory;
   if (!flags.layout.empty()) {
     const auto layout = parseWorkloadLayout(flags.layout);
     if (!layout) {
@@ -137,6 +203,13 @@ const char* const kPresetHelp =
     "parallelism (docs/workloads.md). Degrees not given come from the preset's default\n"
     "parallelism; the data-parallel degree is what remains: NPUs / (TP x EP x PP). TP and EP\n"
     "take dimensions from the inside out, DP from the outside in, PP what is left between.\n"
+    "The work per iteration is the preset's published global batch (--global-batch B\n"
+    "samples); B = micro-batch x micro-batches x replicas (DP x EP): without PP one\n"
+    "micro-batch per replica, with PP micro-batches of the preset's size (1 for LLMs).\n"
+    "Pipeline stages exchange activations point to point over the PP dimensions (1F1B,\n"
+    "PP - 1 bubble slots). The memory per NPU (weights, gradients, Adam states, activations)\n"
+    "is checked against the device's; a design that does not fit is refused unless\n"
+    "--ignore-memory.\n"
     "Compute times: FLOPs / (device peak FLOP/s x efficiency, 0.4 for every real device).";
 
 }  // namespace libra::cli

@@ -10,6 +10,7 @@
 
 #include "libra/cost.hpp"
 #include "libra/presets.hpp"
+#include "libra/training.hpp"
 
 namespace libra::cli {
 
@@ -23,9 +24,14 @@ struct PresetFlags {
   bool sequenceParallel = false;
   bool zero3 = false;
   bool recompute = false;
+  std::string zero;  // --zero 0..3
+  bool selectiveRecompute = false;
+  std::string globalBatch;
   std::string microBatch;
   std::string sequenceLength;
   std::string microBatches;
+  std::string trainTokens;
+  bool ignoreMemory = false;
   std::string layout;
   std::string trainingLoop;
   std::string costModel;
@@ -41,10 +47,16 @@ struct PresetChoice {
   GeneratorOptions generator;
   TrainingLoop trainingLoop = TrainingLoop::NoOverlap;
   CostModel costModel;  // the file's, or referenceCostModel()
+  bool ignoreMemory = false;
 };
 
+// The InputError for a design that does not fit the device's memory: what it
+// needs and has, what reduces it, and that --ignore-memory proceeds anyway.
+[[noreturn]] void refuseMemory(const std::string& what, const MemoryEstimate& memory);
+
 // Adds --preset (required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
-// --zero3, --recompute, --micro-batch, --sequence-length, --micro-batches, --layout,
+// --zero3, --zero, --recompute, --selective-recompute, --global-batch, --micro-batch,
+// --micro-batches, --sequence-length, --train-tokens, --ignore-memory, --layout,
 // --training-loop and --cost-model to `cmd`.
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);
 

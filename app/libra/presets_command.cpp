@@ -115,7 +115,9 @@ Json parallelismJson(const Parallelism& p) {
   j["dp"] = p.dp;  // 0: NPUs / (TP x EP x PP)
   j["sequence_parallel"] = p.sequenceParallel;
   j["zero3"] = p.zero3;
+  j["zero_stage"] = p.zero();
   j["recompute"] = p.recompute;
+  j["selective_recompute"] = p.selectiveRecompute;
   j["label"] = p.label();
   return j;
 }
@@ -163,7 +165,11 @@ Json presetJson(const Preset& preset) {
   j["family"] = std::string(toString(preset.family()));
   j["parameters"] = preset.parameterCount();
   j["sequence_length"] = preset.sequenceLength;
-  j["micro_batch"] = preset.microBatch;
+  j["global_batch"] = preset.globalBatch;
+  j["tokens_per_iteration"] = static_cast<double>(preset.globalBatch) * preset.sequenceLength;
+  j["micro_batch"] = preset.microBatch;  // with pipeline parallelism, when none is given
+  j["reference_micro_batch"] = preset.referenceMicroBatch;  // the Libra layout's, per NPU
+  j["train_tokens"] = preset.trainTokens > 0 ? Json(preset.trainTokens) : Json(nullptr);
   j["bytes_per_element"] = preset.bytesPerElement;
   j["default_parallelism"] = parallelismJson(preset.defaults);
   j["hyperparameters"] = hyperparametersJson(preset);
@@ -179,6 +185,7 @@ Json deviceJson(const Device& device) {
   j["peak_flops"] = device.peakFlops;
   j["precision"] = device.precision;
   j["memory_bandwidth_bytes_per_s"] = device.memoryBandwidth;  // 0: unknown
+  j["memory_bytes"] = device.memoryBytes;                      // 0: unknown
   j["efficiency"] = device.efficiency;
   j["source"] = device.source;
   return j;
@@ -192,11 +199,13 @@ void printPresets(std::ostream& out, const Style& style) {
   table.addColumn("params (B)");
   table.addColumn("layers");
   table.addColumn("hidden");
+  table.addColumn("global batch");
   table.addColumn("default parallelism", Table::Align::Left);
   table.addColumn("source", Table::Align::Left);
   for (const Preset& p : presets()) {
     table.addRow({p.id, p.name, std::string(toString(p.family())), billions(p.parameterCount()),
-                  layersOf(p), described(p, "hidden"), p.defaults.label(), citation(p.source)});
+                  layersOf(p), described(p, "hidden"), std::to_string(p.globalBatch),
+                  p.defaults.label(), citation(p.source)});
   }
   out << style.bold("Presets") << " (libra new --preset ID; DP auto = NPUs / (TP x EP x PP))\n";
   table.print(out, style);
@@ -209,11 +218,13 @@ void printDevices(std::ostream& out, const Style& style) {
   table.addColumn("peak (TFLOP/s)");
   table.addColumn("precision", Table::Align::Left);
   table.addColumn("HBM (TB/s)");
+  table.addColumn("HBM (GB)");
   table.addColumn("efficiency");
   table.addColumn("source", Table::Align::Left);
   for (const Device& d : devices()) {
     table.addRow({d.id, d.name, formatFixed(d.peakFlops / 1e12, 1), d.precision,
                   d.memoryBandwidth > 0 ? formatFixed(d.memoryBandwidth / 1e12, 2) : "-",
+                  d.memoryBytes > 0 ? formatFixed(d.memoryBytes / 1e9, 0) : "-",
                   formatFixed(d.efficiency, 2), citation(d.source)});
   }
   out << style.bold("Devices") << " (libra new --device ID; default " << kDefaultDevice

@@ -308,16 +308,33 @@ std::string timeCostText(const Evaluation& e) {
   return buffer;
 }
 
-Json solutionJson(const Solution& s) {
+Json optionalJson(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
+}
+
+Json finiteJson(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+Json solutionJson(const Solution& s, const TrainingFacts& facts, const Throughput& t) {
   Json j;
   j["bandwidth_gbps"] = s.bandwidth;
-  j["iteration_time_ns"] = s.eval.iterationNs;
-  j["compute_time_ns"] = s.eval.computeNs;
-  j["communication_time_ns"] = s.eval.communicationNs;
-  j["network_cost_usd"] = s.eval.costUsd;
-  j["time_cost_ns_usd"] = s.eval.iterationNs * s.eval.costUsd;
+  j["iteration_time_ns"] = finiteJson(s.eval.iterationNs);
+  j["compute_time_ns"] = finiteJson(s.eval.computeNs);
+  j["communication_time_ns"] = finiteJson(s.eval.communicationNs);
+  j["network_cost_usd"] = finiteJson(s.eval.costUsd);
+  j["time_cost_ns_usd"] = finiteJson(s.eval.iterationNs * s.eval.costUsd);
+  j["tokens_per_iteration"] = optionalJson(facts.tokensPerIteration);
+  j["tokens_per_second"] = optionalJson(t.tokensPerSecond);
+  j["model_tflops_per_npu"] = optionalJson(t.modelTflopsPerNpu);
+  j["mfu"] = optionalJson(t.mfu);
+  j["time_to_train_s"] = optionalJson(t.timeToTrainS);
   j["iterations"] = s.iterations;
   return j;
+}
+
+const Throughput& throughputOf(const SweepShape& shape, bool performance) {
+  return performance ? shape.performanceThroughput : shape.perfPerCostThroughput;
 }
 
 Json networkJson(const Network& network) {
@@ -377,6 +394,23 @@ Json summaryJson(const Summary& s) {
   }
   j["skip_reasons"] = std::move(reasons);
   j["wall_time_s"] = r.wallSeconds;
+  const TrainingFacts& f = r.training;
+  j["tokens_per_iteration"] = optionalJson(f.tokensPerIteration);
+  if (f.batch) {
+    j["batch"] = {{"global_batch", f.batch->globalBatch},
+                  {"micro_batch", f.batch->microBatch},
+                  {"micro_batches", f.batch->microBatches},
+                  {"replicas", f.batch->replicas},
+                  {"sequence_length", f.batch->sequenceLength}};
+  }
+  j["train_tokens"] = optionalJson(f.trainTokens);
+  j["pipeline_bubble_fraction"] = optionalJson(f.pipelineBubble);
+  j["memory_per_npu_bytes"] = f.memory.use ? finiteJson(f.memory.use->total()) : Json(nullptr);
+  j["memory_capacity_bytes"] =
+      f.memory.capacityBytes > 0 ? finiteJson(f.memory.capacityBytes) : Json(nullptr);
+  j["memory_fits"] = f.memory.fits();
+  if (!f.note.empty()) j["throughput_note"] = f.note;
+  if (!f.memory.note.empty()) j["memory_note"] = f.memory.note;
   auto best = [&](const std::vector<int>& order, bool performance) {
     Json list = Json::array();
     for (int k = 0; k < static_cast<int>(order.size()) && k < s.top; ++k) {
@@ -385,7 +419,8 @@ Json summaryJson(const Summary& s) {
       item["rank"] = k + 1;
       item["shape"] = order[k];
       item["label"] = shape.label;
-      item.update(solutionJson(performance ? shape.performance : shape.perfPerCost));
+      item.update(solutionJson(performance ? shape.performance : shape.perfPerCost, r.training,
+                               throughputOf(shape, performance)));
       list.push_back(std::move(item));
     }
     return list;
@@ -401,8 +436,10 @@ Json summaryJson(const Summary& s) {
     item["index"] = i;
     item["label"] = shape.label;
     item["dimensions"] = networkJson(shape.network);
-    item["performance"] = solutionJson(shape.performance);
-    item["perf_per_cost"] = solutionJson(shape.perfPerCost);
+    item["performance"] = solutionJson(shape.performance, r.training, shape.performanceThroughput);
+    item["perf_per_cost"] =
+        solutionJson(shape.perfPerCost, r.training, shape.perfPerCostThroughput);
+    item["dimensions_without_traffic"] = shape.dimensionsWithoutTraffic;
     shapes.push_back(std::move(item));
   }
   j["shapes"] = std::move(shapes);
@@ -422,12 +459,18 @@ void printRanking(std::ostream& out, const Style& style, const Summary& s,
   table.addColumn("iteration time");
   table.addColumn("network cost");
   table.addColumn("time x cost (s*$)");
+  table.addColumn("tokens/s");
+  table.addColumn("MFU");
   for (int k = 0; k < shown; ++k) {
     const SweepShape& shape = s.result.shapes[order[k]];
     const Solution& sol = performance ? shape.performance : shape.perfPerCost;
+    const Throughput& t = throughputOf(shape, performance);
+    char tokens[32] = "-";
+    if (t.tokensPerSecond) std::snprintf(tokens, sizeof tokens, "%.4g", *t.tokensPerSecond);
     table.addRow({std::to_string(k + 1), shape.label, bandwidthText(sol.bandwidth),
                   formatDuration(sol.eval.iterationNs), formatUsd(sol.eval.costUsd),
-                  timeCostText(sol.eval)});
+                  timeCostText(sol.eval), tokens,
+                  t.mfu ? formatFixed(100 * *t.mfu, 1) + " %" : "-"});
   }
   table.print(out, style);
 }
@@ -449,6 +492,9 @@ void printSummary(std::ostream& out, const Style& style, const Summary& s) {
                              " dimensions"},
                {"Blocks", blockList(o.blocks)},
                {"Constraints", constraints},
+               {"Work", r.training.batch ? batchText(*r.training.batch) : "-"},
+               {"Memory", r.training.memory.use ? r.training.memory.describe()
+                                                : "unknown: " + r.training.memory.note},
                {"Shapes", shapes},
                {"Wall time", wall},
                {"Status", s.status() == "done" ? style.good(s.status()) : style.bad(s.status())}});
@@ -483,7 +529,8 @@ std::string csvText(const Summary& s) {
   for (const char* objective : {"performance", "perf_per_cost"}) {
     for (int d = 0; d < width; ++d) out << ',' << objective << "_bw" << d << "_gbps";
     out << ',' << objective << "_iteration_time_ns," << objective << "_network_cost_usd,"
-        << objective << "_time_cost_ns_usd";
+        << objective << "_time_cost_ns_usd," << objective << "_tokens_per_second," << objective
+        << "_mfu";
   }
   out << ",rank_performance,rank_perf_per_cost\n";
   for (std::size_t i = 0; i < r.shapes.size(); ++i) {
@@ -503,6 +550,9 @@ std::string csvText(const Summary& s) {
       }
       out << ',' << formatExact(sol->eval.iterationNs) << ',' << formatExact(sol->eval.costUsd)
           << ',' << formatExact(sol->eval.iterationNs * sol->eval.costUsd);
+      const Throughput& t = throughputOf(shape, sol == &shape.performance);
+      out << ',' << (t.tokensPerSecond ? formatExact(*t.tokensPerSecond) : std::string()) << ','
+          << (t.mfu ? formatExact(*t.mfu) : std::string());
     }
     out << ',' << rankTime[i] << ',' << rankTimeCost[i] << '\n';
   }
@@ -560,7 +610,19 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   }
   if (!model.latencyNs.empty()) options.latencyNs = model.latencyNs.front();
   options.jobs = jobs;
+  options.ignoreMemory = choice.ignoreMemory;
   checkConstraints(options);
+  // The memory per NPU is the same on every shape (it depends on the degrees and
+  // the batch): refuse before sweeping, with the numbers.
+  const TrainingFacts facts = sweepTrainingFacts(options);
+  if (!facts.memory.fits()) {
+    const Parallelism resolved = resolveDegrees(options.parallelism, npus);
+    const std::string what = options.preset.id + " on " + options.device.id + " (" +
+                             resolved.label() + ", " + std::to_string(npus) + " NPUs)";
+    if (!options.ignoreMemory) refuseMemory(what, facts.memory);
+    notes.push_back(
+        what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
+  }
 
   SweepResult result;
   bool interrupted = false;

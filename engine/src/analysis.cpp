@@ -97,10 +97,19 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
   const Problem& problem = *a.problem;
   const SolveOptions solveOptions{options.backend, options.cancel, SolveLimits{}};
+  a.training = trainingFacts(posed);
+  const std::vector<bool> used = problem.time.usedDims();
+  for (int d = 0; d < problem.dims(); ++d) {
+    if (!used[d]) a.dimensionsWithoutTraffic.push_back(problem.dimNames[d]);
+  }
 
   auto finishDesign = [&](std::vector<double> bw) {
     a.design = describeDesign(problem, posed.network, std::move(bw));
+    a.design.throughput = throughputAt(a.training, a.design.eval.iterationNs);
     a.baseline = equalSplitBaseline(problem, posed.network, a.design);
+    if (a.baseline) {
+      a.baseline->design.throughput = throughputAt(a.training, a.baseline->design.eval.iterationNs);
+    }
   };
 
   if (options.design) {
@@ -178,6 +187,57 @@ Json optionalNumber(const std::optional<double>& v) {
   return v ? number(*v) : Json(nullptr);
 }
 
+// The throughput keys spec/cli.md fixes, null where unknown.
+Json throughputKeys(const TrainingFacts& facts, const Throughput& t) {
+  Json j;
+  j["tokens_per_iteration"] = optionalNumber(facts.tokensPerIteration);
+  j["tokens_per_second"] = optionalNumber(t.tokensPerSecond);
+  j["model_tflops_per_npu"] = optionalNumber(t.modelTflopsPerNpu);
+  j["mfu"] = optionalNumber(t.mfu);
+  j["time_to_train_s"] = optionalNumber(t.timeToTrainS);
+  return j;
+}
+
+Json memoryKeys(const MemoryEstimate& m) {
+  Json j;
+  j["memory_per_npu_bytes"] = m.use ? number(m.use->total()) : Json(nullptr);
+  j["memory_capacity_bytes"] = m.capacityBytes > 0 ? number(m.capacityBytes) : Json(nullptr);
+  return j;
+}
+
+// Everything else the training facts say, for solve / evaluate / pareto.
+Json trainingDetails(const TrainingFacts& f) {
+  Json j;
+  j["samples_per_iteration"] = optionalNumber(f.samplesPerIteration);
+  j["model_flops_per_iteration"] = optionalNumber(f.modelFlopsPerIteration);
+  j["train_tokens"] = optionalNumber(f.trainTokens);
+  if (f.batch) {
+    j["batch"] = {{"global_batch", f.batch->globalBatch},
+                  {"micro_batch", f.batch->microBatch},
+                  {"micro_batches", f.batch->microBatches},
+                  {"replicas", f.batch->replicas},
+                  {"sequence_length", f.batch->sequenceLength}};
+  } else {
+    j["batch"] = nullptr;
+  }
+  j["pipeline_bubble_fraction"] = optionalNumber(f.pipelineBubble);
+  if (f.memory.use) {
+    const MemoryUse& u = *f.memory.use;
+    j["memory"] = {{"weights_bytes", number(u.weights)},
+                   {"gradients_bytes", number(u.gradients)},
+                   {"optimizer_bytes", number(u.optimizer)},
+                   {"activations_bytes", number(u.activations)},
+                   {"where", u.where},
+                   {"fits", f.memory.fits()}};
+  } else {
+    j["memory"] = nullptr;
+  }
+  if (!f.note.empty()) j["throughput_note"] = f.note;
+  if (!f.trainNote.empty()) j["train_tokens_note"] = f.trainNote;
+  if (!f.memory.note.empty()) j["memory_note"] = f.memory.note;
+  return j;
+}
+
 // The keys spec/cli.md fixes for a design, in its order.
 Json evaluationKeys(const DesignResult& d) {
   Json j;
@@ -209,7 +269,7 @@ double timeCostOf(const Solution& s) {
   return s.eval.iterationNs * s.eval.costUsd;
 }
 
-Json pointJson(const Solution& s) {
+Json pointJson(const Solution& s, const TrainingFacts& facts) {
   Json j;
   j["network_cost_usd"] = number(s.eval.costUsd);
   j["iteration_time_ns"] = number(s.eval.iterationNs);
@@ -217,6 +277,7 @@ Json pointJson(const Solution& s) {
   j["compute_time_ns"] = number(s.eval.computeNs);
   j["communication_time_ns"] = number(s.eval.communicationNs);
   j["time_cost_ns_usd"] = number(timeCostOf(s));
+  j.update(throughputKeys(facts, throughputAt(facts, s.eval.iterationNs)));
   return j;
 }
 
@@ -281,6 +342,10 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j["status"] = statusWord(a);
   j["objective"] = std::string(toString(a.objective));
   j.update(evaluationKeys(d));
+  j.update(throughputKeys(a.training, d.throughput));
+  j.update(memoryKeys(a.training.memory));
+  j.update(trainingDetails(a.training));
+  j["dimensions_without_traffic"] = a.dimensionsWithoutTraffic;
   j["project"] = a.projectName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["busy_time_ns"] = numbers(d.eval.busyNs);
@@ -312,6 +377,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   if (a.baseline) {
     const Baseline& b = *a.baseline;
     Json s = evaluationKeys(b.design);
+    s.update(throughputKeys(a.training, b.design.throughput));
     s["speedup"] = optionalNumber(b.speedup);
     s["communication_speedup"] = optionalNumber(b.communicationSpeedup);
     s["time_cost_gain"] = optionalNumber(b.timeCostGain);
@@ -329,14 +395,16 @@ Json paretoObject(const Analysis& a) {
   Json j;
   j["status"] = "optimal";
   Json points = Json::array();
-  for (const Solution& s : a.front.points) points.push_back(pointJson(s));
+  for (const Solution& s : a.front.points) points.push_back(pointJson(s, a.training));
   j["points"] = std::move(points);
-  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum);
+  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training);
   j["nearest_point_index"] = nearestFrontPoint(a.front);
   j["project"] = a.projectName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["min_cost_usd"] = number(a.front.minCostUsd);
   j["max_cost_usd"] = number(a.front.maxCostUsd);
+  j.update(memoryKeys(a.training.memory));
+  j.update(trainingDetails(a.training));
   if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
   j["solver"] = std::string(toString(a.backend));
   j["iterations"] = a.front.perfPerCostOptimum.iterations;
@@ -358,19 +426,33 @@ std::string paretoJson(const Analysis& a) {
   return paretoObject(a).dump(2);
 }
 
+namespace {
+
+// The throughput columns of the CSV files, empty where unknown.
+constexpr const char* kThroughputColumns =
+    "tokens_per_second,model_tflops_per_npu,mfu,time_to_train_s";
+std::string throughputFields(const TrainingFacts& facts, double iterationNs) {
+  const Throughput t = throughputAt(facts, iterationNs);
+  auto field = [](const std::optional<double>& v) { return v ? exact(*v) : std::string(); };
+  return field(t.tokensPerSecond) + "," + field(t.modelTflopsPerNpu) + "," + field(t.mfu) + "," +
+         field(t.timeToTrainS);
+}
+
+}  // namespace
+
 std::string designsCsv(const Analysis& a) {
   std::string out = "kind,network_cost_usd,iteration_time_ns,compute_time_ns,communication_time_ns";
   if (a.problem) {
     for (const std::string& name : a.problem->dimNames)
       out += "," + csvField("bw_" + name + "_gbps");
   }
-  out += "\n";
+  out += std::string(",") + kThroughputColumns + "\n";
   auto row = [&](const char* kind, const std::vector<double>& bw, const Evaluation& e) {
     if (!std::isfinite(e.iterationNs) || !std::isfinite(e.costUsd)) return;
     out += std::string(kind) + "," + exact(e.costUsd) + "," + exact(e.iterationNs) + "," +
            exact(e.computeNs) + "," + exact(e.communicationNs);
     for (double b : bw) out += "," + exact(b);
-    out += "\n";
+    out += "," + throughputFields(a.training, e.iterationNs) + "\n";
   };
   if (a.ok()) row(a.evaluated ? "evaluated" : "optimum", a.design.bandwidth, a.design.eval);
   if (a.hasFront()) {
@@ -391,7 +473,7 @@ std::string paretoCsv(const Analysis& a) {
     for (const std::string& name : a.problem->dimNames)
       out += "," + csvField("bw_" + name + "_gbps");
   }
-  out += ",perf_per_cost_optimum\n";
+  out += std::string(",perf_per_cost_optimum,") + kThroughputColumns + "\n";
   if (!a.hasFront()) return out;
   const std::size_t best = nearestFrontPoint(a.front);
   for (std::size_t i = 0; i < a.front.points.size(); ++i) {
@@ -400,7 +482,8 @@ std::string paretoCsv(const Analysis& a) {
     if (!std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
     out += exact(s.eval.costUsd) + "," + exact(s.eval.iterationNs);
     for (double bw : s.bandwidth) out += "," + exact(bw);
-    out += i == best ? ",1\n" : ",0\n";
+    out += i == best ? ",1," : ",0,";
+    out += throughputFields(a.training, s.eval.iterationNs) + "\n";
   }
   return out;
 }

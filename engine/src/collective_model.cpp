@@ -259,8 +259,11 @@ double latencySteps(BuildingBlock block, CollectiveType stage, int n) {
   switch (block) {
     case BuildingBlock::Ring:
       // ring algorithm: n - 1 neighbour steps per half; All-to-All one peer after
-      // another, each min(j, n - j) hops away on the bidirectional ring.
+      // another, each min(j, n - j) hops away on the bidirectional ring; a send to
+      // a neighbour one hop.
       switch (stage) {
+        case CollectiveType::SendRecv:
+          return 1.0;
         case CollectiveType::AllReduce:
           return 2.0 * (n - 1);
         case CollectiveType::AllToAll: {
@@ -272,13 +275,15 @@ double latencySteps(BuildingBlock block, CollectiveType stage, int n) {
           return n - 1.0;
       }
     case BuildingBlock::FullyConnected:
-      // direct: every peer at once, one step per half.
+      // direct: every peer at once, one step per half; a send, one step.
       return stage == CollectiveType::AllReduce ? 2.0 : 1.0;
     case BuildingBlock::Switch: {
       // halving-doubling: log2(n) steps per half, two links (NPU-switch-NPU) each;
       // All-to-All one peer after another.
       const double k = std::ceil(std::log2(static_cast<double>(n)) - 1e-12);
       switch (stage) {
+        case CollectiveType::SendRecv:
+          return 2.0;  // NPU - switch - NPU
         case CollectiveType::AllReduce:
           return 2 * 2 * k;
         case CollectiveType::AllToAll:
@@ -340,6 +345,10 @@ std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
       for (int d : used) {
         stage(d, CollectiveType::AllToAll, sizeBytes * (groupSizes[d] - 1) / groupSizes[d]);
       }
+      break;
+    case CollectiveType::SendRecv:
+      // The whole buffer, one hop on each used dimension, inner to outer.
+      for (int d : used) stage(d, CollectiveType::SendRecv, sizeBytes);
       break;
     case CollectiveType::None:
       break;

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -578,15 +579,30 @@ WorkloadFile readWorkloadText(std::string_view text, const std::string& file,
   return out;
 }
 
-Communicator deriveCommunicator(const Network& network, int tensorParallel) {
+Communicator deriveCommunicator(const Network& network, std::int64_t tensorParallel) {
   std::string shape;
   for (const auto& d : network.dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d.npus);
   const std::string what = "tensor-parallel degree " + std::to_string(tensorParallel);
   if (tensorParallel < 1) throw InputError(what + " is invalid: it must be at least 1");
+  if (tensorParallel == network.npuCount()) {
+    // Tensor parallel over every NPU (a MODEL header): every dimension, whatever the count.
+    Communicator all;
+    for (const Dimension& d : network.dims) {
+      all.of(PhaseKind::Forward).push_back(d.npus);
+      all.of(PhaseKind::InputGrad).push_back(d.npus);
+      all.of(PhaseKind::WeightGrad).push_back(1);
+    }
+    return all;
+  }
+  if (tensorParallel > std::numeric_limits<int>::max()) {
+    throw InputError(what + " does not fit network " + shape + ": it must be at most " +
+                     std::to_string(std::numeric_limits<int>::max()) +
+                     " unless it spans every NPU");
+  }
   // The reference communicators are tensor parallel from the inside out and data
   // parallel over the rest from the outside in: the general mapping with TP only.
   Parallelism parallelism;
-  parallelism.tp = tensorParallel;
+  parallelism.tp = static_cast<int>(tensorParallel);
   try {
     return mapParallelism(network, parallelism).communicator();
   } catch (const InputError& e) {
@@ -675,6 +691,7 @@ std::string_view referenceSpelling(CollectiveType type) {
       return "ALLGATHER";
     case CollectiveType::AllToAll:
       return "ALLTOALL";
+    case CollectiveType::SendRecv:  // refused by astraSim1Limitation
     case CollectiveType::None:
       break;
   }
@@ -688,6 +705,11 @@ std::optional<std::string> astraSim1Limitation(const Workload& workload, const N
   for (const Layer& layer : workload.layers) {
     for (PhaseKind kind : kPhaseKinds) {
       const Phase& p = layer.phase(kind);
+      if (p.collective == CollectiveType::SendRecv && movesBytes(p)) {
+        return "layer '" + layer.name + "' " + std::string(toString(kind)) +
+               " sends point to point (pipeline parallelism), which the ASTRA-sim 1.0 text "
+               "format has no collective for";
+      }
       if (!p.groups.empty() && movesBytes(p) && p.groups != workload.communicator.of(kind)) {
         overridden.push_back("'" + layer.name + "' " + std::string(toString(kind)));
       }
@@ -800,14 +822,14 @@ Project importLibra(const ImportOptions& options, std::vector<std::string>* note
   if (options.communicator) {
     comm = readCommunicatorFile(*options.communicator, p.network);
   } else {
-    int tp = 1;
+    std::int64_t tp = 1;
     std::string why;
     if (workload.modelParallelGroup) {
       tp = *workload.modelParallelGroup;
       why = "no communicator given: derived from the workload header's model_parallel_NPU_group " +
             std::to_string(tp);
     } else if (workload.parallelism && text::iequals(*workload.parallelism, "MODEL")) {
-      tp = static_cast<int>(npus);
+      tp = npus;
       why =
           "no communicator given and the workload header says MODEL: assuming tensor "
           "parallelism over all " +

@@ -90,7 +90,10 @@ void Network::validate() const {
                        " is invalid; each dimension needs at least 2 NPUs");
     }
     product *= d.npus;
-    if (product > 1e12) throw InputError(where + ": the network has more than 10^12 NPUs");
+    if (product > kMaxNpus) {
+      throw InputError(where + ": the network has more than 2^40 = " + std::to_string(kMaxNpus) +
+                       " NPUs (" + text::formatNumber(product) + " up to this dimension)");
+    }
     if (d.costLevel.empty()) throw InputError(where + ": the cost level is empty");
     auto checkBound = [&](const std::optional<double>& v, const char* what) {
       if (v && (!std::isfinite(*v) || *v < 0)) {

@@ -99,11 +99,21 @@ TrainingLoop effectiveLoop(const SweepOptions& o, Parallelism& p) {
   return o.loop;
 }
 
+// The shape-independent project: the workload on a one-dimensional network.
+Project lineProject(const SweepOptions& o) {
+  Project project;
+  project.network = makeShape(o, {static_cast<int>(o.npus)}, {BuildingBlock::Ring});
+  Parallelism p = o.parallelism;
+  (void)effectiveLoop(o, p);
+  project.workloads.push_back(
+      generateWorkload(o.preset, p, o.device, project.network, o.generator));
+  return project;
+}
+
 // Fails early on what would make every shape fail: the preset cannot use the
 // parallelism at all, or a constraint does not parse.
 void checkShapeIndependent(const SweepOptions& o) {
-  Network line = makeShape(o, {static_cast<int>(o.npus)}, {BuildingBlock::Ring});
-  (void)generateWorkload(o.preset, o.parallelism, o.device, line, o.generator);
+  (void)lineProject(o);
   Network widest = makeShape(o, std::vector<int>(o.maxDims, 2),
                              std::vector<BuildingBlock>(o.maxDims, BuildingBlock::Ring));
   const std::vector<std::string> names = widest.names();
@@ -143,9 +153,10 @@ Outcome skipped(std::string reason, std::string message) {
   return out;
 }
 
-void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
-                      const Factorization& f, std::vector<Outcome>& outcomes,
-                      std::atomic<int>& done, const std::atomic<bool>* cancel) {
+void runFactorization(const SweepOptions& o, const TrainingFacts& facts,
+                      const std::vector<Network>& shapes, const Factorization& f,
+                      std::vector<Outcome>& outcomes, std::atomic<int>& done,
+                      const std::atomic<bool>* cancel) {
   auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   const std::vector<std::string> constraints = effectiveConstraints(o);
   Parallelism p = o.parallelism;
@@ -221,6 +232,14 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
                                 ? solve(problem, Objective::PerfPerCost, solveOptions)
                                 : Solution{};
         if (stopped()) return;  // a cancelled solve is neither solved nor skipped
+        if (shape.performance.ok()) {
+          shape.performanceThroughput = throughputAt(facts, shape.performance.eval.iterationNs);
+          shape.perfPerCostThroughput = throughputAt(facts, shape.perfPerCost.eval.iterationNs);
+          const std::vector<bool> used = problem.time.usedDims();
+          for (int d = 0; d < problem.dims(); ++d) {
+            if (!used[d]) shape.dimensionsWithoutTraffic.push_back(problem.dimNames[d]);
+          }
+        }
         if (!shape.performance.ok()) {
           out = skipped("performance solve: " + std::string(toString(shape.performance.status)),
                         shape.performance.message);
@@ -240,6 +259,11 @@ void runFactorization(const SweepOptions& o, const std::vector<Network>& shapes,
 }
 
 }  // namespace
+
+TrainingFacts sweepTrainingFacts(const SweepOptions& options) {
+  validateOptions(options);
+  return trainingFacts(lineProject(options));
+}
 
 std::vector<std::vector<int>> orderedFactorizations(std::int64_t n, int dims) {
   std::vector<std::vector<int>> out;
@@ -285,6 +309,11 @@ SweepResult runSweep(const SweepOptions& options,
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Network> shapes = enumerateShapes(options);
   checkShapeIndependent(options);
+  const TrainingFacts training = sweepTrainingFacts(options);
+  if (!options.ignoreMemory && !training.memory.fits()) {
+    throw InputError("sweep: the parallelism does not fit the device's memory: " +
+                     training.memory.describe() + " (the same on every shape)");
+  }
   const int total = static_cast<int>(shapes.size());
   std::vector<Outcome> outcomes(shapes.size());
 
@@ -320,7 +349,7 @@ SweepResult runSweep(const SweepOptions& options,
       if (stopped()) break;
       const std::size_t i = next.fetch_add(1);
       if (i >= work.size()) break;
-      runFactorization(options, shapes, work[i], outcomes, done, cancel);
+      runFactorization(options, training, shapes, work[i], outcomes, done, cancel);
     }
     {
       std::lock_guard lock(mutex);
@@ -351,6 +380,7 @@ SweepResult runSweep(const SweepOptions& options,
   for (std::thread& t : threads) t.join();
 
   SweepResult result;
+  result.training = training;
   result.enumerated = total;
   result.cancelled = done.load() < total;
   for (int i = 0; i < total; ++i) {

@@ -36,6 +36,16 @@ std::vector<double> collectiveTraffic(CollectiveType type, double sizeBytes,
         if (g > 1) v[d] = sizeBytes * (g - 1) / g;
       }
       break;
+    case CollectiveType::SendRecv:
+      // Neighbours in a group spanning several dimensions are numbered with the
+      // innermost dimension varying fastest; the boundary where every coordinate
+      // changes (e.g. the last pipeline stage of one node to the first of the
+      // next) crosses every used dimension with the whole buffer, and the
+      // slowest boundary sets the pace (docs/workloads.md section 2.4).
+      for (int d = 0; d < dims; ++d) {
+        if (groupSizes[d] > 1) v[d] = sizeBytes;
+      }
+      break;
     case CollectiveType::None:
       break;
   }

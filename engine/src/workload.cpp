@@ -16,6 +16,8 @@ std::string_view toString(CollectiveType type) {
       return "AllGather";
     case CollectiveType::AllToAll:
       return "AllToAll";
+    case CollectiveType::SendRecv:
+      return "SendRecv";
   }
   return "None";
 }
@@ -29,6 +31,7 @@ std::optional<CollectiveType> parseCollectiveType(std::string_view textIn) {
   if (t == "reducescatter") return CollectiveType::ReduceScatter;
   if (t == "allgather") return CollectiveType::AllGather;
   if (t == "alltoall") return CollectiveType::AllToAll;
+  if (t == "sendrecv" || t == "p2p") return CollectiveType::SendRecv;
   return std::nullopt;
 }
 

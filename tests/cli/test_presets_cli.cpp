@@ -113,18 +113,41 @@ TEST_F(CliTest, PresetsTableListsPresetsAndDevices) {
 
 TEST_F(CliTest, NewWritesAProjectThatSolvesAndRecordsThePreset) {
   const std::string out = tmp("gpt3.json");
-  const std::vector<std::string> args{
+  std::vector<std::string> args{
       "new", "--preset", "gpt3-175b", "--network", dataFile("libra/tiny_network.yml"), "-o", out};
+  // GPT-3 175B at TP 16 without ZeRO keeps 175e9 / 16 x 16 bytes = 175 GB of
+  // weights, gradients and Adam states per GPU (Rajbhandari et al., arXiv:1910.02054,
+  // section 3.1), more than an H100's 80 GB: refused in one line with the numbers.
+  const ProcessResult refused = runLibra(args);
+  SCOPED_TRACE(describe(args, refused));
+  EXPECT_EQ(refused.exitCode, 2);
+  ASSERT_EQ(refused.errLines().size(), 1u);
+  EXPECT_TRUE(contains(refused.err,
+                       "gpt3-175b on h100 (TP 16 x DP 4) does not fit the device's "
+                       "memory: 214.5 GB per NPU"));
+  EXPECT_TRUE(contains(refused.err, "optimizer 130.9"));
+  EXPECT_TRUE(contains(refused.err, "against 80.0 GB"));
+  EXPECT_TRUE(contains(refused.err, "--ignore-memory"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+
+  args.push_back("--ignore-memory");
   const ProcessResult r = runLibra(args);
   SCOPED_TRACE(describe(args, r));
   ASSERT_EQ(r.exitCode, 0);
-  // One line on stdout saying what was written; the default budget noted on stderr.
+  // One line on stdout saying what was written, with the work per iteration (the
+  // published 1536 x 2048, Brown et al. Table 2.1 / Narayanan et al. SC'21 Table 1);
+  // the default budget and the memory noted on stderr.
   ASSERT_EQ(r.outLines().size(), 1u);
   EXPECT_EQ(r.out.rfind("wrote " + out + ": ", 0), 0u);
   EXPECT_TRUE(contains(r.out, "gpt3-175b on h100 (TP 16 x DP 4)"));
-  ASSERT_EQ(r.errLines().size(), 1u);
+  EXPECT_TRUE(contains(r.out,
+                       "3,145,728 tokens per iteration (1536 x 2048; micro-batch 1 x 384 "
+                       "on each of 4 replicas)"))
+      << r.out;
+  ASSERT_EQ(r.errLines().size(), 2u);
   EXPECT_EQ(r.err.rfind("note: ", 0), 0u);
   EXPECT_TRUE(contains(r.err, "total == 500"));
+  EXPECT_TRUE(contains(r.err, "does not fit the device's memory (--ignore-memory)"));
 
   const json project = json::parse(readText(out));
   EXPECT_EQ(project["format"], "libra-project");
@@ -140,7 +163,16 @@ TEST_F(CliTest, NewWritesAProjectThatSolvesAndRecordsThePreset) {
   ASSERT_EQ(solved.exitCode, 0);
   const json s = parseJson(solved.out);
   EXPECT_EQ(s["status"], "optimal");
-  EXPECT_GT(s["iteration_time_ns"].get<double>(), 0);
+  const double t = s["iteration_time_ns"].get<double>();
+  EXPECT_GT(t, 0);
+  // The training keys of every JSON result, consistent with the iteration time.
+  EXPECT_EQ(s["tokens_per_iteration"], 1536.0 * 2048);
+  EXPECT_NEAR(s["tokens_per_second"].get<double>(), 1536.0 * 2048 / (t * 1e-9), 1e-6);
+  EXPECT_NEAR(s["time_to_train_s"].get<double>(), 300e9 / s["tokens_per_second"].get<double>(),
+              1e-6);
+  EXPECT_NEAR(s["mfu"].get<double>(), s["model_tflops_per_npu"].get<double>() / 989.4, 1e-9);
+  EXPECT_GT(s["memory_per_npu_bytes"].get<double>(), 80e9);
+  EXPECT_EQ(s["memory_capacity_bytes"], 80e9);
 }
 
 TEST_F(CliTest, NewAppliesTheParallelismAndGeneratorFlags) {
@@ -251,8 +283,9 @@ struct SmallSweep {
     return n;
   }
   static std::vector<std::string> args() {
+    // GPT-3 at TP 16 needs 214.5 GB per GPU (see NewWrites...): --ignore-memory.
     return {"sweep", "--preset", "gpt3-175b",   "--npus", "16", "--dims",
-            "2..3",  "--blocks", "Ring,Switch", "--jobs", "2"};
+            "2..3",  "--blocks", "Ring,Switch", "--jobs", "2",  "--ignore-memory"};
   }
 };
 
@@ -306,8 +339,8 @@ TEST_F(CliTest, SweepCountsTheShapesAndItsBestShapeMatchesNewAndSolve) {
   const std::string net = tmp("best.yml");
   writeText(net, networkYaml(blocks, npus, levels));
   const std::string project = tmp("best.json");
-  const ProcessResult made =
-      runLibra({"new", "--preset", "gpt3-175b", "--network", net, "-o", project});
+  const ProcessResult made = runLibra(
+      {"new", "--preset", "gpt3-175b", "--network", net, "--ignore-memory", "-o", project});
   ASSERT_EQ(made.exitCode, 0) << made.err;
   const ProcessResult solved = runLibra({"solve", project, "--json"});
   ASSERT_EQ(solved.exitCode, 0) << solved.err;
@@ -378,12 +411,24 @@ TEST_F(CliTest, SweepRejectsBadArgumentsWithOneLine) {
   expectUsageError(with({"--npus", "16", "--dims", "2", "--constraint", "bw[chiplet] <= 5"}),
                    {"--constraint", "chiplet", "node, pod"});
   expectUsageError({"sweep", "--npus", "16"}, {"--preset"});
+  // The memory per NPU is the same on every shape: refused before sweeping, with
+  // the numbers (175 GB of model states at TP 16, Rajbhandari et al. section 3.1).
+  expectUsageError(with({"--npus", "16"}), {"TP 16 x DP 1, 16 NPUs", "does not fit",
+                                            "214.5 GB per NPU", "80.0 GB", "--ignore-memory"});
+  // Work per iteration: a global batch the 16 data-parallel replicas do not divide.
+  expectUsageError(with({"--npus", "16", "--tp", "1", "--global-batch", "1000"}),
+                   {"global batch of 1000 sequences", "16 data-parallel replicas"});
+  expectUsageError(with({"--npus", "16", "--global-batch", "0"}), {"--global-batch", "0"});
+  expectUsageError(
+      with({"--npus", "16", "--tp", "1", "--micro-batch", "7", "--global-batch", "32"}),
+      {"micro-batch of 7 sequences", "2 sequences of each replica"});
 }
 
 TEST_F(CliTest, SweepNotesAnEmptyDimensionCount) {
   // 12 = 2 x 2 x 3 splits into at most 3 dimensions: 2..4 sweeps 2 and 3, with a note.
+  // 32 images on each of the 12 NPUs (8192 does not split over 12).
   const ProcessResult r = runLibra({"sweep", "--preset", "resnet50", "--npus", "12", "--dims",
-                                    "2..4", "--blocks", "Ring", "--json"});
+                                    "2..4", "--blocks", "Ring", "--global-batch", "384", "--json"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "at most 3")) << r.err;
   const json j = parseJson(r.out);
@@ -462,8 +507,10 @@ ProcessResult runAndInterrupt(const std::vector<std::string>& args, const fs::pa
 TEST_F(CliTest, SweepStopsCleanlyOnCtrlC) {
   // 2^24 NPUs in 2..4 dimensions: 23 x 9 + 253 x 27 + 1771 x 81 = 150,489 shapes,
   // over a minute on one thread; the interrupt comes after a second.
-  const std::vector<std::string> args{"sweep",    "--preset", "gpt3-175b", "--npus",
-                                      "16777216", "--jobs",   "1",         "--json"};
+  // One sequence on each of the DP 2^20 replicas; memory not checked.
+  const std::vector<std::string> args{
+      "sweep",   "--preset",        "gpt3-175b", "--npus", "16777216", "--global-batch",
+      "1048576", "--ignore-memory", "--jobs",    "1",      "--json"};
   // Startup takes milliseconds; after a second the sweep (and its handler) runs.
   const ProcessResult r = runAndInterrupt(args, tmp_, std::chrono::milliseconds(1000));
   SCOPED_TRACE(describe(args, r));
@@ -501,6 +548,9 @@ TEST_F(CliTest, HelpOfTheNewCommandsHasUnitsExamplesAndExitCodes) {
         "--zero3",
         "--recompute",
         "--micro-batch",
+        "--global-batch",
+        "--train-tokens",
+        "--ignore-memory",
         "--sequence-length",
         "--constraint",
         "total == 500",
@@ -513,7 +563,8 @@ TEST_F(CliTest, HelpOfTheNewCommandsHasUnitsExamplesAndExitCodes) {
         "Exit codes"}},
       {"sweep",
        {"--preset", "--npus", "--dims", "--blocks", "--constraint", "--jobs", "--csv", "--json",
-        "--top", "GB/s", "Ctrl-C", "130", "Examples", "Exit codes"}},
+        "--top", "--global-batch", "--ignore-memory", "GB/s", "Ctrl-C", "130", "Examples",
+        "Exit codes"}},
   };
   for (const auto& [command, parts] : commands) {
     const ProcessResult r = runLibra({command, "--help"});

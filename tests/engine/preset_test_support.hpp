@@ -126,7 +126,8 @@ inline Device teraflopDevice() {
 }
 
 // A 2-block transformer small enough to compute by hand: h 64, f 256, 4 heads,
-// sequence 16, micro-batch 2 (T = 32 tokens), BF16, no embeddings.
+// sequence 16, BF16, no embeddings. Global batch 4: on 2 data-parallel replicas
+// (the 4-NPU tests at TP 2) one micro-batch of 2 sequences (T = 32 tokens).
 inline Preset tinyTransformer() {
   Preset p;
   p.id = "tiny";
@@ -139,9 +140,18 @@ inline Preset tinyTransformer() {
   t.vocab = 0;
   p.model = t;
   p.sequenceLength = 16;
+  p.globalBatch = 4;
   p.microBatch = 2;
   p.bytesPerElement = 2;
   return p;
+}
+
+// Generator options for `perReplica` samples on each of `replicas` data-parallel
+// replicas in one micro-batch (the per-NPU micro-batch of the tests' sizes).
+inline GeneratorOptions batchOf(std::int64_t perReplica, std::int64_t replicas) {
+  GeneratorOptions options;
+  options.globalBatch = perReplica * replicas;
+  return options;
 }
 
 inline const Layer* findLayer(const Workload& w, const std::string& name) {

@@ -227,13 +227,24 @@ TEST(TransformerGenerator, PipelineStageAndMicroBatches) {
   const Network net = ringNetwork({2, 2}, {"a", "b"});
   Parallelism par;
   par.pp = 2;  // DP = 4 / 2 = 2
-  GeneratorOptions options;
+  // 3 micro-batches of 2 sequences on each of the 2 replicas: global batch 12.
+  GeneratorOptions options = batchOf(6, 2);
   options.microBatches = 3;
   const Workload w = generateWorkload(p, par, teraflopDevice(), net, options);
-  // Stage of 4 / 2 = 2 blocks, (3 + 2 - 1) = 4 micro-batch slots, TP 1: no TP lines.
-  EXPECT_EQ(w.layers.size(), 4u * 2 * 9);
-  EXPECT_EQ(w.layers.front().name, "Q1_mb1");
+  EXPECT_EQ(w.origin->parameters.at("micro_batch"), 2);
+  // Stage of 4 / 2 = 2 blocks, (3 + 2 - 1) = 4 micro-batch slots, TP 1: no TP lines,
+  // and one point-to-point transfer per slot from and to the neighbouring stage.
+  EXPECT_EQ(w.layers.size(), 4u * (2 * 9 + 1));
+  EXPECT_EQ(w.layers.front().name, "pipeline_mb1");
+  EXPECT_EQ(w.layers[1].name, "Q1_mb1");
   EXPECT_EQ(w.layers.back().name, "layerNorm2_mb4");
+  // The activation T h bytes = 32 x 64 x 2 = 4096 goes forward to the next stage
+  // and its gradient back, over the pipeline group (dimension 0).
+  const std::vector<int> pipeline{2, 1};
+  expectCollective(phase(w, "pipeline_mb1", PhaseKind::Forward), CollectiveType::SendRecv, 4096,
+                   pipeline);
+  expectCollective(phase(w, "pipeline_mb1", PhaseKind::InputGrad), CollectiveType::SendRecv, 4096,
+                   pipeline);
   // The gradient is reduced once, by the micro-batch that finishes last (listed first).
   EXPECT_EQ(phase(w, "Q1_mb1", PhaseKind::WeightGrad).collective, CollectiveType::AllReduce);
   EXPECT_EQ(phase(w, "Q1_mb2", PhaseKind::WeightGrad).collective, CollectiveType::None);
@@ -252,7 +263,8 @@ TEST(MoeGenerator, TinyMoeSizesByHand) {
   Parallelism par;
   par.tp = 2;
   par.ep = 2;
-  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  // 2 sequences on each of the EP 2 x DP 2 = 4 replicas.
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
   EXPECT_EQ(w.communicator.of(PhaseKind::Forward), (std::vector<int>{2, 1, 1}));
   // Dense weights are replicated over EP x DP.
   EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2, 2}));
@@ -308,7 +320,8 @@ TEST(CnnGenerator, ResNet50WeightsAndBuckets) {
   EXPECT_EQ(p.parameterCount(), 25502912.0);
   const Network net = ringNetwork({4, 4}, {"a", "b"});
   Parallelism par;
-  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  // 32 images per GPU as in Goyal et al. (arXiv:1706.02677), on 16 NPUs.
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, batchOf(32, 16));
   EXPECT_EQ(w.layers.size(), 54u);
   // conv1: 2 x 7^2 x 3 x 64 x 112^2 x 32 images = 7,552,892,928 FLOP; no input gradient.
   EXPECT_DOUBLE_EQ(w.layers[0].phase(PhaseKind::Forward).computeNs, 7552892.928);
@@ -414,7 +427,22 @@ TEST(Presets, EveryPresetSolvesOnA4096NpuNetwork) {
               dimension("node", BuildingBlock::FullyConnected, 8, "InterNode"),
               dimension("pod", BuildingBlock::Switch, 32, "InterPod")};
   for (const Preset& p : presets()) {
-    const Project project = makeProject(p, p.defaults, findDevice("h100"), net);
+    const std::int64_t replicas = 4096 / (p.defaults.tp * p.defaults.pp);
+    ProjectOptions options;
+    if (p.globalBatch % replicas != 0) {
+      // Turing-NLG's 512 sequences cannot be split over DP 4096: an error naming
+      // both; one sequence per replica then.
+      try {
+        (void)makeProject(p, p.defaults, findDevice("h100"), net);
+        ADD_FAILURE() << p.id << ": a global batch that DP does not divide was accepted";
+      } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(std::to_string(p.globalBatch)), std::string::npos) << m;
+        EXPECT_NE(m.find("4096"), std::string::npos) << m;
+      }
+      options.generator.globalBatch = replicas;
+    }
+    const Project project = makeProject(p, p.defaults, findDevice("h100"), net, options);
     const Solution s = solve(buildProblem(project), Objective::Performance);
     EXPECT_TRUE(s.ok()) << p.id << ": " << s.message;
     EXPECT_GT(s.eval.computeNs, 0) << p.id;
@@ -444,7 +472,7 @@ RC_GTEST_PROP(TransformerGenerator, GradientBytesMatchWeights, ()) {
   Parallelism par;
   par.tp = tp;
   par.zero3 = *rc::gen::arbitrary<bool>();
-  const Workload w = generateWorkload(p, par, teraflopDevice(), net);
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 32 / tp));
   double grad = 0;
   for (const Layer& l : w.layers) grad += l.phase(PhaseKind::WeightGrad).sizeBytes;
   const double h = t.hidden, f = t.ffn;

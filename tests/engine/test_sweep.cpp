@@ -20,6 +20,7 @@ SweepOptions smallSweep() {
   o.parallelism.tp = 2;
   o.device = teraflopDevice();
   o.npus = 16;
+  o.generator = batchOf(2, 8);  // 2 sequences on each of the DP 8 replicas
   o.minDims = 2;
   o.maxDims = 3;
   o.blocks = {BuildingBlock::Ring, BuildingBlock::Switch};
@@ -35,6 +36,7 @@ std::pair<double, double> bestAlone(const SweepOptions& o) {
   ProjectOptions po;
   po.trainingLoop = o.loop;
   po.constraints = o.constraints.empty() ? std::vector<std::string>{"total == 500"} : o.constraints;
+  po.generator = o.generator;
   for (const Network& n : enumerateShapes(o)) {
     Problem problem;
     try {

@@ -62,7 +62,9 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
       tr("Data-parallel degree: the NPUs left, N / (TP × EP × PP), mapped from the outermost "
          "dimension in"));
   microBatch_ = spin(QStringLiteral("microBatchSpin"),
-                     tr("Samples per NPU per micro-batch (0: the preset's)"), 0, 1 << 16);
+                     tr("Samples per micro-batch of one data-parallel replica (0: derived from the "
+                        "global batch)"),
+                     0, 1 << 16);
   microBatch_->setSpecialValueText(tr("preset"));
   sequence_ =
       spin(QStringLiteral("sequenceSpin"), tr("Tokens per sample (0: the preset's)"), 0, 1 << 22);
@@ -198,14 +200,24 @@ void PresetEditor::apply() {
   g.sequenceLength = sequence_->value();
   g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
   if (const auto old = presetChoiceOf(project.workloads[workload_])) {
+    // What the editor has no widget for is kept: the batch, the token budget,
+    // the ZeRO stage and selective recomputation (the engine's plan derives the
+    // rest again for the new degrees).
+    g.globalBatch = old->generator.globalBatch;
     g.microBatches = old->generator.microBatches;
+    g.trainTokens = old->generator.trainTokens;
     g.blocks = old->generator.blocks;
+    p.zeroStage = p.zero3 ? 0 : old->parallelism.zeroStage;
+    p.selectiveRecompute = !p.recompute && old->parallelism.selectiveRecompute;
   }
   try {
     const Preset& preset = findPreset(toStd(preset_->currentData().toString()));
     // A new model brings its own batch and sequence unless the user set them.
     if (preset.id != presetChoiceOf(project.workloads[workload_])->preset) {
       g.microBatch = 0;
+      g.microBatches = 0;
+      g.globalBatch = 0;
+      g.trainTokens = 0;
       g.sequenceLength = 0;
       p = preset.defaults;
       p.dp = 0;

@@ -19,6 +19,7 @@
 #include "libra/problem.hpp"
 #include "libra/project.hpp"
 #include "libra/solver.hpp"
+#include "libra/training.hpp"
 
 namespace libra {
 
@@ -41,6 +42,9 @@ struct DesignResult {
   std::vector<double> bandwidth;  // GB/s per NPU per dimension
   Evaluation eval;                // time breakdown and network cost
   std::vector<DimensionResult> dims;
+  // Tokens per second, model TFLOP/s per NPU, MFU, time to train (analyze()
+  // fills it from Analysis::training; empty for a workload without a preset).
+  Throughput throughput;
 
   double totalBandwidth() const;
   // Iteration time x network cost (ns x $); nullopt when the time is not finite.
@@ -108,6 +112,14 @@ struct Analysis {
   // the design is solved, but cannot be built as given.
   std::vector<std::string> limitViolations;
 
+  // What the workload means for training (tokens per iteration, model FLOPs,
+  // memory per NPU against the device's, the pipeline bubble): the same for
+  // every design of the analysis.
+  TrainingFacts training;
+  // Dimensions over which no collective moves bytes: they need no bandwidth,
+  // so an optimum may give them none.
+  std::vector<std::string> dimensionsWithoutTraffic;
+
   DesignResult design;                // the optimum, or the evaluated design
   std::optional<Baseline> baseline;   // its equal split
   std::vector<std::string> violated;  // constraints an evaluated design breaks
@@ -142,11 +154,13 @@ std::string analysisJson(const Analysis& analysis, bool withFront = false);
 // `pareto --json`: {"status", "points": [...], "perf_per_cost_optimum": {...}, ...}.
 std::string paretoJson(const Analysis& analysis);
 // `pareto --csv`: network_cost_usd, iteration_time_ns, bw_<name>_gbps...,
-// perf_per_cost_optimum (1 on the scanned point nearest the optimum).
+// perf_per_cost_optimum (1 on the scanned point nearest the optimum),
+// tokens_per_second, model_tflops_per_npu, mfu, time_to_train_s (empty when unknown).
 std::string paretoCsv(const Analysis& analysis);
 // Every design of the analysis, one row each: kind (optimum, perf_per_cost_optimum,
 // pareto, equal_split), network_cost_usd, iteration_time_ns, compute_time_ns,
-// communication_time_ns, bw_<name>_gbps... (the GUI's CSV export). Rows whose
+// communication_time_ns, bw_<name>_gbps..., and the throughput columns of
+// paretoCsv (the GUI's CSV export). Rows whose
 // time or cost is not finite are left out: they are not designs.
 std::string designsCsv(const Analysis& analysis);
 // A failure as a JSON object: {"status", "objective"?, "message", "solver"?}.

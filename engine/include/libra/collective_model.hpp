@@ -146,7 +146,8 @@ TimeTerm chunkedTerm(const Schedule& schedule, int chunks);
 //   All-Reduce     reduce-scatter on the used dimensions inner to outer but the
 //                  last, all-reduce on the outermost, all-gather back inwards;
 //   Reduce-Scatter inner to outer;  All-Gather outer to inner;  All-to-All inner
-//                  to outer, each with the whole buffer.
+//                  to outer, each with the whole buffer;  SendRecv one hop on
+//                  each used dimension, inner to outer, with the whole buffer.
 // Each stage carries the traffic of model.md section 4 and steps x link latency.
 std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
                                     std::span<const int> groupSizes, const Network& network);

@@ -3,6 +3,7 @@
 // network and cost model, workload txt with two header lines).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -74,7 +75,7 @@ AstraSim1Workload writeAstraSim1Workload(const Workload& workload, const Network
 // input gradient), data parallel over the rest from the outside in (weight gradient),
 // splitting a dimension between them when needed. Throws InputError when the
 // degree does not divide the network.
-Communicator deriveCommunicator(const Network& network, int tensorParallel);
+Communicator deriveCommunicator(const Network& network, std::int64_t tensorParallel);
 
 struct ImportOptions {
   std::filesystem::path network;

@@ -37,16 +37,23 @@ struct Parallelism {
   int tp = 1;                     // tensor parallel (Megatron style)
   int ep = 1;                     // expert parallel (mixture-of-experts layers only)
   int pp = 1;                     // pipeline parallel stages
-  int dp = 0;                     // data parallel; 0 = derived: N / (tp * ep * pp)
+  std::int64_t dp = 0;            // data parallel; 0 = derived: N / (tp * ep * pp)
   bool sequenceParallel = false;  // TP activations as ReduceScatter + AllGather
   bool zero3 = false;             // ZeRO-3 / FSDP: parameter AllGather, gradient ReduceScatter
-  bool recompute = false;         // full activation recomputation
+  // ZeRO stage 1 (optimizer states) or 2 (and gradients) sharded over the
+  // data-parallel group: memory only, their traffic equals an AllReduce's
+  // (Rajbhandari et al. 2020, section 7). 0 = none; zero3 means stage 3.
+  int zeroStage = 0;
+  bool recompute = false;           // full activation recomputation
+  bool selectiveRecompute = false;  // recompute the attention scores only (Korthikanti et al.)
   // Optional hand-given group sizes per dimension (innermost first). Empty = automatic
   // mapping. When any is given, all axes with degree > 1 must be given; an empty
   // vector then means "not used" (all 1).
   std::vector<int> tpGroups, epGroups, ppGroups, dpGroups;
 
-  int degree(ParallelAxis axis) const;
+  std::int64_t degree(ParallelAxis axis) const;
+  // The ZeRO stage in force: 3 with zero3, else zeroStage.
+  int zero() const { return zero3 ? 3 : zeroStage; }
   bool manual() const {
     return !tpGroups.empty() || !epGroups.empty() || !ppGroups.empty() || !dpGroups.empty();
   }
@@ -55,8 +62,9 @@ struct Parallelism {
   bool operator==(const Parallelism&) const = default;
 };
 
-// Fills in dp when it is 0 and checks tp * ep * pp * dp == npus. Throws InputError
-// naming the degrees and the NPU count.
+// Fills in dp when it is 0 and checks tp * ep * pp * dp == npus (in 64 bits,
+// refusing products that overflow). Throws InputError naming the degrees and the
+// NPU count.
 Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus);
 
 struct ParallelismMapping {

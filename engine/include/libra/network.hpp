@@ -32,6 +32,10 @@ struct Dimension {
   bool operator==(const Dimension&) const = default;
 };
 
+// The most NPUs a network may have: counts, degrees and products of them are
+// 64-bit and checked, and a double holds every count up to this exactly.
+inline constexpr std::int64_t kMaxNpus = std::int64_t{1} << 40;
+
 struct Network {
   std::vector<Dimension> dims;
 

@@ -9,6 +9,7 @@
 // Units: sizes in bytes, times in ns, FLOP/s and bytes/s for devices.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,8 +35,9 @@ struct Device {
   double peakFlops = 0;        // FLOP/s at `precision`, dense (no structured sparsity)
   std::string precision;       // e.g. "BF16 dense"
   double memoryBandwidth = 0;  // HBM bytes/s; 0 = unknown (memory-bound lookups cost 0 ns)
+  double memoryBytes = 0;      // HBM capacity in bytes; 0 = unknown (no memory check)
   double efficiency = 0.4;     // achieved fraction of the peak (model FLOPs utilization)
-  std::string source;          // where the peak numbers come from (URL)
+  std::string source;          // where the peak and memory numbers come from (URL)
 
   double achievedFlops() const { return peakFlops * efficiency; }
   // ns for `flops` floating-point operations at the achieved rate.
@@ -112,8 +114,19 @@ struct Preset {
   std::string source;  // paper / model card the hyperparameters come from
   std::string notes;   // assumptions beyond the source
   std::variant<TransformerConfig, CnnConfig, DlrmConfig> model;
-  int sequenceLength = 1;   // tokens per sample (transformers); 1 otherwise
-  int microBatch = 1;       // samples per NPU (per data-parallel rank) per micro-batch
+  int sequenceLength = 1;  // tokens per sample (transformers); 1 otherwise
+  // Samples (sequences) per training iteration, the published global batch
+  // (planBatch; docs/workloads.md section 2.4).
+  std::int64_t globalBatch = 1;
+  // Samples per micro-batch when none is given (Megatron-LM's 1 for large
+  // transformers): the rest of a replica's share is gradient accumulation.
+  int microBatch = 1;
+  // The per-NPU micro-batch of the LIBRA reference workload files, used by the
+  // Libra layout when no global batch is given (section 4).
+  int referenceMicroBatch = 1;
+  // Tokens (samples for CNN and DLRM) of a published training run, for the time
+  // to train; 0 = none published.
+  double trainTokens = 0;
   int bytesPerElement = 2;  // activations, weights and gradients on the wire (2 = BF16)
   Parallelism defaults;     // parallelism used when the caller gives none
 
@@ -152,16 +165,49 @@ std::optional<WorkloadLayout> parseWorkloadLayout(std::string_view text);
 
 struct GeneratorOptions {
   WorkloadLayout layout = WorkloadLayout::Megatron;
-  int blocks = 0;          // transformer blocks written; 0 = all of the pipeline stage's
-  int microBatch = 0;      // overrides the preset's micro-batch when > 0
+  int blocks = 0;  // transformer blocks written; 0 = all of the pipeline stage's
+  // The batch (planBatch): samples per iteration, per micro-batch of one
+  // data-parallel replica, and micro-batches per iteration; 0 = the preset's
+  // global batch, and micro-batch and count derived from it.
+  std::int64_t globalBatch = 0;
+  std::int64_t microBatch = 0;
+  std::int64_t microBatches = 0;
   int sequenceLength = 0;  // overrides the preset's sequence length when > 0
-  int microBatches = 1;    // micro-batches per iteration (gradient accumulation steps)
+  // Tokens (samples) to train for, recorded with the workload for the time to
+  // train; 0 = the preset's.
+  double trainTokens = 0;
   // Data-parallel gradient bucket of CNN and DLRM workloads in the Megatron layout
   // (PyTorch DDP's default bucket_cap_mb = 25).
   double bucketBytes = 25.0 * 1024 * 1024;
 
   bool operator==(const GeneratorOptions&) const = default;
 };
+
+// The work of one iteration (docs/workloads.md section 2.4): the global batch B
+// is split over R data-parallel replicas (DP x EP for transformers, DP for
+// CNN and DLRM) as B = b x m x R, b samples per micro-batch, m micro-batches.
+struct BatchPlan {
+  std::int64_t globalBatch = 0;   // B, samples (sequences) per iteration
+  std::int64_t microBatch = 0;    // b, samples per micro-batch of one replica
+  std::int64_t microBatches = 0;  // m, micro-batches per iteration (gradient accumulation)
+  std::int64_t replicas = 1;      // R
+  int sequenceLength = 1;         // tokens per sample (1 for CNN and DLRM)
+
+  double tokensPerIteration() const { return static_cast<double>(globalBatch) * sequenceLength; }
+  double tokensPerMicroBatch() const { return static_cast<double>(microBatch) * sequenceLength; }
+  bool operator==(const BatchPlan&) const = default;
+};
+// R: the data-parallel replicas the batch is split over (`resolved` has dp > 0).
+std::int64_t batchReplicas(const Preset& preset, const Parallelism& resolved);
+// B from the options or the preset; b and m from the options, else derived:
+// b = the largest divisor of B / R not above the preset's micro-batch and
+// m = B / (R b). (Without pipeline parallelism the generator writes the m
+// micro-batches as one pass of B / R samples: the same time, section 2.4.) The Libra layout without
+// a global batch keeps the reference files' micro-batch per NPU (B = b x m x R). Throws InputError
+// naming the numbers when they do not combine (B not a multiple of R, b not dividing B / R, b x m x
+// R != B).
+BatchPlan planBatch(const Preset& preset, const Parallelism& resolved,
+                    const GeneratorOptions& options);
 
 // Generates the workload of one NPU for one training iteration. Maps the
 // parallelism onto the network (mapParallelism), writes Phase::groups where a

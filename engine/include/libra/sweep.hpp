@@ -23,6 +23,7 @@
 #include "libra/network.hpp"
 #include "libra/presets.hpp"
 #include "libra/solver.hpp"
+#include "libra/training.hpp"
 
 namespace libra {
 
@@ -50,14 +51,21 @@ struct SweepOptions {
   std::optional<double> latencyNs;
   // Shapes beyond a building block's physical limits are skipped, with the reason.
   BlockLimits limits;
+  // The memory per NPU depends on the degrees and the batch only, the same for
+  // every shape: unless this is set, a parallelism that does not fit the
+  // device's memory fails the sweep before it starts (InputError).
+  bool ignoreMemory = false;
   int jobs = 0;  // worker threads; 0 = std::thread::hardware_concurrency()
 };
 
 struct SweepShape {
   Network network;
-  std::string label;     // e.g. "Ring 16 x FC 8 x Switch 32"
-  Solution performance;  // least iteration time
-  Solution perfPerCost;  // least iteration time x cost
+  std::string label;                 // e.g. "Ring 16 x FC 8 x Switch 32"
+  Solution performance;              // least iteration time
+  Solution perfPerCost;              // least iteration time x cost
+  Throughput performanceThroughput;  // of `performance` (SweepResult::training)
+  Throughput perfPerCostThroughput;
+  std::vector<std::string> dimensionsWithoutTraffic;  // names of dims no collective uses
 };
 
 struct SweepResult {
@@ -70,7 +78,13 @@ struct SweepResult {
   std::vector<int> byTimeCost;  // indices into shapes, least time x cost first
   bool cancelled = false;       // shapes not run are neither solved nor skipped
   double wallSeconds = 0;
+  TrainingFacts training;  // tokens per iteration, model FLOPs, memory: every shape's
 };
+
+// The training facts every shape of the sweep shares (sweepTrainingFacts is what
+// runSweep reports in SweepResult::training). Throws InputError when the preset
+// cannot use the parallelism at all.
+TrainingFacts sweepTrainingFacts(const SweepOptions& options);
 
 // Ordered factorizations of n into exactly `dims` factors, each >= 2, in
 // lexicographic order.

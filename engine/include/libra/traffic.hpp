@@ -14,6 +14,7 @@ namespace libra {
 //   ReduceScatter  inner to outer    s (g-1)/g, s <- s/g
 //   AllGather      outer to inner    s (g-1),   s <- s*g  (s starts at the shard)
 //   AllToAll       every used dim    S (g-1)/g
+//   SendRecv       every used dim    S          (point to point to a neighbour)
 std::vector<double> collectiveTraffic(CollectiveType type, double sizeBytes,
                                       std::span<const int> groupSizes);
 

@@ -14,10 +14,13 @@
 
 namespace libra {
 
-enum class CollectiveType { None, AllReduce, ReduceScatter, AllGather, AllToAll };
+// SendRecv is a point-to-point transfer to a neighbour, as between pipeline
+// stages: its size S crosses every dimension the group spans (traffic.hpp).
+enum class CollectiveType { None, AllReduce, ReduceScatter, AllGather, AllToAll, SendRecv };
 
 std::string_view toString(CollectiveType type);
-// Accepts NONE / ALLREDUCE / ... (the reference spelling) and AllReduce, case-insensitively.
+// Accepts NONE / ALLREDUCE / ... (the reference spelling) and AllReduce, case-insensitively;
+// SendRecv also as P2P.
 std::optional<CollectiveType> parseCollectiveType(std::string_view text);
 
 enum class PhaseKind { Forward = 0, InputGrad = 1, WeightGrad = 2 };

@@ -104,7 +104,13 @@ void Preset::validate() const {
     }
   };
   positive(sequenceLength, "the sequence length");
+  positive(static_cast<double>(globalBatch), "the global batch");
   positive(microBatch, "the micro-batch");
+  positive(referenceMicroBatch, "the reference micro-batch");
+  if (!std::isfinite(trainTokens) || trainTokens < 0) {
+    throw InputError(where + ": the training token budget " + text::formatNumber(trainTokens) +
+                     " must be a finite number >= 0");
+  }
   positive(bytesPerElement, "the bytes per element");
   if (const auto* t = std::get_if<TransformerConfig>(&model)) {
     positive(t->layers, "the layer count");
@@ -195,8 +201,8 @@ std::vector<Preset> buildPresets() {
     return t;
   };
   auto add = [&](std::string id, std::string name, std::string source, std::string notes,
-                 std::variant<TransformerConfig, CnnConfig, DlrmConfig> model, int seq, int micro,
-                 int bytes, Parallelism defaults) {
+                 std::variant<TransformerConfig, CnnConfig, DlrmConfig> model, int seq,
+                 int referenceMicro, int bytes, Parallelism defaults) {
     Preset p;
     p.id = std::move(id);
     p.name = std::move(name);
@@ -204,10 +210,20 @@ std::vector<Preset> buildPresets() {
     p.notes = std::move(notes);
     p.model = std::move(model);
     p.sequenceLength = seq;
-    p.microBatch = micro;
+    p.referenceMicroBatch = referenceMicro;
     p.bytesPerElement = bytes;
     p.defaults = std::move(defaults);
     list.push_back(std::move(p));
+  };
+  // The work per iteration and the training run (docs/workloads.md section 6):
+  // global batch, micro-batch of a pipeline, token budget, and where they come from.
+  auto batch = [&](std::int64_t global, int pipelineMicro, double trainTokens,
+                   const std::string& source) {
+    Preset& p = list.back();
+    p.globalBatch = global;
+    p.microBatch = pipelineMicro;
+    p.trainTokens = trainTokens;
+    p.notes += ". Batch: " + source;
   };
   Parallelism tp1;
   Parallelism tp8;
@@ -225,37 +241,55 @@ std::vector<Preset> buildPresets() {
       "Microsoft' (2020-02-10), https://www.microsoft.com/en-us/research/blog/"
       "turing-nlg-a-17-billion-parameter-language-model-by-microsoft/: 78 layers, hidden 4256, "
       "28 heads",
-      "FFN = 4 h; GPT-2 vocabulary (50257) and tied embeddings assumed. Sequence 1024 x "
-      "micro-batch 8 = the 8192 tokens per micro-batch of the LIBRA reference file; LIBRA runs it "
+      "FFN = 4 h; GPT-2 vocabulary (50257) and tied embeddings assumed. Libra layout: sequence "
+      "1024 x micro-batch 8 = the 8192 tokens per micro-batch of the LIBRA reference file; LIBRA "
+      "runs it "
       "data parallel only (TP 1)",
       dense(78, 4256, 4 * 4256, 28, 0, 50257, false, true), 1024, 8, 2, tp1);
+  batch(512, 1, 0,
+        "512 sequences per iteration, assumed (not published; the batch of Megatron-LM's 8.3B "
+        "model, Shoeybi et al., arXiv:1909.08053, section 5); no published token budget");
   add("gpt3-175b", "GPT-3 175B",
       "Brown et al., 'Language Models are Few-Shot Learners', arXiv:2005.14165, Table 2.1: "
       "96 layers, d_model 12288, 96 heads of 128, context 2048, FFN 4 d_model",
-      "BPE vocabulary 50257, tied embeddings (GPT-2 architecture). Micro-batch 16 x 2048 = the "
-      "32768 tokens per micro-batch of the LIBRA reference file; TP 16 as in LIBRA",
+      "BPE vocabulary 50257, tied embeddings (GPT-2 architecture). Libra layout: micro-batch 16 x "
+      "2048 = the 32768 tokens per micro-batch of the LIBRA reference file; TP 16 as in LIBRA",
       dense(96, 12288, 4 * 12288, 96, 0, 50257, false, true), 2048, 16, 2, tp16);
+  batch(1536, 1, 300e9,
+        "1536 sequences of 2048 = 3.1 M tokens per iteration (Brown et al., Table 2.1: 3.2 M; "
+        "1536 as in Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh, micro-batch 1); "
+        "300 B training tokens (Brown et al., section 2.2)");
   add("msft-1t", "MSFT-1T",
       "the 1-trillion-parameter transformer of LIBRA (Won et al., ISPASS 2024, "
       "arXiv:2109.11762) and its reference inputs, https://github.com/astra-sim/libra: hidden "
       "24576 (from the collective sizes of inputs/workload/MSFT_1T.txt), TP 128 x DP 32 (from "
       "inputs/communicator/MSFT_1T_*.yml)",
       "128 layers (128 x 12 h^2 = 0.93 T parameters), 128 heads of 192 (TP 128 splits heads), "
-      "FFN 4 h, vocabulary 51200 tied: assumed, no public model card. Micro-batch 8 x 2048 = "
-      "the reference's 16384 tokens per micro-batch",
+      "FFN 4 h, vocabulary 51200 tied: assumed, no public model card. Libra layout: micro-batch "
+      "8 x 2048 = the reference's 16384 tokens per micro-batch",
       dense(128, 24576, 4 * 24576, 128, 0, 51200, false, true), 2048, 8, 2, tp128);
+  batch(3072, 1, 0,
+        "3072 sequences per iteration, assumed (the batch of the 1-trillion-parameter GPT of "
+        "Narayanan et al., arXiv:2104.04473, Table 1); no published token budget");
   add("llama3-70b", "Llama 3 70B",
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
       "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
       "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
-      "sequence 8192 (the pre-training context), micro-batch 1; untied embeddings",
+      "sequence 8192 (the pre-training context); untied embeddings",
       dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, tp8);
+  batch(2048, 1, 15e12,
+        "2048 sequences of 8192 = 16 M tokens per iteration, assumed equal to the 405B's "
+        "(arXiv:2407.21783 publishes it for the 405B only); 15 T training tokens (section 3.1: "
+        "'about 15T multilingual tokens')");
   add("llama3-405b", "Llama 3 405B",
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 126 layers, model "
       "dimension 16384, FFN 53248, 128 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
       "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
-      "sequence 8192, micro-batch 1; TP 8 as in the paper's Table 4 (which adds PP 16)",
+      "sequence 8192; TP 8 as in the paper's Table 4 (which adds PP 16)",
       dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2, tp8);
+  batch(2048, 1, 15.6e12,
+        "2048 sequences of 8192 = 16 M tokens per iteration (arXiv:2407.21783, Table 4 and "
+        "section 3.4.1, the batch of the main stage); 15.6 T training tokens (section 3.4)");
   {
     TransformerConfig m = dense(56, 6144, 16384, 48, 8, 32000, true, false);
     m.experts = 8;
@@ -265,15 +299,21 @@ std::vector<Preset> buildPresets() {
         "hidden 6144, intermediate 16384, 48 heads, 8 key/value heads, 8 experts, 2 per token, "
         "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
         "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
-        "supports 65536) and micro-batch 1 are our choice; TP 8 x EP 8",
+        "supports 65536) is our choice; TP 8 x EP 8",
         m, 4096, 1, 2, moe);
+    batch(1024, 1, 0,
+          "1024 sequences of 4096 = 4 M tokens per iteration, assumed (not published); no "
+          "published token budget");
   }
   add("resnet50", "ResNet-50",
       "He et al., 'Deep Residual Learning for Image Recognition', arXiv:1512.03385, Table 1 "
-      "(torchvision v1.5 layout); 32 images per GPU as in Goyal et al., arXiv:1706.02677",
+      "(torchvision v1.5 layout); Libra layout: 32 images per NPU, as in Goyal et al.",
       "224 x 224 inputs; weights of convolutions and the classifier only (25,502,912: the "
       "LIBRA reference's 51,005,824-byte gradient in FP16); data parallel only",
       resnet50(), 1, 32, 2, tp1);
+  batch(8192, 32, 90.0 * 1281167,
+        "8192 images per iteration (Goyal et al., arXiv:1706.02677: the 8k minibatch, 32 per GPU "
+        "on 256 GPUs); 90 epochs of the 1,281,167 ImageNet-1k training images");
   {
     DlrmConfig d;
     d.denseFeatures = 13;
@@ -289,6 +329,11 @@ std::vector<Preset> buildPresets() {
         "--arch-mlp-top=1024-1024-512-256-1, mini-batch 2048)",
         "26 embedding tables sharded over all NPUs (model parallel), MLPs data parallel; FP32", d,
         1, 2048, 4, tp1);
+    batch(65536, 2048, 4195197692.0,
+          "65536 samples per iteration (the 'BS64k' of NVIDIA's DLRM on Criteo 1TB, "
+          "https://catalog.ngc.nvidia.com/orgs/nvidia/teams/dle/models/"
+          "dlrm_base_pyt_ckpt_ds-criteo-fl15); one epoch of the Criteo Terabyte training days, "
+          "4,195,197,692 samples, as MLPerf Training trains it");
   }
   {
     DlrmConfig d;
@@ -306,6 +351,9 @@ std::vector<Preset> buildPresets() {
         "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
         "micro-batch 512 reproduce its 4,194,304-byte AllToAll",
         d, 1, 512, 2, tp1);
+    batch(512 * 4096, 512, 0,
+          "2,097,152 samples per iteration: the reference file's 512 per NPU on the 4096 NPUs of "
+          "the reference networks; no published token budget");
   }
   for (const Preset& p : list) p.validate();
   return list;
@@ -362,7 +410,10 @@ std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) 
     out.emplace_back("tables", num(d.tables));
     out.emplace_back("embedding_dim", num(d.embeddingDim));
   }
+  out.emplace_back("global_batch", num(static_cast<double>(preset.globalBatch)));
   out.emplace_back("micro_batch", num(preset.microBatch));
+  out.emplace_back("reference_micro_batch", num(preset.referenceMicroBatch));
+  out.emplace_back("train_tokens", preset.trainTokens > 0 ? num(preset.trainTokens) : "-");
   out.emplace_back("bytes_per_element", num(preset.bytesPerElement));
   out.emplace_back("parameters", num(preset.parameterCount()));
   out.emplace_back("default_parallelism", preset.defaults.label());

@@ -20,6 +20,10 @@ void Device::validate() const {
     throw InputError(where + ": memory bandwidth " + text::formatNumber(memoryBandwidth) +
                      " bytes/s must be a finite number >= 0");
   }
+  if (!std::isfinite(memoryBytes) || memoryBytes < 0) {
+    throw InputError(where + ": memory capacity " + text::formatNumber(memoryBytes) +
+                     " bytes must be a finite number >= 0");
+  }
 }
 
 const std::vector<Device>& devices() {
@@ -28,25 +32,27 @@ const std::vector<Device>& devices() {
   // FLOPs utilization Meta reports for Llama 3 405B pre-training on H100
   // (38-43 %, arXiv:2407.21783 Table 4); it is applied to every device alike.
   static const std::vector<Device> list = {
-      {"h100", "NVIDIA H100 SXM5", 989.4e12, "BF16 dense", 3.35e12, 0.4,
+      {"h100", "NVIDIA H100 SXM5", 989.4e12, "BF16 dense", 3.35e12, 80e9, 0.4,
        "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
-       "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 3.35 TB/s)"},
-      {"b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, "BF16 dense", 8.0e12, 0.4,
+       "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s)"},
+      {"b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, "BF16 dense", 8.0e12, 180e9, 0.4,
        "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 PFLOPS "
-       "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU)"},
-      {"mi300x", "AMD Instinct MI300X", 1307.4e12, "BF16 dense", 5.3e12, 0.4,
+       "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU; 1.44 TB of GPU "
+       "memory for 8 GPUs, i.e. 180 GB usable per GPU of the 192 GB on the package)"},
+      {"mi300x", "AMD Instinct MI300X", 1307.4e12, "BF16 dense", 5.3e12, 192e9, 0.4,
        "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
-       "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 5.3 TB/s)"},
-      {"tpu-v5p", "Google Cloud TPU v5p", 459e12, "BF16 dense", 2765e9, 0.4,
+       "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 192 GB, 5.3 TB/s)"},
+      {"tpu-v5p", "Google Cloud TPU v5p", 459e12, "BF16 dense", 2765e9, 95e9, 0.4,
        "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "
-       "HBM2e 2765 GBps)"},
-      {"a100", "NVIDIA A100 SXM4 80GB", 312e12, "BF16 dense", 2039e9, 0.4,
+       "HBM2e 95 GB per chip, 2765 GBps)"},
+      {"a100", "NVIDIA A100 SXM4 80GB", 312e12, "BF16 dense", 2039e9, 80e9, 0.4,
        "https://www.nvidia.com/en-us/data-center/a100/ (BF16 Tensor Core 312 TFLOPS, 624 with "
-       "sparsity; HBM2e 2,039 GB/s)"},
+       "sparsity; HBM2e 80 GB, 2,039 GB/s)"},
       // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
-      // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns).
+      // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns). No memory: the
+      // reference model has no capacity, so nothing is checked against it.
       {"libra-reference", "LIBRA reference NPU", 3.0 * 8589934592.0 / 390625.0 * 1e9,
-       "as implied by the reference workload files", 0, 1.0,
+       "as implied by the reference workload files", 0, 0, 1.0,
        "derived from ../reference/libra-inputs/workload/GPT_3.txt and MSFT_1T.txt (see "
        "docs/workloads.md)"},
   };

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <utility>
 
+#include "checked.hpp"
 #include "libra/error.hpp"
 #include "libra/presets.hpp"
 #include "text.hpp"
@@ -12,6 +14,11 @@
 namespace libra {
 
 namespace {
+
+// The most copies of a model's blocks (or of a CNN / DLRM pass) one workload
+// writes: micro-batches, pipeline bubble slots and blocks multiplied. Beyond it
+// the project file and the solve grow without need; a larger micro-batch helps.
+constexpr std::int64_t kMaxWrittenBlocks = 50000;
 
 // One collective of a logical operation.
 struct Coll {
@@ -78,9 +85,10 @@ class Builder {
 // parameter gathers, which the backward gathers serve) in its input-gradient
 // phase. Listed in reverse so that the backward pass meets them in forward order,
 // before the block's own backward lines.
-std::vector<Op> recomputeOps(const std::vector<Op>& ops) {
+std::vector<Op> recomputeOps(const std::vector<Op>& ops, bool (*selected)(const Op&) = nullptr) {
   std::vector<Op> out;
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    if (selected && !selected(*it)) continue;
     Op r;
     r.name = "recompute." + it->name;
     r.computeNs[static_cast<int>(PhaseKind::InputGrad)] =
@@ -100,7 +108,8 @@ struct Context {
   const Network& network;
   ParallelismMapping map;
   GeneratorOptions options;
-  int microBatch = 1;
+  BatchPlan batch{};
+  double microBatch = 1;  // samples per micro-batch (batch.microBatch)
   int sequence = 1;
   double bytes = 2;
   bool libra = false;
@@ -135,7 +144,7 @@ Workload transformer(const Context& c) {
   const double tp = p.tp;
   const double h = m.hidden;
   const double s = c.sequence;
-  const double T = static_cast<double>(c.microBatch) * c.sequence;  // tokens per micro-batch
+  const double T = c.microBatch * c.sequence;  // tokens per micro-batch
   const double b = c.bytes;
   const double hkv = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
   const double act = T * h * b;  // one activation tensor [T, h] in bytes
@@ -212,7 +221,21 @@ Workload transformer(const Context& c) {
   // Blocks of the modelled pipeline stage (section 2.4).
   const int stageBlocks = (m.layers + p.pp - 1) / p.pp;
   const int blocks = c.options.blocks > 0 ? c.options.blocks : stageBlocks;
-  const int slots = c.options.microBatches + p.pp - 1;
+  // 1F1B: m micro-batches and PP - 1 slots of bubble (section 2.4); without a
+  // pipeline the micro-batches of a replica are written as one slot of all its
+  // samples (c.microBatch), which takes the same time.
+  const std::int64_t slotCount = p.pp > 1 ? c.batch.microBatches + p.pp - 1 : 1;
+  if (slotCount > kMaxWrittenBlocks / blocks) {
+    throw InputError(
+        "preset '" + c.preset.id + "': " + std::to_string(c.batch.microBatches) +
+        " micro-batches of " + std::to_string(c.batch.microBatch) +
+        (c.batch.microBatch == 1 ? " sample" : " samples") +
+        (p.pp > 1 ? " (+ " + std::to_string(p.pp - 1) + " pipeline bubble slots)" : std::string()) +
+        " of " + std::to_string(blocks) + " blocks each would write more than " +
+        std::to_string(kMaxWrittenBlocks) +
+        " block copies; choose a larger micro-batch (fewer micro-batches)");
+  }
+  const int slots = static_cast<int>(slotCount);
   const bool withEmbedding = !c.libra && m.vocab > 0 && p.pp == 1;
   const bool withOutput = !c.libra && m.vocab > 0;
 
@@ -222,6 +245,21 @@ Workload transformer(const Context& c) {
 
   for (int slot = 0; slot < slots; ++slot) {
     const bool lastToFinish = slot == 0;  // first listed, so last in the backward pass
+    if (p.pp > 1) {
+      // The stage's input activation from the previous stage (forward) and its
+      // gradient back (input gradient: the backward pass reaches this line last
+      // in the slot). Each TP rank sends its 1 / TP of the activation (Narayanan
+      // et al.'s scatter/gather; with sequence parallelism the activation is
+      // split anyway); without SP an AllGather over the TP group rebuilds it.
+      Op pipe;
+      pipe.name = "pipeline" + slotSuffix(slot, slots);
+      const Coll send{CollectiveType::SendRecv, act / tp, c.map.pipeline(), "p2p", false};
+      for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
+        pipe.at(kind).push_back(send);
+        if (p.tp > 1 && !sp) pipe.at(kind).push_back(tpGather());
+      }
+      builder.lower(pipe, w.layers.mutate());
+    }
     if (withEmbedding) {
       Op e;
       e.name = "embedding" + slotSuffix(slot, slots);
@@ -324,6 +362,13 @@ Workload transformer(const Context& c) {
       block.push_back(norm);
       if (p.recompute) {
         for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
+      } else if (p.selectiveRecompute) {
+        // Korthikanti et al.: only the attention scores (QK^T, softmax, their
+        // product with V) are recomputed; they hold the 5 a s^2 b bytes.
+        auto scores = [](const Op& op) {
+          return op.name.rfind("QK", 0) == 0 || op.name.rfind("softmax", 0) == 0;
+        };
+        for (Op& r : recomputeOps(block, +scores)) block.push_back(std::move(r));
       }
       for (const Op& op : block) builder.lower(op, w.layers.mutate());
     }
@@ -397,6 +442,22 @@ void dataParallelOnly(const Context& c, const char* family) {
     throw InputError("preset '" + c.preset.id + "' (" + family +
                      "): 'blocks' applies to transformers only");
   }
+  if (c.par.selectiveRecompute) {
+    throw InputError("preset '" + c.preset.id + "' (" + family +
+                     "): selective recomputation (of attention scores) applies to transformers "
+                     "only");
+  }
+}
+
+// The pass of a data-parallel model (CNN, DLRM): all micro-batches of the
+// replica's share as one pass of c.microBatch samples (section 2.4: without a
+// pipeline the time is linear in the samples), gradients reduced once.
+void writePass(const Context& c, Workload& w, std::vector<Op> ops,
+               const std::vector<double>& params, const std::vector<int>& groups, double degree) {
+  zeroGathers(c, ops, params, groups, degree);
+  placeGradients(c, ops, params, groups, 0);
+  Builder builder(w.communicator);
+  for (const Op& op : ops) builder.lower(op, w.layers.mutate());
 }
 
 Workload cnn(const Context& c) {
@@ -417,14 +478,11 @@ Workload cnn(const Context& c) {
     params.push_back(weights);
   }
   const std::vector<int>& dpG = c.map.data();
-  zeroGathers(c, ops, params, dpG, c.par.dp);
-  placeGradients(c, ops, params, dpG, 0);
   Workload w;
   w.communicator.of(PhaseKind::Forward).assign(c.network.size(), 1);
   w.communicator.of(PhaseKind::InputGrad).assign(c.network.size(), 1);
   w.communicator.of(PhaseKind::WeightGrad) = dpG;
-  Builder builder(w.communicator);
-  for (const Op& op : ops) builder.lower(op, w.layers.mutate());
+  writePass(c, w, std::move(ops), params, dpG, static_cast<double>(c.par.dp));
   return w;
 }
 
@@ -480,29 +538,121 @@ Workload dlrm(const Context& c) {
     params.push_back(0);
     mlp("MLP_Top_", m.topMlp, interactionIn, ops, params);
   }
-  zeroGathers(c, ops, params, allG, c.par.dp);
-  placeGradients(c, ops, params, allG, 0);
   Workload w;
   w.communicator.of(PhaseKind::Forward) = allG;
   w.communicator.of(PhaseKind::InputGrad) = allG;
   w.communicator.of(PhaseKind::WeightGrad) = allG;
-  Builder builder(w.communicator);
-  for (const Op& op : ops) builder.lower(op, w.layers.mutate());
+  writePass(c, w, std::move(ops), params, allG, static_cast<double>(c.par.dp));
   return w;
 }
 
 }  // namespace
+
+std::int64_t batchReplicas(const Preset& preset, const Parallelism& resolved) {
+  // Dense weights are replicated EP x DP times (section 2.2), and each replica
+  // takes its own samples; CNN and DLRM are data parallel over every NPU.
+  (void)preset;
+  return static_cast<std::int64_t>(resolved.ep) * resolved.dp;
+}
+
+namespace {
+
+std::string samples(const Preset& preset, std::int64_t n) {
+  const bool sequences = std::holds_alternative<TransformerConfig>(preset.model);
+  return std::to_string(n) +
+         (sequences ? (n == 1 ? " sequence" : " sequences") : (n == 1 ? " sample" : " samples"));
+}
+
+// The largest divisor of n not above `cap` (at least 1).
+std::int64_t largestDivisorAtMost(std::int64_t n, std::int64_t cap) {
+  for (std::int64_t d = std::min(n, cap); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+}  // namespace
+
+BatchPlan planBatch(const Preset& preset, const Parallelism& resolved,
+                    const GeneratorOptions& options) {
+  if (options.globalBatch < 0 || options.microBatch < 0 || options.microBatches < 0) {
+    throw InputError(
+        "batch: the global batch, micro-batch and micro-batch count must be >= 0 "
+        "(0 = the preset's, or derived)");
+  }
+  BatchPlan plan;
+  plan.replicas = batchReplicas(preset, resolved);
+  plan.sequenceLength = options.sequenceLength > 0 ? options.sequenceLength : preset.sequenceLength;
+  const std::int64_t R = plan.replicas;
+  const std::string replicas = std::to_string(R) + " data-parallel replica" + (R == 1 ? "" : "s") +
+                               (resolved.ep > 1 ? " (DP " + std::to_string(resolved.dp) + " x EP " +
+                                                      std::to_string(resolved.ep) + ")"
+                                                : " (DP " + std::to_string(resolved.dp) + ")");
+  if (options.layout == WorkloadLayout::Libra && options.globalBatch == 0) {
+    // The reference files fix the micro-batch per NPU (section 4).
+    plan.microBatch = options.microBatch > 0 ? options.microBatch : preset.referenceMicroBatch;
+    plan.microBatches = options.microBatches > 0 ? options.microBatches : 1;
+    const auto perReplica = checked::multiply(plan.microBatch, plan.microBatches);
+    const auto global = perReplica ? checked::multiply(*perReplica, R) : std::nullopt;
+    if (!global) {
+      throw InputError("batch: " + std::to_string(plan.microBatch) + " x " +
+                       std::to_string(plan.microBatches) + " samples on each of " + replicas +
+                       " are more than 64 bits can count");
+    }
+    plan.globalBatch = *global;
+    return plan;
+  }
+  const std::int64_t B = options.globalBatch > 0 ? options.globalBatch : preset.globalBatch;
+  plan.globalBatch = B;
+  if (B % R != 0) {
+    throw InputError("batch: the global batch of " + samples(preset, B) + " cannot be split over " +
+                     replicas + ": " + std::to_string(B) + " is not a multiple of " +
+                     std::to_string(R) + "; choose a global batch that is, or another parallelism");
+  }
+  const std::int64_t perReplica = B / R;
+  const std::string share = "the " + samples(preset, perReplica) + " of each replica (" +
+                            std::to_string(B) + " / " + std::to_string(R) + ")";
+  std::int64_t b = options.microBatch;
+  std::int64_t m = options.microBatches;
+  if (b > 0) {
+    if (perReplica % b != 0) {
+      throw InputError("batch: a micro-batch of " + samples(preset, b) + " does not divide " +
+                       share + "; choose a micro-batch that does");
+    }
+    if (m > 0 && b * m != perReplica) {
+      throw InputError("batch: " + std::to_string(m) + " micro-batches of " + samples(preset, b) +
+                       " are " + std::to_string(b * m) + ", not " + share +
+                       "; give the micro-batch or the count, not both");
+    }
+    m = perReplica / b;
+  } else if (m > 0) {
+    if (perReplica % m != 0) {
+      throw InputError("batch: " + std::to_string(m) + " micro-batches do not divide " + share +
+                       " evenly; choose a count that does");
+    }
+    b = perReplica / m;
+  } else {
+    // The preset's micro-batch (Megatron-LM's 1 for large transformers, 32 images
+    // per GPU for ResNet-50) and gradient accumulation over the rest: the
+    // activations in memory are those of one micro-batch (section 2.10).
+    b = largestDivisorAtMost(perReplica, preset.microBatch);
+    m = perReplica / b;
+  }
+  plan.microBatch = b;
+  plan.microBatches = m;
+  return plan;
+}
 
 Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
                           const Device& device, const Network& network,
                           const GeneratorOptions& options) {
   preset.validate();
   device.validate();
-  if (options.blocks < 0 || options.microBatch < 0 || options.sequenceLength < 0 ||
-      options.microBatches < 1 || !(options.bucketBytes > 0)) {
+  if (options.blocks < 0 || options.sequenceLength < 0 || !(options.bucketBytes > 0) ||
+      !std::isfinite(options.trainTokens) || options.trainTokens < 0) {
     throw InputError(
-        "workload generator: blocks, micro-batch and sequence length must be >= 0, "
-        "micro-batches per iteration >= 1 and the bucket size > 0");
+        "workload generator: blocks and sequence length must be >= 0, the bucket size > 0 and "
+        "the training tokens a finite number >= 0");
   }
   Context c{preset,
             resolveDegrees(parallelism, network.npuCount()),
@@ -510,8 +660,17 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
             network,
             mapParallelism(network, parallelism),
             options};
-  c.microBatch = options.microBatch > 0 ? options.microBatch : preset.microBatch;
-  c.sequence = options.sequenceLength > 0 ? options.sequenceLength : preset.sequenceLength;
+  if (c.par.recompute && c.par.selectiveRecompute) {
+    throw InputError(
+        "parallelism: full and selective recomputation exclude each other; "
+        "choose one");
+  }
+  c.batch = planBatch(preset, c.par, options);
+  // Samples per written slot: a micro-batch in a pipeline, else the replica's
+  // whole share (section 2.4).
+  c.microBatch = static_cast<double>(c.batch.microBatch) *
+                 (c.par.pp > 1 ? 1.0 : static_cast<double>(c.batch.microBatches));
+  c.sequence = c.batch.sequenceLength;
   c.bytes = preset.bytesPerElement;
   c.libra = options.layout == WorkloadLayout::Libra;
   if (c.par.pp > 1 && preset.family() != ModelFamily::Transformer &&
@@ -541,17 +700,24 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["tp"] = c.par.tp;
   q["ep"] = c.par.ep;
   q["pp"] = c.par.pp;
-  q["dp"] = c.par.dp;
+  q["dp"] = static_cast<double>(c.par.dp);
   q["sequence_parallel"] = c.par.sequenceParallel ? 1 : 0;
   q["zero3"] = c.par.zero3 ? 1 : 0;
+  q["zero_stage"] = c.par.zero();
   q["recompute"] = c.par.recompute ? 1 : 0;
-  q["micro_batch"] = c.microBatch;
+  q["selective_recompute"] = c.par.selectiveRecompute ? 1 : 0;
+  q["global_batch"] = static_cast<double>(c.batch.globalBatch);
+  q["micro_batch"] = static_cast<double>(c.batch.microBatch);
+  q["micro_batches"] = static_cast<double>(c.batch.microBatches);
+  q["micro_batch_given"] = options.microBatch > 0 ? 1 : 0;
+  q["micro_batches_given"] = options.microBatches > 0 ? 1 : 0;
   q["sequence_length"] = c.sequence;
-  q["micro_batches"] = options.microBatches;
+  q["train_tokens"] = options.trainTokens > 0 ? options.trainTokens : preset.trainTokens;
   q["blocks"] = options.blocks;
   q["layout_libra"] = c.libra ? 1 : 0;
   q["device_peak_flops"] = device.peakFlops;
   q["device_efficiency"] = device.efficiency;
+  q["device_memory_bytes"] = device.memoryBytes;
   w.origin = std::move(origin);
   return w;
 }
@@ -588,9 +754,20 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
 
 namespace {
 
-int intParameter(const WorkloadOrigin& origin, const char* key, int fallback) {
+std::int64_t countParameter(const WorkloadOrigin& origin, const char* key, std::int64_t fallback) {
   const auto it = origin.parameters.find(key);
-  return it == origin.parameters.end() ? fallback : static_cast<int>(std::lround(it->second));
+  if (it == origin.parameters.end()) return fallback;
+  // Counts are stored as doubles; anything beyond 2^53 is not a count we wrote.
+  const double v = it->second;
+  if (!(v >= -9007199254740992.0 && v <= 9007199254740992.0)) return fallback;
+  return std::llround(v);
+}
+
+int intParameter(const WorkloadOrigin& origin, const char* key, int fallback) {
+  const std::int64_t v = countParameter(origin, key, fallback);
+  return v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()
+             ? fallback
+             : static_cast<int>(v);
 }
 
 }  // namespace
@@ -604,16 +781,40 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   c.parallelism.tp = intParameter(o, "tp", 1);
   c.parallelism.ep = intParameter(o, "ep", 1);
   c.parallelism.pp = intParameter(o, "pp", 1);
-  c.parallelism.dp = intParameter(o, "dp", 0);
+  c.parallelism.dp = countParameter(o, "dp", 0);
   c.parallelism.sequenceParallel = intParameter(o, "sequence_parallel", 0) != 0;
   c.parallelism.zero3 = intParameter(o, "zero3", 0) != 0;
+  c.parallelism.zeroStage = c.parallelism.zero3 ? 0 : intParameter(o, "zero_stage", 0);
   c.parallelism.recompute = intParameter(o, "recompute", 0) != 0;
-  c.generator.microBatch = intParameter(o, "micro_batch", 0);
-  c.generator.sequenceLength = intParameter(o, "sequence_length", 0);
-  c.generator.microBatches = std::max(1, intParameter(o, "micro_batches", 1));
-  c.generator.blocks = intParameter(o, "blocks", 0);
-  c.generator.layout =
-      intParameter(o, "layout_libra", 0) ? WorkloadLayout::Libra : WorkloadLayout::Megatron;
+  c.parallelism.selectiveRecompute = intParameter(o, "selective_recompute", 0) != 0;
+  GeneratorOptions& g = c.generator;
+  g.sequenceLength = intParameter(o, "sequence_length", 0);
+  g.blocks = intParameter(o, "blocks", 0);
+  g.layout = intParameter(o, "layout_libra", 0) ? WorkloadLayout::Libra : WorkloadLayout::Megatron;
+  const auto tokens = o.parameters.find("train_tokens");
+  if (tokens != o.parameters.end() && std::isfinite(tokens->second) && tokens->second > 0) {
+    g.trainTokens = tokens->second;
+  }
+  const std::int64_t micro = countParameter(o, "micro_batch", 0);
+  const std::int64_t micros = std::max<std::int64_t>(1, countParameter(o, "micro_batches", 1));
+  if (o.parameters.count("global_batch")) {
+    // The batch as chosen: the global batch, and the micro-batch or count only when
+    // they were given (otherwise they are derived again, e.g. for another DP).
+    g.globalBatch = countParameter(o, "global_batch", 0);
+    if (intParameter(o, "micro_batch_given", 0)) g.microBatch = micro;
+    if (intParameter(o, "micro_batches_given", 0)) g.microBatches = micros;
+  } else {
+    // Written before the global batch existed: the micro-batch was per
+    // data-parallel rank, so the iteration held micro x micro-batches x replicas.
+    g.microBatch = micro;
+    const std::int64_t replicas =
+        static_cast<std::int64_t>(std::max(1, c.parallelism.ep)) * c.parallelism.dp;
+    if (micro > 0 && replicas > 0) {
+      const auto perReplica = checked::multiply(micro, micros);
+      const auto global = perReplica ? checked::multiply(*perReplica, replicas) : std::nullopt;
+      if (global) g.globalBatch = *global;
+    }
+  }
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "checked.hpp"
 #include "libra/error.hpp"
 
 namespace libra {
@@ -34,7 +35,7 @@ std::string_view shortName(ParallelAxis axis) {
   return "TP";
 }
 
-int Parallelism::degree(ParallelAxis axis) const {
+std::int64_t Parallelism::degree(ParallelAxis axis) const {
   switch (axis) {
     case ParallelAxis::Tensor:
       return tp;
@@ -54,8 +55,16 @@ std::string Parallelism::label() const {
   if (pp != 1) out += " x PP " + std::to_string(pp);
   out += " x DP " + (dp > 0 ? std::to_string(dp) : std::string("auto"));
   if (sequenceParallel) out += ", sequence parallel";
-  if (zero3) out += ", ZeRO-3";
-  if (recompute) out += ", recompute";
+  if (zero3) {
+    out += ", ZeRO-3";
+  } else if (zeroStage > 0) {
+    out += ", ZeRO-" + std::to_string(zeroStage);
+  }
+  if (recompute) {
+    out += ", recompute";
+  } else if (selectiveRecompute) {
+    out += ", selective recompute";
+  }
   return out;
 }
 
@@ -72,7 +81,7 @@ std::string describeNetwork(const Network& network) {
   return out + "]";
 }
 
-std::string axisText(ParallelAxis axis, int degree) {
+std::string axisText(ParallelAxis axis, std::int64_t degree) {
   return std::string(toString(axis)) + "-parallel degree " + std::string(shortName(axis)) + " " +
          std::to_string(degree);
 }
@@ -85,11 +94,11 @@ std::string dimText(const Network& network, int d) {
 // Takes `degree` NPUs for one axis from the free capacity, dimension by dimension in
 // `order`: whole dimensions while the remaining degree is a multiple of the free
 // NPUs, then a divisor of the next dimension's free NPUs.
-std::vector<int> take(const Network& network, std::vector<int>& free, ParallelAxis axis, int degree,
-                      bool insideOut) {
+std::vector<int> take(const Network& network, std::vector<int>& free, ParallelAxis axis,
+                      std::int64_t degree, bool insideOut) {
   const int dims = network.size();
   std::vector<int> groups(dims, 1);
-  int need = degree;
+  std::int64_t need = degree;
   for (int i = 0; i < dims && need > 1; ++i) {
     const int d = insideOut ? i : dims - 1 - i;
     const int cap = free[d];
@@ -99,8 +108,8 @@ std::vector<int> take(const Network& network, std::vector<int>& free, ParallelAx
       free[d] = 1;
       need /= cap;
     } else if (cap % need == 0) {
-      groups[d] = need;
-      free[d] = cap / need;
+      groups[d] = static_cast<int>(need);  // need divides cap, an int
+      free[d] = static_cast<int>(cap / need);
       need = 1;
     } else {
       throw InputError(
@@ -127,7 +136,7 @@ ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
                                                      &p.dpGroups};
   for (ParallelAxis axis : kParallelAxes) {
     const std::vector<int>& g = *given[static_cast<int>(axis)];
-    const int degree = p.degree(axis);
+    const std::int64_t degree = p.degree(axis);
     std::vector<int>& out = m.of(axis);
     if (g.empty()) {
       if (degree != 1) {
@@ -190,21 +199,33 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
     throw InputError("parallelism: the data-parallel degree DP " + std::to_string(p.dp) +
                      " must be at least 1 (or 0 to derive it from the NPU count)");
   }
+  if (p.zeroStage < 0 || p.zeroStage > 3) {
+    throw InputError("parallelism: ZeRO stage " + std::to_string(p.zeroStage) +
+                     " is not one of 0 (none), 1 (optimizer states), 2 (and gradients) or 3 "
+                     "(and parameters)");
+  }
+  if (p.zeroStage == 3) {
+    p.zero3 = true;
+    p.zeroStage = 0;
+  }
+  const std::string degrees = "TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
+                              " x PP " + std::to_string(p.pp);
+  // tp, ep and pp are ints, so their product fits in 64 bits; with dp it may not.
   const std::int64_t inner = static_cast<std::int64_t>(p.tp) * p.ep * p.pp;
   if (p.dp == 0) {
     if (npus % inner != 0) {
-      throw InputError("parallelism: TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
-                       " x PP " + std::to_string(p.pp) + " = " + std::to_string(inner) +
+      throw InputError("parallelism: " + degrees + " = " + std::to_string(inner) +
                        " does not divide the network's " + std::to_string(npus) +
                        " NPUs, so no data-parallel degree fits");
     }
-    p.dp = static_cast<int>(npus / inner);
+    p.dp = npus / inner;
   }
-  if (inner * p.dp != npus) {
-    throw InputError("parallelism: TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
-                     " x PP " + std::to_string(p.pp) + " x DP " + std::to_string(p.dp) + " = " +
-                     std::to_string(inner * p.dp) + " NPUs, but the network has " +
-                     std::to_string(npus) + " NPUs");
+  const auto product = checked::multiply(inner, p.dp);
+  if (!product || *product != npus) {
+    throw InputError("parallelism: " + degrees + " x DP " + std::to_string(p.dp) + " = " +
+                     (product ? std::to_string(*product) + " NPUs"
+                              : std::string("more NPUs than 64 bits can count")) +
+                     ", but the network has " + std::to_string(npus) + " NPUs");
   }
   return p;
 }

@@ -1,0 +1,334 @@
+// Throughput, model FLOPs, pipeline bubble and memory of preset workloads. The
+// formulas and their sources are in docs/workloads.md (sections 2.4, 2.9, 2.10).
+#include "libra/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <variant>
+#include <vector>
+
+#include "libra/error.hpp"
+
+namespace libra {
+
+namespace {
+
+double kvWidth(const TransformerConfig& m) {
+  const double h = m.hidden;
+  return static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
+}
+
+double mlpMatrices(const TransformerConfig& m) {
+  return m.gatedMlp ? 3.0 : 2.0;
+}
+
+double expertFfn(const TransformerConfig& m) {
+  return m.expertFfn > 0 ? m.expertFfn : m.ffn;
+}
+
+// The widths of a DLRM MLP, input first, as the generator walks them.
+std::vector<double> dlrmWidths(const DlrmConfig& d, bool bottom) {
+  std::vector<double> w;
+  if (bottom) {
+    w.push_back(d.denseFeatures);
+    for (int x : d.bottomMlp) w.push_back(x);
+  } else {
+    const double pairs = static_cast<double>(d.tables + 1) * d.tables / 2;
+    w.push_back(d.interactionWidth > 0 ? d.interactionWidth
+                                       : (d.bottomMlp.empty() ? 0 : d.bottomMlp.back()) + pairs);
+    for (int x : d.topMlp) w.push_back(x);
+  }
+  return w;
+}
+
+bool finitePositive(double v) {
+  return std::isfinite(v) && v > 0;
+}
+
+std::string gigabytes(double bytes) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.1f", bytes / 1e9);
+  return buffer;
+}
+
+}  // namespace
+
+// --- model FLOPs -------------------------------------------------------------------
+
+double modelFlopsPerSample(const Preset& preset, int sequenceLength) {
+  const double s = sequenceLength;
+  if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
+    const double h = m->hidden;
+    double perLayer = 2 * h * h + 2 * h * kvWidth(*m);  // Q, K, V, output projection
+    if (m->experts > 0) {
+      perLayer += h * m->experts + m->topK * mlpMatrices(*m) * h * expertFfn(*m);
+    } else {
+      perLayer += mlpMatrices(*m) * h * m->ffn;
+    }
+    const double active = m->layers * perLayer + static_cast<double>(m->vocab) * h;
+    return (6 * active + 12.0 * m->layers * s * h) * s;
+  }
+  if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
+    double flops = 0;
+    for (std::size_t i = 0; i < c->layers.size(); ++i) {
+      const ConvLayer& l = c->layers[i];
+      const double forward =
+          2.0 * l.inChannels * l.outChannels * l.kernel * l.kernel * l.outputSize * l.outputSize;
+      flops += forward * (i == 0 ? 2 : 3);  // the first layer has no input gradient
+    }
+    return flops;
+  }
+  const auto& d = std::get<DlrmConfig>(preset.model);
+  double flops = 0;
+  for (bool bottom : {true, false}) {
+    const std::vector<double> w = dlrmWidths(d, bottom);
+    for (std::size_t i = 1; i < w.size(); ++i) flops += 6 * w[i - 1] * w[i];
+  }
+  const double pairs = static_cast<double>(d.tables + 1) * d.tables / 2;
+  flops += 6 * pairs * d.embeddingDim;  // interaction: forward 2 pairs dim, backward twice that
+  return flops;
+}
+
+// --- pipeline ----------------------------------------------------------------------
+
+double pipelineBubble(int stages, std::int64_t microBatches, int virtualStages) {
+  if (stages <= 1 || microBatches < 1 || virtualStages < 1) return 0;
+  return (stages - 1.0) / (static_cast<double>(virtualStages) * static_cast<double>(microBatches));
+}
+
+// --- memory ------------------------------------------------------------------------
+
+ModelStates modelStateBytes(double params, double replicas, int zeroStage, int bytesPerElement) {
+  const double r = replicas >= 1 ? replicas : 1;
+  ModelStates s;
+  s.weights = params * bytesPerElement;
+  s.gradients = params * bytesPerElement;
+  // Adam's momentum and variance in fp32, plus an fp32 master copy when the
+  // weights themselves are 16-bit.
+  s.optimizer = params * (bytesPerElement < 4 ? 12.0 : 8.0);
+  if (zeroStage >= 1) s.optimizer /= r;
+  if (zeroStage >= 2) s.gradients /= r;
+  if (zeroStage >= 3) s.weights /= r;
+  return s;
+}
+
+double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength, double microBatch,
+                               const Parallelism& p) {
+  const double s = sequenceLength, b = microBatch, h = m.hidden, t = p.tp;
+  const double sb = s * b;
+  if (p.recompute) {
+    // Only each layer's input is kept (2 bytes per element); with sequence
+    // parallelism it is the sequence shard.
+    return 2 * sb * h / (p.sequenceParallel ? t : 1.0);
+  }
+  // Korthikanti et al., section 4.1, term by term (16-bit values, 1-byte masks):
+  // `replicated` is what tensor parallelism does not split (layer-norm inputs and
+  // outputs, dropout masks), `split` what it does, `scores` the attention matrices.
+  const double hkv = kvWidth(m);
+  double replicated = 4 * sb * h                          // two layer norms
+                      + 2 * sb * h + sb * h;              // QKV input, attention dropout mask
+  double split = 2 * sb * h + 4 * sb * hkv + 2 * sb * h;  // Q, K and V, projection input
+  if (m.experts > 0) {
+    // Router input and dropout mask; every token's hidden state goes to k
+    // experts, each of which keeps what a dense MLP of width f_e keeps.
+    replicated += 2 * sb * h + sb * h + m.topK * 2 * sb * h;
+    split += m.topK * 2 * sb * expertFfn(m) * mlpMatrices(m);
+  } else {
+    replicated += 2 * sb * h + sb * h;         // MLP input, dropout mask
+    split += 2 * sb * m.ffn * mlpMatrices(m);  // up (and gate) outputs, down-projection input
+  }
+  const double scores =
+      p.selectiveRecompute ? 0.0 : 5.0 * m.heads * s * s * b;  // softmax, its mask and dropout
+  if (p.sequenceParallel) return (replicated + split + scores) / t;
+  return replicated + (split + scores) / t;
+}
+
+std::string MemoryEstimate::describe() const {
+  std::string out;
+  if (!use) {
+    out = "memory per NPU unknown";
+  } else {
+    out = gigabytes(use->total()) + " GB per NPU" +
+          (use->where.empty() ? "" : " (" + use->where + ")") + ": weights " +
+          gigabytes(use->weights) + ", gradients " + gigabytes(use->gradients) + ", optimizer " +
+          gigabytes(use->optimizer) + ", activations " + gigabytes(use->activations) + " GB";
+  }
+  if (capacityBytes > 0) out += ", against " + gigabytes(capacityBytes) + " GB of device memory";
+  return out;
+}
+
+MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const BatchPlan& batch,
+                              const Device& device) {
+  MemoryEstimate e;
+  e.capacityBytes = device.memoryBytes;
+  if (!(device.memoryBytes > 0)) {
+    e.note = "device '" + device.id + "' has no memory capacity, so none is checked";
+  }
+  const double beta = preset.bytesPerElement;
+  const double b = static_cast<double>(batch.microBatch);
+  const int zero = p.zero();
+  if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
+    const double h = m->hidden, t = p.tp;
+    const int stages = std::max(1, p.pp);
+    const int stageBlocks = (m->layers + stages - 1) / stages;
+    const double dense = (2 * h * h + 2 * h * kvWidth(*m)) / t +
+                         (m->experts > 0 ? h * m->experts : mlpMatrices(*m) * h * m->ffn / t);
+    const double experts = m->experts > 0 ? static_cast<double>(m->experts / std::max(1, p.ep)) *
+                                                mlpMatrices(*m) * h * expertFfn(*m) / t
+                                          : 0.0;
+    const double vocab = static_cast<double>(m->vocab) * h / t;
+    const double denseReplicas = static_cast<double>(p.ep) * static_cast<double>(p.dp);
+    const double layer = activationBytesPerLayer(*m, batch.sequenceLength, b, p);
+    // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t).
+    const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t;
+    auto stage = [&](double denseParams, double blocks, double inFlight, double extra,
+                     std::string where) {
+      MemoryUse u;
+      const ModelStates d =
+          modelStateBytes(denseParams, denseReplicas, zero, preset.bytesPerElement);
+      const ModelStates x = modelStateBytes(blocks * experts, static_cast<double>(p.dp), zero,
+                                            preset.bytesPerElement);
+      u.weights = d.weights + x.weights;
+      u.gradients = d.gradients + x.gradients;
+      u.optimizer = d.optimizer + x.optimizer;
+      u.activations = inFlight * blocks * layer + extra;
+      u.where = std::move(where);
+      return u;
+    };
+    if (stages == 1) {
+      const double embeddings = m->vocab > 0 ? vocab * (m->tiedEmbeddings ? 1.0 : 2.0) : 0.0;
+      e.use = stage(m->layers * dense + embeddings, m->layers, 1, logits, "every NPU");
+    } else {
+      // 1F1B: stage i keeps min(p - i, m) micro-batches in flight.
+      const double inFlight = static_cast<double>(
+          std::min<std::int64_t>(stages, std::max<std::int64_t>(1, batch.microBatches)));
+      const MemoryUse first = stage(stageBlocks * dense + vocab, stageBlocks, inFlight, 0,
+                                    "pipeline stage 1 of " + std::to_string(stages));
+      const MemoryUse last =
+          stage(stageBlocks * dense + vocab, stageBlocks, 1, logits,
+                "pipeline stage " + std::to_string(stages) + " of " + std::to_string(stages));
+      e.use = first.total() >= last.total() ? first : last;
+    }
+    return e;
+  }
+  if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
+    double params = 0, outputs = 0;
+    for (const ConvLayer& l : c->layers) {
+      params += static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
+      outputs += static_cast<double>(l.outChannels) * l.outputSize * l.outputSize;
+    }
+    const ModelStates st =
+        modelStateBytes(params, static_cast<double>(p.dp), zero, preset.bytesPerElement);
+    MemoryUse u;
+    u.weights = st.weights;
+    u.gradients = st.gradients;
+    u.optimizer = st.optimizer;
+    // Every convolution's output, kept for the backward pass (batch norm and ReLU
+    // outputs are not counted: a lower bound).
+    u.activations = outputs * b * beta;
+    u.where = "every NPU";
+    e.use = u;
+    return e;
+  }
+  e.note =
+      "the DLRM presets do not give their embedding tables' rows, which hold most of a DLRM's "
+      "memory, so its memory is not estimated";
+  return e;
+}
+
+// --- facts of a project ------------------------------------------------------------
+
+TrainingFacts trainingFacts(const Project& project) {
+  TrainingFacts f;
+  f.npus = project.network.npuCount();
+  if (project.workloads.size() != 1) {
+    f.note = "the project holds " + std::to_string(project.workloads.size()) +
+             " workloads; tokens, throughput and memory are reported for one";
+    f.memory.note = f.note;
+    return f;
+  }
+  const Workload& w = project.workloads.front();
+  const auto choice = presetChoiceOf(w);
+  if (!choice) {
+    f.note =
+        "the workload was not generated from a preset (e.g. imported LIBRA input), so its "
+        "tokens, model FLOPs and memory are unknown";
+    f.memory.note = f.note;
+    return f;
+  }
+  try {
+    const Preset& preset = findPreset(choice->preset);
+    const Parallelism resolved = resolveDegrees(choice->parallelism, f.npus);
+    const BatchPlan batch = planBatch(preset, resolved, choice->generator);
+    const WorkloadOrigin& origin = *w.origin;
+    auto parameter = [&](const char* key) {
+      const auto it = origin.parameters.find(key);
+      return it == origin.parameters.end() ? std::optional<double>() : it->second;
+    };
+    Device device;
+    device.id = choice->device;
+    try {
+      device = findDevice(choice->device);
+    } catch (const InputError&) {
+      // A device of an older or newer program: its stored numbers still count.
+    }
+    if (const auto peak = parameter("device_peak_flops")) device.peakFlops = *peak;
+    if (const auto bytes = parameter("device_memory_bytes")) device.memoryBytes = *bytes;
+    f.peakFlops = finitePositive(device.peakFlops) ? device.peakFlops : 0;
+    f.batch = batch;
+    f.samplesPerIteration = static_cast<double>(batch.globalBatch);
+    f.tokensPerIteration = batch.tokensPerIteration();
+    f.pipelineBubble = pipelineBubble(resolved.pp, batch.microBatches);
+    f.memory = estimateMemory(preset, resolved, batch, device);
+    const double trainTokens =
+        choice->generator.trainTokens > 0 ? choice->generator.trainTokens : preset.trainTokens;
+    if (trainTokens > 0) {
+      f.trainTokens = trainTokens;
+    } else {
+      f.trainNote = "preset '" + preset.id +
+                    "' has no published token budget; give one (libra new --train-tokens)";
+    }
+    if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
+      const int stageBlocks = (m->layers + resolved.pp - 1) / resolved.pp;
+      if (choice->generator.blocks > 0 && choice->generator.blocks < stageBlocks) {
+        f.note = "the workload models " + std::to_string(choice->generator.blocks) + " of the " +
+                 std::to_string(stageBlocks) +
+                 " blocks of its pipeline stage, so its time is not the model's";
+        return f;
+      }
+    }
+    if (!(w.weight > 0)) {
+      f.note = "the workload has weight 0 in the objective";
+      return f;
+    }
+    f.weight = w.weight;
+    f.modelFlopsPerIteration =
+        modelFlopsPerSample(preset, batch.sequenceLength) * static_cast<double>(batch.globalBatch);
+  } catch (const std::exception& e) {
+    f.note = std::string("the workload's origin does not fit the project: ") + e.what();
+    if (!f.memory.use && f.memory.note.empty()) f.memory.note = f.note;
+  }
+  return f;
+}
+
+Throughput throughputAt(const TrainingFacts& facts, double iterationNs) {
+  Throughput t;
+  if (!facts.tokensPerIteration || !facts.modelFlopsPerIteration) return t;
+  if (!finitePositive(iterationNs) || !finitePositive(facts.weight)) return t;
+  const double seconds = iterationNs / facts.weight * 1e-9;
+  auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  t.tokensPerSecond = finite(*facts.tokensPerIteration / seconds);
+  if (facts.npus > 0) {
+    const double perNpu = *facts.modelFlopsPerIteration / seconds / static_cast<double>(facts.npus);
+    t.modelTflopsPerNpu = finite(perNpu / 1e12);
+    if (facts.peakFlops > 0) t.mfu = finite(perNpu / facts.peakFlops);
+  }
+  if (facts.trainTokens && t.tokensPerSecond && *t.tokensPerSecond > 0) {
+    t.timeToTrainS = finite(*facts.trainTokens / *t.tokensPerSecond);
+  }
+  return t;
+}
+
+}  // namespace libra

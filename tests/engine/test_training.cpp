@@ -1,0 +1,306 @@
+// What a design means for training (libra/training.hpp): the work of an
+// iteration fixed by the model, model FLOPs, throughput and MFU, the pipeline
+// bubble and its point-to-point traffic, memory per NPU, and 64-bit counts.
+// Every number is checked against a hand computation or a published formula.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "libra/analysis.hpp"
+#include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "libra/traffic.hpp"
+#include "libra/training.hpp"
+#include "preset_test_support.hpp"
+
+using namespace libra;
+using namespace libra::testing;
+
+namespace {
+
+// The 4,096-NPU 3D network of the LIBRA paper (resources/examples/networks/gpt3-3d.yml).
+Network libra3d() {
+  Network net;
+  net.dims = {dimension("package", BuildingBlock::Ring, 16, "InterPackage"),
+              dimension("node", BuildingBlock::FullyConnected, 8, "InterNode"),
+              dimension("pod", BuildingBlock::Switch, 32, "InterPod")};
+  return net;
+}
+
+Parallelism degrees(int tp, int pp) {
+  Parallelism p;
+  p.tp = tp;
+  p.pp = pp;
+  return p;
+}
+
+std::string messageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const TransformerConfig& gpt3() {
+  return std::get<TransformerConfig>(findPreset("gpt3-175b").model);
+}
+
+}  // namespace
+
+// --- item 1: the work per iteration ----------------------------------------------
+
+// GPT-3 175B: 1536 sequences of 2048 tokens per iteration (Narayanan et al., SC'21,
+// arXiv:2104.04473, Table 1, the 175B row; Brown et al. Table 2.1 give 3.2 M
+// tokens). Before, the preset fixed 16 sequences per DP rank: 8.39 M tokens at
+// TP 16 x DP 256 and 1.05 M at TP 32 x PP 4 (issue 9). Now both run 3,145,728.
+TEST(BatchPlan, GlobalBatchIsTheSameForEveryParallelism) {
+  const Preset& p = findPreset("gpt3-175b");
+  EXPECT_EQ(p.globalBatch, 1536);
+  EXPECT_EQ(p.sequenceLength, 2048);
+  const BatchPlan a = planBatch(p, resolveDegrees(degrees(16, 1), 4096), {});
+  EXPECT_EQ(a.tokensPerIteration(), 3145728.0);
+  EXPECT_EQ(a.replicas, 256);
+  EXPECT_EQ(a.microBatch, 1);    // Megatron-LM's micro-batch 1 ...
+  EXPECT_EQ(a.microBatches, 6);  // ... and 1536 / 256 = 6 accumulation steps
+  const BatchPlan b = planBatch(p, resolveDegrees(degrees(32, 4), 4096), {});
+  EXPECT_EQ(b.tokensPerIteration(), 3145728.0);
+  EXPECT_EQ(b.replicas, 32);
+  EXPECT_EQ(b.microBatches, 48);
+  // --global-batch, --micro-batch, --micro-batches
+  GeneratorOptions o;
+  o.globalBatch = 2048;
+  o.microBatch = 2;
+  const BatchPlan c = planBatch(p, resolveDegrees(degrees(16, 1), 4096), o);
+  EXPECT_EQ(c.globalBatch, 2048);
+  EXPECT_EQ(c.microBatches, 4);  // 2048 / 256 / 2
+}
+
+TEST(BatchPlan, ImpossibleCombinationsNameTheNumbers) {
+  const Preset& p = findPreset("gpt3-175b");
+  const Parallelism dp256 = resolveDegrees(degrees(16, 1), 4096);
+  GeneratorOptions o;
+  o.globalBatch = 1000;  // 1000 / 256 is not whole
+  std::string m = messageOf([&] { (void)planBatch(p, dp256, o); });
+  EXPECT_NE(m.find("global batch of 1000 sequences"), std::string::npos) << m;
+  EXPECT_NE(m.find("256 data-parallel replicas"), std::string::npos) << m;
+  o.globalBatch = 0;
+  o.microBatch = 4;  // does not divide the 6 of each replica
+  m = messageOf([&] { (void)planBatch(p, dp256, o); });
+  EXPECT_NE(m.find("micro-batch of 4 sequences"), std::string::npos) << m;
+  EXPECT_NE(m.find("6 sequences of each replica"), std::string::npos) << m;
+  o.microBatch = 2;
+  o.microBatches = 2;  // 2 x 2 != 6
+  m = messageOf([&] { (void)planBatch(p, dp256, o); });
+  EXPECT_NE(m.find("2 micro-batches of 2 sequences are 4, not"), std::string::npos) << m;
+  o.microBatch = 0;
+  o.microBatches = 4;
+  m = messageOf([&] { (void)planBatch(p, dp256, o); });
+  EXPECT_NE(m.find("4 micro-batches do not divide"), std::string::npos) << m;
+}
+
+// --- item 2: model FLOPs, throughput, MFU, time to train ----------------------------
+
+// Narayanan et al. (arXiv:2104.04473, section 5.1) count 96 B s l h^2 (1 + s / 6h +
+// V / 16 l h) FLOPs per iteration with recomputation; without it the forward is
+// not repeated: 72 B s l h^2 (1 + s / 6h) + 6 B s h V. GPT-3's preset is the
+// plain GPT of that formula, so it must match to rounding.
+TEST(ModelFlops, MatchNarayananEtAlForGpt3) {
+  const TransformerConfig& m = gpt3();
+  const double s = 2048, l = m.layers, h = m.hidden, V = m.vocab;
+  const double expected = 72 * s * l * h * h * (1 + s / (6 * h)) + 6 * s * h * V;
+  EXPECT_NEAR(modelFlopsPerSample(findPreset("gpt3-175b"), 2048) / expected, 1.0, 1e-12);
+}
+
+TEST(Throughput, TokensTflopsMfuAndTimeToTrainByHand) {
+  TrainingFacts f;
+  f.tokensPerIteration = 3145728;
+  f.modelFlopsPerIteration = 4096 * 400e12;  // 400 TFLOP per NPU per iteration
+  f.trainTokens = 300e9;
+  f.npus = 4096;
+  f.peakFlops = 1000e12;
+  const Throughput t = throughputAt(f, 2e9);  // 2 s per iteration
+  ASSERT_TRUE(t.tokensPerSecond && t.modelTflopsPerNpu && t.mfu && t.timeToTrainS);
+  EXPECT_DOUBLE_EQ(*t.tokensPerSecond, 1572864);
+  EXPECT_DOUBLE_EQ(*t.modelTflopsPerNpu, 200);
+  EXPECT_DOUBLE_EQ(*t.mfu, 0.2);
+  EXPECT_DOUBLE_EQ(*t.timeToTrainS, 300e9 / 1572864);
+  // A workload of weight 2 in the objective: its iteration is T / 2.
+  f.weight = 2;
+  EXPECT_DOUBLE_EQ(*throughputAt(f, 2e9).tokensPerSecond, 2 * 1572864.0);
+  // No time, no throughput.
+  EXPECT_FALSE(throughputAt(f, INFINITY).tokensPerSecond);
+}
+
+// The analysis of a GPT-3 project reports the throughput of its design, and MFU
+// is the model FLOPs over the dense peak: the device efficiency (0.4) times the
+// share of the iteration spent computing, since the generator charges the model
+// FLOPs at peak x efficiency.
+TEST(Throughput, AnalysisOfGpt3ReportsMfuBelowTheEfficiency) {
+  ProjectOptions options;
+  options.constraints = {"total == 500"};
+  const Project project =
+      makeProject(findPreset("gpt3-175b"), degrees(16, 1), findDevice("h100"), libra3d(), options);
+  const Analysis a = analyze(project);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a.training.tokensPerIteration);
+  EXPECT_EQ(*a.training.tokensPerIteration, 3145728.0);
+  const Throughput& t = a.design.throughput;
+  ASSERT_TRUE(t.mfu && t.tokensPerSecond && t.timeToTrainS);
+  const double seconds = a.design.eval.iterationNs * 1e-9;
+  EXPECT_NEAR(*t.tokensPerSecond, 3145728.0 / seconds, 1e-6 * *t.tokensPerSecond);
+  // Within 0.1 %: the generator also charges the layer norms (2 T h FLOPs each,
+  // about 0.02 % of GPT-3's), which model FLOPs do not count.
+  const double computeShare = a.design.eval.computeNs / a.design.eval.iterationNs;
+  EXPECT_NEAR(*t.mfu / (0.4 * computeShare), 1.0, 1e-3);
+  EXPECT_LE(*t.mfu, 0.4 * computeShare);
+  EXPECT_LT(*t.mfu, 0.4);
+  EXPECT_NEAR(*t.timeToTrainS, 300e9 / *t.tokensPerSecond, 1e-6 * *t.timeToTrainS);
+}
+
+// --- item 3: pipeline parallelism ------------------------------------------------
+
+TEST(Pipeline, BubbleOf1F1BAndInterleaved) {
+  // Narayanan et al. (arXiv:2104.04473) section 2.2: (p - 1) / m, and (p - 1) / (v m)
+  // with v model chunks per stage.
+  EXPECT_DOUBLE_EQ(pipelineBubble(16, 48), 15.0 / 48);
+  EXPECT_DOUBLE_EQ(pipelineBubble(16, 48, 3), 15.0 / 144);
+  EXPECT_EQ(pipelineBubble(1, 48), 0);
+}
+
+TEST(Pipeline, SendRecvCrossesEveryDimensionOfTheGroup) {
+  const std::vector<int> groups{2, 1, 8};
+  const std::vector<double> v = collectiveTraffic(CollectiveType::SendRecv, 1000, groups);
+  EXPECT_EQ(v, (std::vector<double>{1000, 0, 1000}));
+}
+
+// GPT-3 at TP 8 x PP 16 on Ring 16 x FC 8 x Switch 32: TP takes 8 of the package,
+// PP the other 2 and the node's 8, DP the pod. The node dimension carries only
+// pipeline traffic: before, it was given 0 GB/s (issue 9). Now it carries the
+// point-to-point activations (s b h / TP x 2 bytes = 2048 x 12288 x 2 / 8 per
+// micro-batch and direction) and gets bandwidth; no dimension is without traffic.
+TEST(Pipeline, ADimensionOfOnlyPipelineTrafficGetsBandwidth) {
+  ProjectOptions options;
+  options.constraints = {"total == 500"};
+  const Project project =
+      makeProject(findPreset("gpt3-175b"), degrees(8, 16), findDevice("h100"), libra3d(), options);
+  const Workload& w = project.workloads[0];
+  const Layer* send = findLayer(w, "pipeline_mb1");
+  ASSERT_NE(send, nullptr);
+  EXPECT_EQ(send->phase(PhaseKind::Forward).collective, CollectiveType::SendRecv);
+  EXPECT_EQ(send->phase(PhaseKind::Forward).sizeBytes, 2048.0 * 12288 * 2 / 8);
+  EXPECT_EQ(send->phase(PhaseKind::Forward).groups, (std::vector<int>{2, 8, 1}));
+  const Analysis a = analyze(project);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a.dimensionsWithoutTraffic.empty());
+  ASSERT_EQ(a.design.bandwidth.size(), 3u);
+  EXPECT_GT(a.design.bandwidth[1], 1.0);  // node: pipeline only
+  ASSERT_TRUE(a.training.pipelineBubble);
+  EXPECT_DOUBLE_EQ(*a.training.pipelineBubble, 15.0 / 48);  // 1536 / 32 = 48 micro-batches
+}
+
+// --- item 4: memory per NPU --------------------------------------------------------
+
+// Mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes per weight (Rajbhandari et al.,
+// arXiv:1910.02054, section 3.1); ZeRO stages 1, 2, 3 shard the optimizer states,
+// the gradients and the weights over the data-parallel replicas.
+TEST(Memory, ModelStatesAndZeroStages) {
+  const double n = 1e9;
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 0, 2).total(), 16e9);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 1, 2).total(), 4e9 + 12e9 / 64);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 2, 2).total(), 2e9 + 14e9 / 64);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 3, 2).total(), 16e9 / 64);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 1, 0, 4).total(), 16e9);  // fp32: 4 + 4 + 8
+}
+
+// Korthikanti et al., arXiv:2205.05198, Table 2 (bytes per layer, 16-bit): no
+// parallelism sbh (34 + 5 a s / h); tensor parallel sbh (10 + 24 / t + 5 a s / (h t));
+// with sequence parallelism sbh (34 / t + 5 a s / (h t)); and selective
+// recomputation drops the 5 a s / h term; full recomputation keeps 2 s b h.
+TEST(Memory, ActivationsFollowKorthikantiTable2) {
+  const TransformerConfig& m = gpt3();
+  const double s = 2048, b = 1, h = m.hidden, a = m.heads, t = 8;
+  const double sbh = s * b * h;
+  Parallelism p = degrees(8, 1);
+  EXPECT_NEAR(activationBytesPerLayer(m, s, b, p), sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-6);
+  p.sequenceParallel = true;
+  EXPECT_NEAR(activationBytesPerLayer(m, s, b, p), sbh * (34 / t + 5 * a * s / (h * t)), 1e-6);
+  p.selectiveRecompute = true;
+  EXPECT_NEAR(activationBytesPerLayer(m, s, b, p), sbh * 34 / t, 1e-6);
+  p.selectiveRecompute = false;
+  p.recompute = true;
+  EXPECT_NEAR(activationBytesPerLayer(m, s, b, p), 2 * sbh / t, 1e-6);
+  EXPECT_NEAR(activationBytesPerLayer(m, s, b, degrees(1, 1)), sbh * (34 + 5 * a * s / h), 1e-6);
+}
+
+// GPT-3 at TP 16 without pipeline or ZeRO needs about 175 GB per GPU of model
+// states (issue 9): 175e9 / 16 x 16 bytes, more than an H100's 80 GB.
+TEST(Memory, Gpt3AtTp16DoesNotFitAnH100) {
+  const Preset& p = findPreset("gpt3-175b");
+  const Parallelism r = resolveDegrees(degrees(16, 1), 4096);
+  const MemoryEstimate e = estimateMemory(p, r, planBatch(p, r, {}), findDevice("h100"));
+  ASSERT_TRUE(e.use);
+  const double states = e.use->weights + e.use->gradients + e.use->optimizer;
+  EXPECT_NEAR(states / (p.parameterCount() / 16 * 16), 1.0, 1e-9);
+  EXPECT_NEAR(states / 175e9, 1.0, 0.01);
+  // Activations of one micro-batch (b = 1), 96 layers, Table 2 with TP 16, and the
+  // fp32 logits 4 s b V / t.
+  const double sbh = 2048.0 * 12288;
+  EXPECT_NEAR(
+      e.use->activations,
+      96 * sbh * (10 + 24.0 / 16 + 5 * 96 * 2048.0 / (12288 * 16)) + 4 * 2048.0 * 50257 / 16, 1e3);
+  EXPECT_EQ(e.capacityBytes, 80e9);
+  EXPECT_FALSE(e.fits());
+  // ZeRO-1, sequence parallelism and selective recomputation make it fit:
+  // 21.8 + 21.8 + 131 / 256 GB of states and 96 x 34 s b h / 16 bytes of activations.
+  Parallelism lean = r;
+  lean.zeroStage = 1;
+  lean.sequenceParallel = true;
+  lean.selectiveRecompute = true;
+  const MemoryEstimate fit = estimateMemory(p, lean, planBatch(p, lean, {}), findDevice("h100"));
+  ASSERT_TRUE(fit.use);
+  EXPECT_TRUE(fit.fits());
+  EXPECT_NEAR(fit.use->total() / 1e9, 49.3, 0.05);
+}
+
+// 1F1B: the first of p stages keeps min(p, m) micro-batches of activations in flight
+// (Narayanan et al. section 2.2; Korthikanti et al. section 4.2.3).
+TEST(Memory, FirstPipelineStageKeepsPMicroBatches) {
+  const Preset& p = findPreset("gpt3-175b");
+  const Parallelism r = resolveDegrees(degrees(8, 16), 4096);
+  const MemoryEstimate e = estimateMemory(p, r, planBatch(p, r, {}), findDevice("h100"));
+  ASSERT_TRUE(e.use);
+  EXPECT_EQ(e.use->where, "pipeline stage 1 of 16");
+  const double sbh = 2048.0 * 12288;
+  EXPECT_NEAR(e.use->activations, 16 * 6 * sbh * (10 + 24.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8)),
+              1e3);
+}
+
+// --- item 8: 64-bit counts ---------------------------------------------------------
+
+TEST(Counts, DegreesAreSixtyFourBitAndChecked) {
+  // 2^40 NPUs at TP 16: DP 2^36, no wrap (before: "DP -2147483648").
+  const Parallelism r = resolveDegrees(degrees(16, 1), kMaxNpus);
+  EXPECT_EQ(r.dp, std::int64_t{1} << 36);
+  EXPECT_NE(r.label().find("DP 68719476736"), std::string::npos) << r.label();
+  // A given DP whose product overflows 64 bits is refused, not wrapped.
+  Parallelism huge = degrees(1 << 30, 1);
+  huge.dp = std::int64_t{1} << 40;
+  const std::string m = messageOf([&] { (void)resolveDegrees(huge, 1024); });
+  EXPECT_NE(m.find("more NPUs than 64 bits can count"), std::string::npos) << m;
+  // A network of more than 2^40 NPUs is refused with the count.
+  Network net;
+  net.dims = {dimension("a", BuildingBlock::Ring, 1 << 21, "InterPackage"),
+              dimension("b", BuildingBlock::Switch, 1 << 20, "InterPod")};
+  const std::string n = messageOf([&] { net.validate(); });
+  EXPECT_NE(n.find("more than 2^40"), std::string::npos) << n;
+  // The work per iteration of 2^40 NPUs: one sample each.
+  GeneratorOptions o;
+  o.globalBatch = kMaxNpus;
+  const BatchPlan b = planBatch(findPreset("resnet50"), resolveDegrees(Parallelism{}, kMaxNpus), o);
+  EXPECT_EQ(b.replicas, kMaxNpus);
+  EXPECT_EQ(b.microBatch, 1);
+}
