@@ -175,8 +175,11 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     const int stageBlocks = (m->layers + stages - 1) / stages;
     const double dense = (2 * h * h + 2 * h * kvWidth(*m)) / t +
                          (m->experts > 0 ? h * m->experts : mlpMatrices(*m) * h * m->ffn / t);
-    const double experts = m->experts > 0 ? static_cast<double>(m->experts / std::max(1, p.ep)) *
-                                                mlpMatrices(*m) * h * expertFfn(*m) / t
+    // Each expert-parallel rank holds ceil(experts / ep) whole experts.
+    const int ep = std::max(1, p.ep);
+    const int expertsPerRank = (m->experts + ep - 1) / ep;
+    const double experts = m->experts > 0 ? static_cast<double>(expertsPerRank) * mlpMatrices(*m) *
+                                                h * expertFfn(*m) / t
                                           : 0.0;
     const double vocab = static_cast<double>(m->vocab) * h / t;
     const double denseReplicas = static_cast<double>(p.ep) * static_cast<double>(p.dp);

@@ -32,13 +32,22 @@ const json& workloads() {
   return doc;
 }
 
-std::vector<std::string> problemNames() {
+std::vector<std::string> problemNames(bool simulatedOnly = false) {
   std::vector<std::string> names;
   const json& doc = workloads();
   if (doc.is_object() && doc.contains("problems")) {
-    for (const json& p : doc["problems"]) names.push_back(p["name"].get<std::string>());
+    for (const json& p : doc["problems"]) {
+      if (simulatedOnly && !p.value("simulated", false)) continue;
+      names.push_back(p["name"].get<std::string>());
+    }
   }
   return names;
+}
+
+// The problems the simulator ran: the one it cannot run (its reason is checked
+// by DataSetCoversTheReferenceProblems) is not registered rather than skipped.
+std::vector<std::string> simulatedProblemNames() {
+  return problemNames(true);
 }
 
 const json& problem(const std::string& name) {
@@ -94,9 +103,7 @@ class WorkloadValidationTest : public CliTest, public ::testing::WithParamInterf
 
 TEST_P(WorkloadValidationTest, EvaluateMatchesTheSimulatedIterationTime) {
   const json& p = problem(GetParam());
-  if (!p["simulated"].get<bool>()) {
-    GTEST_SKIP() << p["not_simulated_reason"].get<std::string>();
-  }
+  ASSERT_TRUE(p["simulated"].get<bool>()) << GetParam();
   const fs::path inputs = fs::path(LIBRA_REFERENCE_DIR) / "libra-inputs";
   const std::string project = tmp("project.json");
   const std::vector<std::string> importArgs{
@@ -152,7 +159,8 @@ TEST_P(WorkloadValidationTest, EvaluateMatchesTheSimulatedIterationTime) {
   EXPECT_GE(checked, 3) << "no simulated set for " << GetParam();
 }
 
-INSTANTIATE_TEST_SUITE_P(Reference, WorkloadValidationTest, ::testing::ValuesIn(problemNames()),
+INSTANTIATE_TEST_SUITE_P(Reference, WorkloadValidationTest,
+                         ::testing::ValuesIn(simulatedProblemNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& c : name) {

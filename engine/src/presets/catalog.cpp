@@ -351,7 +351,7 @@ std::vector<Preset> buildPresets() {
         "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
         "micro-batch 512 reproduce its 4,194,304-byte AllToAll",
         d, 1, 512, 2, tp1);
-    batch(512 * 4096, 512, 0,
+    batch(std::int64_t{512} * 4096, 512, 0,
           "2,097,152 samples per iteration: the reference file's 512 per NPU on the 4096 NPUs of "
           "the reference networks; no published token budget");
   }
