@@ -135,7 +135,13 @@ const char* const kModelHelp =
     "                   stages, one chunk at a time per dimension, as ASTRA-sim 2 runs them\n"
     "  --chunks auto    per collective, the count that minimizes its time at the design\n"
     "  --latency NS     link latency of every dimension in ns, or NS0,NS1,... one per\n"
-    "                   dimension (innermost first); a step of a Switch crosses two links";
+    "                   dimension (innermost first); a step of a Switch crosses two links\n"
+    "Cost (overrides the project's \"cost_scope\" and \"npu_price_usd\"):\n"
+    "  --cost-scope network  cost is the network's alone (LIBRA's model; the default)\n"
+    "  --cost-scope system   cost is the NPUs' plus the network's: perf-per-cost, the\n"
+    "                   Pareto front and `cost` constraints count N x the NPU price too\n"
+    "  --npu-price USD  price of one NPU (default: the list price of the preset's device;\n"
+    "                   `libra presets` lists them with their sources)";
 
 void addModelFlags(CLI::App* command, ModelFlags& flags) {
   command
@@ -148,6 +154,16 @@ void addModelFlags(CLI::App* command, ModelFlags& flags) {
                    "Link latency in ns: one value for every dimension or one per dimension; "
                    "default: the project's")
       ->type_name("NS[,NS...]");
+  command
+      ->add_option("--cost-scope", flags.costScope,
+                   "What cost counts: network (the default) or system (NPUs + network); "
+                   "default: the project's")
+      ->type_name("network|system");
+  command
+      ->add_option("--npu-price", flags.npuPrice,
+                   "Price of one NPU in $ for --cost-scope system; default: the project's "
+                   "npu_price_usd, else the device's list price")
+      ->type_name("USD");
 }
 
 namespace {
@@ -168,6 +184,14 @@ ModelOverrides parseModelFlags(const ModelFlags& flags) {
                        std::to_string(kMaxChunks) + ", ideal or auto");
     }
   }
+  if (!flags.costScope.empty()) {
+    o.costScope = parseCostScope(flags.costScope);
+    if (!o.costScope) {
+      throw InputError("--cost-scope: '" + flags.costScope +
+                       "' is not a cost scope; use network or system");
+    }
+  }
+  o.npuPriceUsd = flags.npuPrice;  // applyModelOverrides checks the value
   if (!flags.latency.empty()) {
     o.latencyNs = parseNumberList(flags.latency, "--latency", "NS", "ns");
     for (std::size_t i = 0; i < o.latencyNs.size(); ++i) {

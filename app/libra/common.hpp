@@ -42,11 +42,14 @@ Objective parseObjectiveFlag(const std::string& text, const std::string& flag = 
 Backend parseBackendFlag(const std::string& text);
 TrainingLoop parseTrainingLoopFlag(const std::string& text);
 
-// --chunks and --latency (spec/cli.md "Model options"), on evaluate, solve,
-// pareto and sweep; they override the project's settings for this run.
+// --chunks and --latency (spec/cli.md "Model options"), --cost-scope and
+// --npu-price, on evaluate, solve, pareto and sweep; they override the
+// project's settings for this run.
 struct ModelFlags {
   std::string chunks;
   std::string latency;
+  std::string costScope;
+  std::optional<double> npuPrice;
 };
 void addModelFlags(CLI::App* command, ModelFlags& flags);
 // Throws InputError naming the flag when a value is malformed.

@@ -299,7 +299,7 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
     table.addRow({std::to_string(i), dim.name, std::string(toString(dim.block)),
                   std::to_string(dim.npus), formatFixed(dim.bandwidthGbps, 3), ms(dim.busyNs),
                   ms(dim.exposedNs),
-                  e.costUsd > 0 ? formatFixed(100 * dim.costShare, 1) + " %" : "-"});
+                  e.networkCostUsd > 0 ? formatFixed(100 * dim.costShare, 1) + " %" : "-"});
   }
   table.addRow({"", "total", "", "", formatFixed(d.totalBandwidth(), 3), "", "", ""});
   table.print(out, style);
@@ -309,8 +309,12 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
       {"Iteration time", formatDuration(e.iterationNs)},
       {"  compute", formatDuration(e.computeNs)},
       {"  exposed communication", formatDuration(e.communicationNs)},
-      {"Network cost", formatUsd(e.costUsd)},
+      {"Network cost", formatUsd(e.networkCostUsd)},
   };
+  if (a.costScope == CostScope::System) {
+    totals.emplace_back("System cost", formatUsd(e.costUsd) + " (NPUs " + formatUsd(a.npuCostUsd) +
+                                           " + network; cost scope system)");
+  }
   if (a.costBudgetUsd) totals.emplace_back("Cost budget", formatUsd(*a.costBudgetUsd));
   if (!a.model.collectives.chunks.isIdeal()) {
     // The solvers minimize a convex surrogate of the chunked schedule; every

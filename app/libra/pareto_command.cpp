@@ -63,7 +63,7 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
   out << '\n';
   Table table;
   table.addColumn("#");
-  table.addColumn("network cost");
+  table.addColumn(a.costScope == CostScope::System ? "system cost" : "network cost");
   table.addColumn("iteration time (ms)");
   for (const std::string& name : problem.dimNames) table.addColumn(name + " (GB/s)");
   table.addColumn("time x cost (s*$)");

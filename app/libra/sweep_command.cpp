@@ -322,7 +322,8 @@ Json solutionJson(const Solution& s, const TrainingFacts& facts, const Throughpu
   j["iteration_time_ns"] = finiteJson(s.eval.iterationNs);
   j["compute_time_ns"] = finiteJson(s.eval.computeNs);
   j["communication_time_ns"] = finiteJson(s.eval.communicationNs);
-  j["network_cost_usd"] = finiteJson(s.eval.costUsd);
+  j["network_cost_usd"] = finiteJson(s.eval.networkCostUsd);
+  if (s.eval.costUsd != s.eval.networkCostUsd) j["system_cost_usd"] = finiteJson(s.eval.costUsd);
   j["time_cost_ns_usd"] = finiteJson(s.eval.iterationNs * s.eval.costUsd);
   j["tokens_per_iteration"] = optionalJson(facts.tokensPerIteration);
   j["tokens_per_second"] = optionalJson(t.tokensPerSecond);
@@ -603,6 +604,8 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   options.loop = choice.trainingLoop;
   const ModelOverrides model = parseModelFlags(args.model);
   if (model.chunks) options.collectives.chunks = *model.chunks;
+  if (model.costScope) options.costScope = *model.costScope;
+  options.npuPriceUsd = model.npuPriceUsd;
   if (model.latencyNs.size() > 1) {
     throw InputError(
         "--latency: the sweep's shapes have different dimension counts; give one "

@@ -37,7 +37,7 @@ DesignResult describeDesign(const Problem& problem, const Network& network,
     dim.busyNs = r.eval.busyNs[d];
     dim.exposedNs = r.eval.communicationByDimNs[d];
     dim.costUsd = problem.costPerBandwidth[d] * bandwidth[d];
-    dim.costShare = r.eval.costUsd > 0 ? dim.costUsd / r.eval.costUsd : 0.0;
+    dim.costShare = r.eval.networkCostUsd > 0 ? dim.costUsd / r.eval.networkCostUsd : 0.0;
   }
   r.bandwidth = std::move(bandwidth);
   return r;
@@ -96,6 +96,9 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.problem = std::make_shared<const Problem>(buildProblem(posed));
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
   const Problem& problem = *a.problem;
+  a.costScope = posed.costScope;
+  a.npuCostUsd = problem.fixedCostUsd;
+  if (a.costScope == CostScope::System) a.npuPriceSource = npuPrice(posed)->source;
   const SolveOptions solveOptions{options.backend, options.cancel, SolveLimits{}};
   a.training = trainingFacts(posed);
   const std::vector<bool> used = problem.time.usedDims();
@@ -238,14 +241,31 @@ Json trainingDetails(const TrainingFacts& f) {
   return j;
 }
 
+// In the system scope, the whole cost beside the network's.
+void systemCostKeys(Json& j, const Evaluation& e, CostScope scope) {
+  if (scope == CostScope::System) j["system_cost_usd"] = number(e.costUsd);
+}
+
 // The keys spec/cli.md fixes for a design, in its order.
-Json evaluationKeys(const DesignResult& d) {
+Json evaluationKeys(const DesignResult& d, CostScope scope) {
   Json j;
   j["bandwidth_gbps"] = numbers(d.bandwidth);
   j["iteration_time_ns"] = number(d.eval.iterationNs);
   j["compute_time_ns"] = number(d.eval.computeNs);
   j["communication_time_ns"] = number(d.eval.communicationNs);
-  j["network_cost_usd"] = number(d.eval.costUsd);
+  j["network_cost_usd"] = number(d.eval.networkCostUsd);
+  systemCostKeys(j, d.eval, scope);
+  return j;
+}
+
+// Which cost the results count, and in the system scope the NPUs' part.
+Json costScopeKeys(const Analysis& a) {
+  Json j;
+  j["cost_scope"] = std::string(toString(a.costScope));
+  if (a.costScope == CostScope::System) {
+    j["npu_cost_usd"] = number(a.npuCostUsd);
+    j["npu_price_source"] = a.npuPriceSource;
+  }
   return j;
 }
 
@@ -269,9 +289,10 @@ double timeCostOf(const Solution& s) {
   return s.eval.iterationNs * s.eval.costUsd;
 }
 
-Json pointJson(const Solution& s, const TrainingFacts& facts) {
+Json pointJson(const Solution& s, const TrainingFacts& facts, CostScope scope) {
   Json j;
-  j["network_cost_usd"] = number(s.eval.costUsd);
+  j["network_cost_usd"] = number(s.eval.networkCostUsd);
+  systemCostKeys(j, s.eval, scope);
   j["iteration_time_ns"] = number(s.eval.iterationNs);
   j["bandwidth_gbps"] = numbers(s.bandwidth);
   j["compute_time_ns"] = number(s.eval.computeNs);
@@ -341,7 +362,8 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   Json j;
   j["status"] = statusWord(a);
   j["objective"] = std::string(toString(a.objective));
-  j.update(evaluationKeys(d));
+  j.update(evaluationKeys(d, a.costScope));
+  j.update(costScopeKeys(a));
   j.update(throughputKeys(a.training, d.throughput));
   j.update(memoryKeys(a.training.memory));
   j.update(trainingDetails(a.training));
@@ -376,7 +398,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   }
   if (a.baseline) {
     const Baseline& b = *a.baseline;
-    Json s = evaluationKeys(b.design);
+    Json s = evaluationKeys(b.design, a.costScope);
     s.update(throughputKeys(a.training, b.design.throughput));
     s["speedup"] = optionalNumber(b.speedup);
     s["communication_speedup"] = optionalNumber(b.communicationSpeedup);
@@ -395,14 +417,17 @@ Json paretoObject(const Analysis& a) {
   Json j;
   j["status"] = "optimal";
   Json points = Json::array();
-  for (const Solution& s : a.front.points) points.push_back(pointJson(s, a.training));
+  for (const Solution& s : a.front.points) {
+    points.push_back(pointJson(s, a.training, a.costScope));
+  }
   j["points"] = std::move(points);
-  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training);
+  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training, a.costScope);
   j["nearest_point_index"] = nearestFrontPoint(a.front);
   j["project"] = a.projectName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["min_cost_usd"] = number(a.front.minCostUsd);
   j["max_cost_usd"] = number(a.front.maxCostUsd);
+  j.update(costScopeKeys(a));
   j.update(memoryKeys(a.training.memory));
   j.update(trainingDetails(a.training));
   if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
@@ -438,10 +463,16 @@ std::string throughputFields(const TrainingFacts& facts, double iterationNs) {
          field(t.timeToTrainS);
 }
 
+// The CSV files' cost column: the cost in the analysis' scope.
+std::string costColumn(const Analysis& a) {
+  return a.costScope == CostScope::System ? "system_cost_usd" : "network_cost_usd";
+}
+
 }  // namespace
 
 std::string designsCsv(const Analysis& a) {
-  std::string out = "kind,network_cost_usd,iteration_time_ns,compute_time_ns,communication_time_ns";
+  std::string out =
+      "kind," + costColumn(a) + ",iteration_time_ns,compute_time_ns,communication_time_ns";
   if (a.problem) {
     for (const std::string& name : a.problem->dimNames)
       out += "," + csvField("bw_" + name + "_gbps");
@@ -468,7 +499,7 @@ std::string designsCsv(const Analysis& a) {
 }
 
 std::string paretoCsv(const Analysis& a) {
-  std::string out = "network_cost_usd,iteration_time_ns";
+  std::string out = costColumn(a) + ",iteration_time_ns";
   if (a.problem) {
     for (const std::string& name : a.problem->dimNames)
       out += "," + csvField("bw_" + name + "_gbps");

@@ -78,8 +78,8 @@ bool isIndexKey(std::string_view key) {
 class Parser {
  public:
   Parser(std::string_view text, Mode mode, std::span<const std::string> names,
-         std::span<const double> costs)
-      : text_(text), mode_(mode), names_(names), costs_(costs) {}
+         std::span<const double> costs, double fixedCost = 0)
+      : text_(text), mode_(mode), names_(names), costs_(costs), fixedCost_(fixedCost) {}
 
   LinearConstraint compile() {
     parseAll();
@@ -94,7 +94,9 @@ class Parser {
       if (c.coefficients[d] != 0) any = true;
     }
     c.relation = relation_;
-    c.rhs = constant(right_) - constant(left_);
+    // The fixed part of `cost` is a constant: cost = fixed + sum_d costs_[d] bw_d.
+    c.rhs = constant(right_) - constant(left_) -
+            fixedCost_ * (costCoefficient(left_) - costCoefficient(right_));
     c.text = std::string(text::trim(text_));
     if (!any) fail(1, "it does not involve any bandwidth (bw[...], total or cost)");
     if (!std::isfinite(c.rhs)) fail(1, "the constant is not a finite number");
@@ -195,6 +197,12 @@ class Parser {
         out[d] += p.sign * (p.kind == Kind::Constant ? 0.0 : p.scalar * variable);
       }
     }
+    return out;
+  }
+
+  static double costCoefficient(const std::vector<Product>& side) {
+    double out = 0;
+    for (const Product& p : side) out += p.sign * (p.kind == Kind::Cost ? p.scalar : 0.0);
     return out;
   }
 
@@ -365,6 +373,7 @@ class Parser {
   Mode mode_;
   std::span<const std::string> names_;
   std::span<const double> costs_;
+  double fixedCost_ = 0;
   std::size_t pos_ = 0;
   std::vector<Product> left_, right_;
   Relation relation_ = Relation::Equal;
@@ -379,9 +388,9 @@ void rejectEmpty(std::string_view text) {
 }  // namespace
 
 LinearConstraint parseConstraint(std::string_view text, std::span<const std::string> dimNames,
-                                 std::span<const double> costPerBandwidth) {
+                                 std::span<const double> costPerBandwidth, double fixedCostUsd) {
   rejectEmpty(text);
-  return Parser(text, Mode::Compile, dimNames, costPerBandwidth).compile();
+  return Parser(text, Mode::Compile, dimNames, costPerBandwidth, fixedCostUsd).compile();
 }
 
 ConstraintStructure analyzeConstraint(std::string_view text) {

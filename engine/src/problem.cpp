@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "libra/error.hpp"
+#include "libra/presets.hpp"
 #include "libra/project.hpp"
 #include "text.hpp"
 
@@ -21,15 +22,39 @@ std::optional<Objective> parseObjective(std::string_view textIn) {
   return std::nullopt;
 }
 
-double Problem::cost(std::span<const double> bw) const {
+std::string_view toString(CostScope scope) {
+  return scope == CostScope::Network ? "network" : "system";
+}
+
+std::optional<CostScope> parseCostScope(std::string_view textIn) {
+  const std::string t = text::lower(text::trim(textIn));
+  if (t == "network") return CostScope::Network;
+  if (t == "system") return CostScope::System;
+  return std::nullopt;
+}
+
+double Problem::networkCost(std::span<const double> bw) const {
   double c = 0;
   for (int d = 0; d < dims(); ++d) c += costPerBandwidth[d] * bw[d];
   return c;
 }
 
+double Problem::cost(std::span<const double> bw) const {
+  return fixedCostUsd + networkCost(bw);
+}
+
+LinearConstraint Problem::compile(std::string_view expression) const {
+  return parseConstraint(expression, dimNames, costPerBandwidth, fixedCostUsd);
+}
+
+void Problem::price(Evaluation& e, std::span<const double> bw) const {
+  e.networkCostUsd = networkCost(bw);
+  e.costUsd = fixedCostUsd + e.networkCostUsd;
+}
+
 Evaluation Problem::evaluate(std::span<const double> bw) const {
   Evaluation e = time.evaluate(bw);
-  e.costUsd = cost(bw);
+  price(e, bw);
   return e;
 }
 
@@ -68,11 +93,50 @@ void addBound(Problem& p, int d, Relation rel, double value, const char* what) {
 
 }  // namespace
 
+std::optional<NpuPrice> npuPrice(const Project& project) {
+  if (project.npuPriceUsd) return NpuPrice{*project.npuPriceUsd, "npu_price_usd"};
+  const Device* device = nullptr;
+  for (const Workload& w : project.workloads) {
+    if (!w.origin || w.origin->device.empty()) continue;
+    const Device& d = findDevice(w.origin->device);
+    if (device && d.listPriceUsd != device->listPriceUsd) {
+      throw InputError("cost scope system: the workloads run on devices of different prices (" +
+                       device->id + ", " + d.id + "); set npu_price_usd or give --npu-price");
+    }
+    device = &d;
+  }
+  if (!device || device->listPriceUsd <= 0) return std::nullopt;
+  return NpuPrice{device->listPriceUsd,
+                  "list price of the " + device->name + " (" + device->priceSource + ")"};
+}
+
+double npuCostUsd(const Project& project) {
+  if (project.costScope == CostScope::Network) return 0;
+  if (project.npuPriceUsd && (!std::isfinite(*project.npuPriceUsd) || *project.npuPriceUsd < 0)) {
+    throw InputError("npu_price_usd: " + text::formatNumber(*project.npuPriceUsd) +
+                     " must be a finite number >= 0 ($ per NPU)");
+  }
+  const std::optional<NpuPrice> price = npuPrice(project);
+  if (!price) {
+    throw InputError(
+        "cost scope system: the price of an NPU is not known (no workload names a device "
+        "with a list price); set npu_price_usd in the project or give --npu-price USD");
+  }
+  const double usd = static_cast<double>(project.network.npuCount()) * price->usd;
+  if (!(usd <= kMaxCostPerBandwidth)) {
+    throw InputError("cost scope system: the NPUs cost " + text::formatNumber(usd) +
+                     " $, more than " + text::formatNumber(kMaxCostPerBandwidth) +
+                     "; give a smaller npu_price_usd");
+  }
+  return usd;
+}
+
 Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints) {
   project.network.validate();
   Problem p;
   p.dimNames = project.network.names();
   p.costPerBandwidth = costPerBandwidth(project.network, project.costModel);
+  p.fixedCostUsd = npuCostUsd(project);
   if (project.workloads.empty()) throw InputError("project: it has no workload");
   // Compiling the time model checks communicators, phase groups, compute times,
   // collective sizes and weights, with messages naming the workload and layer.
@@ -85,20 +149,28 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
   }
   for (std::size_t i = 0; i < project.constraints.size(); ++i) {
     try {
-      p.constraints.push_back(
-          parseConstraint(project.constraints[i], p.dimNames, p.costPerBandwidth));
+      p.constraints.push_back(p.compile(project.constraints[i]));
     } catch (const InputError& e) {
       throw InputError("constraints[" + std::to_string(i) + "]: " + e.what());
     }
   }
   for (const auto& text : extraConstraints) {
-    p.constraints.push_back(parseConstraint(text, p.dimNames, p.costPerBandwidth));
+    p.constraints.push_back(p.compile(text));
   }
   return p;
 }
 
 void applyModelOverrides(Project& project, const ModelOverrides& overrides) {
   if (overrides.chunks) project.model.collectives.chunks = *overrides.chunks;
+  if (overrides.costScope) project.costScope = *overrides.costScope;
+  if (overrides.npuPriceUsd) {
+    const double usd = *overrides.npuPriceUsd;
+    if (!std::isfinite(usd) || usd < 0) {
+      throw InputError("--npu-price: " + text::formatNumber(usd) +
+                       " must be a finite number >= 0 ($ per NPU)");
+    }
+    project.npuPriceUsd = usd;
+  }
   const std::vector<double>& lat = overrides.latencyNs;
   if (lat.empty()) return;
   const int dims = project.network.size();

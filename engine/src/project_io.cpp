@@ -3,7 +3,7 @@
 //   { "format": "libra-project", "schema_version": 1, "name": ...,
 //     "network": {"dimensions": [...]}, "cost_model": {...}, "workloads": [...],
 //     "training_loop": ..., "chunks": ..., "constraints": [...], "objective": ...,
-//     "ui": {...} }
+//     "cost_scope": ..., "npu_price_usd": ..., "ui": {...} }
 //
 // Reading is strict: unknown keys are errors everywhere except inside "ui" (the
 // GUI's opaque view state), so a typo never silently drops a setting. Optional on
@@ -13,7 +13,9 @@
 // "latency_ns" (0), and the top-level "training_loop" (no-overlap), "chunks"
 // ("ideal": LIBRA's model; written only when not ideal), "limits" (the building
 // blocks' BlockLimits defaults; written only when not those), "constraints" ([]),
-// "objective" (performance) and "ui". Every error is one line: source, JSON path, problem.
+// "objective" (performance), "cost_scope" (network; written only when "system"),
+// "npu_price_usd" (the device's list price; written only when set) and "ui". Every error is one
+// line: source, JSON path, problem.
 #include "libra/project_io.hpp"
 
 #include <fcntl.h>
@@ -292,9 +294,10 @@ class Reader {
   }
 
   Project project(const Json& doc) const {
-    const Object top(*this, doc, "",
-                     {"format", "schema_version", "name", "network", "cost_model", "workloads",
-                      "training_loop", "chunks", "limits", "constraints", "objective", "ui"});
+    const Object top(
+        *this, doc, "",
+        {"format", "schema_version", "name", "network", "cost_model", "workloads", "training_loop",
+         "chunks", "limits", "constraints", "objective", "cost_scope", "npu_price_usd", "ui"});
     Project p;
     p.name = string(top.required("name"), "name");
     p.network = network(Object(*this, top.required("network"), "network", {"dimensions"}));
@@ -343,6 +346,18 @@ class Reader {
                               "' (expected performance or perf-per-cost)");
       }
       p.objective = *parsed;
+    }
+    if (const Json* scope = top.optional("cost_scope")) {
+      const std::string s = string(*scope, "cost_scope");
+      auto parsed = parseCostScope(s);
+      if (!parsed) {
+        fail("cost_scope",
+             "unknown cost scope '" + text::abbreviate(s) + "' (expected network or system)");
+      }
+      p.costScope = *parsed;
+    }
+    if (const Json* price = top.optional("npu_price_usd")) {
+      p.npuPriceUsd = nonNegative(*price, "npu_price_usd");
     }
     if (const Json* ui = top.optional("ui")) {
       p.uiState = ui->dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -584,6 +599,11 @@ std::string projectToJson(const Project& project) {
   }
   doc["constraints"] = project.constraints;
   doc["objective"] = std::string(toString(project.objective));
+  // Written only when set, so network-scope projects stay as they were.
+  if (project.costScope != CostScope::Network) {
+    doc["cost_scope"] = std::string(toString(project.costScope));
+  }
+  if (project.npuPriceUsd) doc["npu_price_usd"] = w.number(*project.npuPriceUsd, "npu_price_usd");
   if (!project.uiState.empty()) {
     try {
       doc["ui"] = Json::parse(project.uiState);

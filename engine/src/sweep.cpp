@@ -196,6 +196,8 @@ void runFactorization(const SweepOptions& o, const TrainingFacts& facts,
           Project project;
           project.network = network;
           project.costModel = o.costModel;
+          project.costScope = o.costScope;
+          project.npuPriceUsd = o.npuPriceUsd;
           project.model.trainingLoop = loop;
           project.model.collectives = o.collectives;
           project.workloads.push_back(*workload);
@@ -216,8 +218,7 @@ void runFactorization(const SweepOptions& o, const TrainingFacts& facts,
       problem.costPerBandwidth = std::move(costs);
       try {
         for (const std::string& text : constraints) {
-          problem.constraints.push_back(
-              parseConstraint(text, problem.dimNames, problem.costPerBandwidth));
+          problem.constraints.push_back(problem.compile(text));
         }
       } catch (const ConstraintError& e) {
         out = skipped("a constraint does not apply to the shape", e.what());

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <libra/cost.hpp>
 #include <libra/edits.hpp>
+#include <libra/project.hpp>
 
 #include "constraint_editor.hpp"
 #include "document.hpp"
@@ -60,10 +61,11 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   costEnabled_ = new QCheckBox(tr("Cost budget"));
   costEnabled_->setObjectName(QStringLiteral("costBudgetEnabled"));
   costEnabled_->setToolTip(
-      tr("Adds the constraint cost <= C: the network may cost at most C dollars"));
+      tr("Adds the constraint cost <= C: the cost (the network's, or in the system scope the "
+         "NPUs' and the network's) is at most C dollars"));
   costSlider_ = new QSlider(Qt::Horizontal);
   costSlider_->setObjectName(QStringLiteral("costBudgetSlider"));
-  costSlider_->setToolTip(tr("Network cost budget, million US dollars"));
+  costSlider_->setToolTip(tr("Cost budget, million US dollars"));
   costSpin_ = new QDoubleSpinBox;
   costSpin_->setObjectName(QStringLiteral("costBudgetSpin"));
   costSpin_->setRange(0, 1e7);
@@ -80,6 +82,23 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   objective_->addItem(tr("Performance per cost (least time × cost)"),
                       static_cast<int>(Objective::PerfPerCost));
   objective_->setToolTip(tr("What the optimizer minimizes"));
+
+  costScope_ = new QComboBox;
+  costScope_->setObjectName(QStringLiteral("costScopeCombo"));
+  costScope_->addItem(tr("Network only"), static_cast<int>(CostScope::Network));
+  costScope_->addItem(tr("NPUs + network (system)"), static_cast<int>(CostScope::System));
+  costScope_->setToolTip(
+      tr("What cost counts, for perf per cost, the Pareto front and the cost budget: the "
+         "network alone (LIBRA's model) or the whole system, N NPUs at their price plus the "
+         "network"));
+  npuPrice_ = new QDoubleSpinBox;
+  npuPrice_->setObjectName(QStringLiteral("npuPriceSpin"));
+  npuPrice_->setRange(0, 1e4);
+  npuPrice_->setDecimals(1);
+  npuPrice_->setPrefix(QStringLiteral("$"));
+  npuPrice_->setSuffix(QStringLiteral(" k"));
+  npuPrice_->setSpecialValueText(tr("device list price"));
+  npuPrice_->setKeyboardTracking(false);
 
   constraints_ = new ConstraintEditor(document_);
   constraints_->setObjectName(QStringLiteral("constraintEditor"));
@@ -101,6 +120,8 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   auto* objectiveBox = new QGroupBox(tr("Objective"));
   auto* objectiveLayout = new QFormLayout(objectiveBox);
   objectiveLayout->addRow(tr("Minimize"), objective_);
+  objectiveLayout->addRow(tr("Cost counts"), costScope_);
+  objectiveLayout->addRow(tr("NPU price"), npuPrice_);
   objectiveLayout->addRow(tr("Front points"), points_);
 
   auto* constraintBox = new QGroupBox(tr("Extra constraints"));
@@ -143,6 +164,19 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
     const auto objective = static_cast<Objective>(objective_->itemData(index).toInt());
     document_->edit(tr("Change the objective"), [&](Project& p) { p.objective = objective; });
   });
+  connect(costScope_, &QComboBox::activated, this, [this](int index) {
+    const auto scope = static_cast<CostScope>(costScope_->itemData(index).toInt());
+    document_->edit(scope == CostScope::System ? tr("Count the NPUs in the cost")
+                                               : tr("Count only the network in the cost"),
+                    [&](Project& p) { p.costScope = scope; });
+  });
+  connect(npuPrice_, &QDoubleSpinBox::valueChanged, this, [this](double thousands) {
+    const std::optional<double> usd =
+        thousands > 0 ? std::optional<double>(thousands * 1e3) : std::nullopt;
+    document_->edit(usd ? tr("Set the NPU price to %1").arg(formatCostUsd(*usd))
+                        : tr("Use the device's list price"),
+                    [&](Project& p) { p.npuPriceUsd = usd; });
+  });
   connect(points_, &QSpinBox::valueChanged, this, [this](int n) {
     document_->edit(tr("Set the front to %1 points").arg(n),
                     [n](Project& p) { setParetoPoints(p, n); });
@@ -165,6 +199,10 @@ double BudgetPanel::maxCostUsd() const {
   } catch (const std::exception&) {
   }
   double max = b.totalBandwidth && perGbps > 0 ? *b.totalBandwidth * perGbps : 0;
+  try {
+    max += npuCostUsd(p);  // the NPUs, in the system cost scope
+  } catch (const std::exception&) {
+  }
   if (b.costBudget) max = std::max(max, *b.costBudget * 1.25);
   return std::max(max, 1e6);
 }
@@ -221,9 +259,24 @@ void BudgetPanel::syncFromDocument() {
     }
   }
   {
-    const QSignalBlocker b1(objective_), b2(points_);
+    const QSignalBlocker b1(objective_), b2(points_), b3(costScope_), b4(npuPrice_);
     objective_->setCurrentIndex(objective_->findData(static_cast<int>(p.objective)));
     points_->setValue(paretoPointsOf(p));
+    costScope_->setCurrentIndex(costScope_->findData(static_cast<int>(p.costScope)));
+    npuPrice_->setEnabled(p.costScope == CostScope::System);
+    npuPrice_->setValue(p.npuPriceUsd ? *p.npuPriceUsd / 1e3 : 0.0);
+    QString known = tr("no device list price is known: set one");
+    try {
+      Project listed = p;
+      listed.npuPriceUsd.reset();
+      if (const auto price = npuPrice(listed)) {
+        known = tr("the device's list price is %1 (%2)")
+                    .arg(formatCostUsd(price->usd), QString::fromStdString(price->source));
+      }
+    } catch (const std::exception& e) {
+      known = QString::fromStdString(e.what());
+    }
+    npuPrice_->setToolTip(tr("Price of one NPU in the system cost scope; %1").arg(known));
   }
 }
 

@@ -33,6 +33,8 @@ class BudgetPanel : public QWidget {
   QSlider* costSlider() const { return costSlider_; }
   ConstraintEditor* constraintEditor() const { return constraints_; }
   QSpinBox* paretoPointsSpin() const { return points_; }
+  QComboBox* costScopeCombo() const { return costScope_; }
+  QDoubleSpinBox* npuPriceSpin() const { return npuPrice_; }
 
   // The cost of the current optimum: where a newly enabled cost budget starts.
   void setCurrentOptimumCost(double usd) { optimumCostUsd_ = usd; }
@@ -51,6 +53,8 @@ class BudgetPanel : public QWidget {
   QSlider* costSlider_;
   QDoubleSpinBox* costSpin_;
   QComboBox* objective_;
+  QComboBox* costScope_;
+  QDoubleSpinBox* npuPrice_;  // $ k per NPU; its minimum (0) means the device's list price
   ConstraintEditor* constraints_;
   QSpinBox* points_;
   quint64 totalDrag_ = 0;

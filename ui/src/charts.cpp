@@ -197,6 +197,14 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   const Analysis& a = result.a();
   design_ = result.analysis;
   front_ = front ? front->analysis : nullptr;
+  const bool system = a.costScope == CostScope::System;
+  const QString xTitle =
+      system ? tr("System cost: NPUs + network (million $)") : tr("Network cost (million $)");
+  if (axisX_->titleText() != xTitle) {
+    axisX_->setTitleText(xTitle);
+    chart()->setTitle(system ? tr("Iteration time against system cost")
+                             : tr("Iteration time against network cost"));
+  }
   QList<QPointF> line;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   auto extend = [&](const QPointF& p) {

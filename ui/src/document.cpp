@@ -12,7 +12,8 @@ Document::Parts Document::differences(const Project& a, const Project& b) {
   Parts parts;
   if (a.name != b.name) parts |= Name;
   if (!(a.network == b.network)) parts |= Network;
-  if (!(a.costModel == b.costModel)) parts |= CostModel;
+  if (!(a.costModel == b.costModel) || a.costScope != b.costScope || a.npuPriceUsd != b.npuPriceUsd)
+    parts |= CostModel;
   if (!(a.workloads == b.workloads)) parts |= Workloads;
   if (!(a.model == b.model)) parts |= Model;
   if (a.constraints != b.constraints) parts |= Constraints;

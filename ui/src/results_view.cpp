@@ -182,13 +182,18 @@ void ResultsView::apply(const SolveResultPtr& result) {
   breakdown_->showResult(*result);
 
   const Evaluation& e = a.design.eval;
+  const QString cost = a.costScope == CostScope::System
+                           ? tr("system cost <b>%1</b> (NPUs %2 + network %3)")
+                                 .arg(formatCostUsd(e.costUsd), formatCostUsd(a.npuCostUsd),
+                                      formatCostUsd(e.networkCostUsd))
+                           : tr("network cost <b>%1</b>").arg(formatCostUsd(e.networkCostUsd));
   QString text =
       tr("<b>%1</b> (%2): iteration <b>%3</b> = compute %4 + communication %5"
-         " &nbsp;·&nbsp; network cost <b>%6</b> &nbsp;·&nbsp; %7")
+         " &nbsp;·&nbsp; %6 &nbsp;·&nbsp; %7")
           .arg(a.evaluated ? tr("Design") : tr("Optimum"),
                a.objective == Objective::Performance ? tr("performance") : tr("perf per cost"),
                formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
-               formatTimeNs(e.communicationNs), formatCostUsd(e.costUsd),
+               formatTimeNs(e.communicationNs), cost,
                formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
                            a.design.bandwidth));
   if (a.baseline) {

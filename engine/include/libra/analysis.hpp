@@ -40,14 +40,15 @@ struct DimensionResult {
 // A bandwidth vector and what it gives.
 struct DesignResult {
   std::vector<double> bandwidth;  // GB/s per NPU per dimension
-  Evaluation eval;                // time breakdown and network cost
+  Evaluation eval;                // time breakdown and cost (network, or NPUs + network)
   std::vector<DimensionResult> dims;
   // Tokens per second, model TFLOP/s per NPU, MFU, time to train (analyze()
   // fills it from Analysis::training; empty for a workload without a preset).
   Throughput throughput;
 
   double totalBandwidth() const;
-  // Iteration time x network cost (ns x $); nullopt when the time is not finite.
+  // Iteration time x cost (ns x $, the cost in the analysis' scope); nullopt when
+  // the time is not finite.
   std::optional<double> timeCost() const;
 };
 
@@ -108,6 +109,11 @@ struct Analysis {
   std::shared_ptr<const Problem> problem;
   ModelOptions model;             // the model in force (after the overrides)
   std::vector<double> latencyNs;  // link latency per dimension in force
+  // What "cost" counts (Problem::fixedCostUsd): in the system scope every cost
+  // includes npuCostUsd, N times the NPU price from npuPriceSource.
+  CostScope costScope = CostScope::Network;
+  double npuCostUsd = 0;
+  std::string npuPriceSource;
   // Dimensions beyond their building block's physical limits (BlockLimits):
   // the design is solved, but cannot be built as given.
   std::vector<std::string> limitViolations;
@@ -153,12 +159,13 @@ std::optional<double> surrogateGap(const Evaluation& eval);
 std::string analysisJson(const Analysis& analysis, bool withFront = false);
 // `pareto --json`: {"status", "points": [...], "perf_per_cost_optimum": {...}, ...}.
 std::string paretoJson(const Analysis& analysis);
-// `pareto --csv`: network_cost_usd, iteration_time_ns, bw_<name>_gbps...,
+// `pareto --csv`: network_cost_usd (system_cost_usd in the system cost scope),
+// iteration_time_ns, bw_<name>_gbps...,
 // perf_per_cost_optimum (1 on the scanned point nearest the optimum),
 // tokens_per_second, model_tflops_per_npu, mfu, time_to_train_s (empty when unknown).
 std::string paretoCsv(const Analysis& analysis);
 // Every design of the analysis, one row each: kind (optimum, perf_per_cost_optimum,
-// pareto, equal_split), network_cost_usd, iteration_time_ns, compute_time_ns,
+// pareto, equal_split), the cost column of paretoCsv, iteration_time_ns, compute_time_ns,
 // communication_time_ns, bw_<name>_gbps..., and the throughput columns of
 // paretoCsv (the GUI's CSV export). Rows whose
 // time or cost is not finite are left out: they are not designs.

@@ -28,10 +28,11 @@ struct LinearConstraint {
 };
 
 // Parses one expression over the named dimensions. `costPerBandwidth[d]` turns the
-// `cost` term into bandwidth terms. Throws ConstraintError with the column of the
-// offending text.
+// `cost` term into bandwidth terms; `fixedCostUsd` is the part of `cost` that no
+// bandwidth changes (the NPUs in the system cost scope, problem.hpp). Throws
+// ConstraintError with the column of the offending text.
 LinearConstraint parseConstraint(std::string_view text, std::span<const std::string> dimNames,
-                                 std::span<const double> costPerBandwidth);
+                                 std::span<const double> costPerBandwidth, double fixedCostUsd = 0);
 
 // ---------------------------------------------------------------------------------
 // Symbolic structure, for edits that must keep an expression's meaning (renaming,

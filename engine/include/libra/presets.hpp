@@ -38,11 +38,14 @@ struct Device {
   double memoryBytes = 0;      // HBM capacity in bytes; 0 = unknown (no memory check)
   double efficiency = 0.4;     // achieved fraction of the peak (model FLOPs utilization)
   std::string source;          // where the peak and memory numbers come from (URL)
+  double listPriceUsd = 0;     // price of one device, $; 0 = unknown (cost scope "system")
+  std::string priceSource;     // where the price comes from
 
   double achievedFlops() const { return peakFlops * efficiency; }
   // ns for `flops` floating-point operations at the achieved rate.
   double computeNs(double flops) const { return flops / achievedFlops() * 1e9; }
-  // Throws InputError when the numbers are not positive and finite, efficiency not in (0, 1].
+  // Throws InputError when the numbers are not positive and finite, efficiency not in
+  // (0, 1], or the list price is negative or not finite.
   void validate() const;
   bool operator==(const Device&) const = default;
 };

@@ -22,6 +22,8 @@ struct Project {
   BlockLimits limits;                    // what the building blocks can be
   std::vector<std::string> constraints;  // expressions, see constraints.hpp
   Objective objective = Objective::Performance;
+  CostScope costScope = CostScope::Network;  // what perf-per-cost and budgets count
+  std::optional<double> npuPriceUsd;         // $ per NPU; overrides the device's list price
   std::string uiState;  // opaque JSON text owned by the GUI (view state); may be empty
 
   bool operator==(const Project&) const = default;
@@ -31,16 +33,32 @@ struct Project {
 // project's own (spec/cli.md: --chunks, --latency).
 struct ModelOverrides {
   std::optional<ChunkSetting> chunks;
+  std::optional<CostScope> costScope;  // --cost-scope
+  std::optional<double> npuPriceUsd;   // --npu-price
   // Link latency in ns: empty keeps the project's, one value sets every
   // dimension, otherwise one value per dimension, innermost first.
   std::vector<double> latencyNs;
 
-  bool empty() const { return !chunks && latencyNs.empty(); }
+  bool empty() const { return !chunks && latencyNs.empty() && !costScope && !npuPriceUsd; }
 };
 // Applies `overrides` to `project`. Throws InputError naming the flag (--chunks,
 // --latency) when a value does not fit: a latency that is negative or not
 // finite, or a list whose length is neither 1 nor the dimension count.
 void applyModelOverrides(Project& project, const ModelOverrides& overrides);
+
+// The price of one NPU for the system cost scope and where it comes from: the
+// project's npu_price_usd, else the list price of the device its workloads were
+// generated for (presets.hpp). nullopt when neither is known. Throws InputError
+// when the workloads name devices of different prices.
+struct NpuPrice {
+  double usd = 0;
+  std::string source;  // "npu_price_usd" or "list price of <device name> (<source>)"
+};
+std::optional<NpuPrice> npuPrice(const Project& project);
+// What the NPUs add to every cost: N * npuPrice in the system cost scope, 0 in
+// the network scope (Problem::fixedCostUsd). Throws InputError when the scope
+// is system and no price is known, or the product is too large.
+double npuCostUsd(const Project& project);
 
 // Validates the project and compiles it. `extraConstraints` are added to the
 // project's own. Throws InputError (or ConstraintError) naming what is wrong.

@@ -38,6 +38,8 @@ struct SweepOptions {
   std::vector<BuildingBlock> blocks{BuildingBlock::Ring, BuildingBlock::FullyConnected,
                                     BuildingBlock::Switch};
   CostModel costModel = referenceCostModel();
+  CostScope costScope = CostScope::Network;  // "system" adds N * the NPU price to every cost
+  std::optional<double> npuPriceUsd;         // else the device's list price
   // Innermost first; a D-dimensional shape uses the last D entries.
   std::vector<std::string> costLevels{"InterChiplet", "InterPackage", "InterNode", "InterPod"};
   std::vector<std::string> constraints;  // empty: {"total == 500"}

@@ -43,8 +43,9 @@ struct Evaluation {
   // T by the convex form the solvers minimize; equals iterationNs for LIBRA's
   // ideal model, differs for a chunked one (the surrogate's gap).
   double surrogateIterationNs = 0;
-  double costUsd = 0;  // network cost
-  bool finite = true;  // false when a dimension that carries traffic has bw 0
+  double costUsd = 0;         // the cost in the problem's scope (network, or NPUs + network)
+  double networkCostUsd = 0;  // the network's part of it
+  bool finite = true;         // false when a dimension that carries traffic has bw 0
 };
 
 struct TimeModel {

@@ -147,7 +147,7 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
     // model's at those counts (what TimeModel::evaluate does for "auto").
     TimeModel next = problem.time.fixedAt(s.bandwidth);
     s.eval = next.evaluate(s.bandwidth);
-    s.eval.costUsd = problem.cost(s.bandwidth);
+    problem.price(s.eval, s.bandwidth);
     // Settled when the counts repeat, or when a round no longer improves the
     // time (counts can alternate between two of equal time).
     const bool repeated = next.terms == fixed.time.terms;

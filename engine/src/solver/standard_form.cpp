@@ -54,8 +54,12 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
   };
   for (const auto& c : problem.constraints) add(c.coefficients, c.relation, c.rhs, c.text);
   if (costBudget) {
-    add(problem.costPerBandwidth, Relation::LessEqual, *costBudget,
-        "cost <= " + text::formatNumber(*costBudget));
+    // The budget bounds the whole cost; the NPUs' fixed part leaves the network the rest.
+    add(problem.costPerBandwidth, Relation::LessEqual, *costBudget - problem.fixedCostUsd,
+        "cost <= " + text::formatNumber(*costBudget) +
+            (problem.fixedCostUsd > 0
+                 ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
+                 : std::string()));
   }
   return rows;
 }
@@ -644,8 +648,16 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
       price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
       kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
   if (r.status != lp::Status::Optimal) return bw;
-  for (int j = 0; j < m; ++j) bw[idle[j]] = r.x(j);
-  return bw;
+  std::vector<double> polished = bw;
+  for (int j = 0; j < m; ++j) polished[idle[j]] = r.x(j);
+  // The LP's tolerance is absolute: at an answer of 1e-14 GB/s (a perf-per-cost
+  // optimum that runs to zero cost) it can break `bw[1] >= bw[2]` by the
+  // answer's own size. Each constraint that held must still hold, relative to
+  // its own terms.
+  for (const LinearConstraint& c : problem.constraints) {
+    if (!c.isSatisfied(polished, 1e-9) && c.isSatisfied(bw, 1e-9)) return bw;
+  }
+  return polished;
 }
 
 std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
@@ -724,9 +736,9 @@ CostRange costRange(const Problem& problem) {
   }
   lp::Result hi = maximize(cost, rows);
   out.status = SolveStatus::Optimal;
-  out.min = lo.value * scale0;
+  out.min = problem.fixedCostUsd + lo.value * scale0;
   out.max = hi.status == lp::Status::Unbounded ? std::numeric_limits<double>::infinity()
-                                               : hi.value * scale0;
+                                               : problem.fixedCostUsd + hi.value * scale0;
   return out;
 }
 
