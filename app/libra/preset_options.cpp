@@ -102,6 +102,9 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
   cmd->add_option("--sequence-length", flags.sequenceLength,
                   "Tokens per sample, transformers (default: the preset's)")
       ->type_name("N");
+  cmd->add_option("--virtual-stages", flags.virtualStages,
+                  "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)")
+      ->type_name("V");
   cmd->add_option("--train-tokens", flags.trainTokens,
                   "Tokens (samples) to train for, for the time to train (default: the "
                   "preset's, e.g. 300e9 for GPT-3)")
@@ -170,6 +173,7 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   count(flags.microBatch, "--micro-batch", g.microBatch);
   count(flags.microBatches, "--micro-batches", g.microBatches);
   degree(flags.sequenceLength, "--sequence-length", g.sequenceLength);
+  degree(flags.virtualStages, "--virtual-stages", g.virtualStages);
   if (!flags.trainTokens.empty())
     g.trainTokens = parsePositiveNumber(flags.trainTokens, "--train-tokens");
   choice.ignoreMemory = flags.ignoreMemory;
@@ -207,9 +211,13 @@ const char* const kPresetHelp =
     "samples); B = micro-batch x micro-batches x replicas (DP x EP): without PP one\n"
     "micro-batch per replica, with PP micro-batches of the preset's size (1 for LLMs).\n"
     "Pipeline stages exchange activations point to point over the PP dimensions (1F1B,\n"
-    "PP - 1 bubble slots). The memory per NPU (weights, gradients, Adam states, activations)\n"
+    "PP - 1 bubble slots; --virtual-stages V interleaves V chunks per stage, dividing the\n"
+    "bubble by V). The memory per NPU (weights, gradients, Adam states, activations)\n"
     "is checked against the device's; a design that does not fit is refused unless\n"
     "--ignore-memory.\n"
-    "Compute times: FLOPs / (device peak FLOP/s x efficiency, 0.4 for every real device).";
+    "Compute times: FLOPs / (device peak FLOP/s x matmul efficiency x utilization): the\n"
+    "efficiency is the device's measured matmul fraction of its peak, the utilization the\n"
+    "calibrated share of it a training step sustains (transformers 0.77, CNNs 0.19;\n"
+    "docs/workloads.md sections 2.8 and 2.11).";
 
 }  // namespace libra::cli

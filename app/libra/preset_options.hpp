@@ -29,6 +29,7 @@ struct PresetFlags {
   std::string globalBatch;
   std::string microBatch;
   std::string sequenceLength;
+  std::string virtualStages;
   std::string microBatches;
   std::string trainTokens;
   bool ignoreMemory = false;
@@ -56,7 +57,7 @@ struct PresetChoice {
 
 // Adds --preset (required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
 // --zero3, --zero, --recompute, --selective-recompute, --global-batch, --micro-batch,
-// --micro-batches, --sequence-length, --train-tokens, --ignore-memory, --layout,
+// --micro-batches, --sequence-length, --virtual-stages, --train-tokens, --ignore-memory, --layout,
 // --training-loop and --cost-model to `cmd`.
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);
 

@@ -187,7 +187,11 @@ Json deviceJson(const Device& device) {
   j["memory_bandwidth_bytes_per_s"] = device.memoryBandwidth;  // 0: unknown
   j["memory_bytes"] = device.memoryBytes;                      // 0: unknown
   j["efficiency"] = device.efficiency;
+  j["utilization"] = {{"transformer", device.transformerUtilization},
+                      {"cnn", device.cnnUtilization},
+                      {"dlrm", device.dlrmUtilization}};
   j["source"] = device.source;
+  j["efficiency_source"] = device.efficiencySource;
   return j;
 }
 
@@ -219,16 +223,20 @@ void printDevices(std::ostream& out, const Style& style) {
   table.addColumn("precision", Table::Align::Left);
   table.addColumn("HBM (TB/s)");
   table.addColumn("HBM (GB)");
-  table.addColumn("efficiency");
+  table.addColumn("matmul eff.");
+  table.addColumn("transformer");
+  table.addColumn("cnn");
   table.addColumn("source", Table::Align::Left);
   for (const Device& d : devices()) {
     table.addRow({d.id, d.name, formatFixed(d.peakFlops / 1e12, 1), d.precision,
                   d.memoryBandwidth > 0 ? formatFixed(d.memoryBandwidth / 1e12, 2) : "-",
                   d.memoryBytes > 0 ? formatFixed(d.memoryBytes / 1e9, 0) : "-",
-                  formatFixed(d.efficiency, 2), citation(d.source)});
+                  formatFixed(d.efficiency, 3), formatFixed(d.transformerUtilization, 2),
+                  formatFixed(d.cnnUtilization, 2), citation(d.source)});
   }
   out << style.bold("Devices") << " (libra new --device ID; default " << kDefaultDevice
-      << "; compute time = FLOPs / (peak x efficiency))\n";
+      << "; compute time = FLOPs / (peak x matmul efficiency x the model family's "
+         "utilization), docs/workloads.md 2.8)\n";
   table.print(out, style);
 }
 

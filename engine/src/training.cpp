@@ -283,7 +283,8 @@ TrainingFacts trainingFacts(const Project& project) {
     f.batch = batch;
     f.samplesPerIteration = static_cast<double>(batch.globalBatch);
     f.tokensPerIteration = batch.tokensPerIteration();
-    f.pipelineBubble = pipelineBubble(resolved.pp, batch.microBatches);
+    f.pipelineBubble = pipelineBubble(resolved.pp, batch.microBatches,
+                                      std::max(1, choice->generator.virtualStages));
     f.memory = estimateMemory(preset, resolved, batch, device);
     const double trainTokens =
         choice->generator.trainTokens > 0 ? choice->generator.trainTokens : preset.trainTokens;

@@ -390,6 +390,81 @@ TEST(Devices, PublishedPeaks) {
   Device bad = findDevice("h100");
   bad.efficiency = 1.5;
   EXPECT_THROW(bad.validate(), InputError);
+  bad = findDevice("h100");
+  bad.cnnUtilization = 0;
+  EXPECT_THROW(bad.validate(), InputError);
+}
+
+// Compute time is FLOPs over peak x matmul efficiency x the family's utilization,
+// in one place (Device::computeNs); the reference device runs at its own rate.
+TEST(Presets, ComputeTimeUsesTheFamilysUtilization) {
+  const Device& a100 = findDevice("a100");
+  EXPECT_DOUBLE_EQ(a100.efficiency, 271.2 / 312.0);
+  EXPECT_DOUBLE_EQ(a100.computeNs(1e12, ModelFamily::Transformer),
+                   1e12 / (312e12 * a100.efficiency * a100.transformerUtilization) * 1e9);
+  EXPECT_DOUBLE_EQ(a100.computeNs(1e12, ModelFamily::MixtureOfExperts),
+                   a100.computeNs(1e12, ModelFamily::Transformer));
+  EXPECT_GT(a100.computeNs(1e12, ModelFamily::Cnn), a100.computeNs(1e12, ModelFamily::Transformer));
+  const Device& reference = findDevice("libra-reference");
+  for (ModelFamily f : {ModelFamily::Transformer, ModelFamily::Cnn, ModelFamily::Dlrm}) {
+    EXPECT_DOUBLE_EQ(reference.achievedFlops(f), reference.peakFlops);
+  }
+  for (const Device& d : devices()) EXPECT_FALSE(d.efficiencySource.empty()) << d.id;
+}
+
+// Interleaved 1F1B (Narayanan et al. section 2.2.2): v chunks per stage divide
+// the bubble by v and multiply the point-to-point sends by v; the compute of the
+// micro-batches is unchanged.
+TEST(Presets, VirtualStagesDivideTheBubble) {
+  Network net;
+  net.dims = {dimension("node", BuildingBlock::FullyConnected, 8, "InterNode"),
+              dimension("pod", BuildingBlock::Switch, 8, "InterPod")};
+  Parallelism p;
+  p.tp = 8;
+  p.pp = 8;
+  GeneratorOptions g;
+  g.globalBatch = 16;
+  const Device& d = findDevice("h100");
+  const Preset& gpt3 = findPreset("gpt3-175b");
+  // Compute of the transformer blocks (all lines but the output layer's), and
+  // the number of output layers and of point-to-point sends.
+  auto blockCompute = [](const Workload& w) {
+    double ns = 0;
+    for (const Layer& l : w.layers) {
+      if (l.name.rfind("output", 0) == 0) continue;
+      for (PhaseKind k : kPhaseKinds) ns += l.phase(k).computeNs;
+    }
+    return ns;
+  };
+  auto count = [](const Workload& w, const char* prefix) {
+    int n = 0;
+    for (const Layer& l : w.layers) {
+      // Extra lines of an operation are named "<op>.<tag>"; count the operations.
+      n += l.name.rfind(prefix, 0) == 0 && l.name.find('.') == std::string::npos ? 1 : 0;
+    }
+    return n;
+  };
+  const Workload plain = generateWorkload(gpt3, p, d, net, g);
+  g.virtualStages = 4;
+  const Workload interleaved = generateWorkload(gpt3, p, d, net, g);
+  // 12 blocks per stage, 16 micro-batches: 1F1B writes 16 + 7 slots of 12 blocks,
+  // interleaved 64 + 7 chunk slots of 3 blocks, with the output layer after every
+  // fourth (the stage's last chunk): 18 of them.
+  EXPECT_EQ(count(plain, "pipeline"), 16 + 7);
+  EXPECT_EQ(count(interleaved, "pipeline"), 64 + 7);
+  EXPECT_EQ(count(plain, "output"), 16 + 7);
+  EXPECT_EQ(count(interleaved, "output"), 18);
+  EXPECT_NEAR(blockCompute(interleaved) / blockCompute(plain), (64.0 + 7) * 3 / ((16 + 7) * 12),
+              1e-9);
+  const auto choice = presetChoiceOf(interleaved);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->generator.virtualStages, 4);
+  g.virtualStages = 5;  // does not divide 12 blocks
+  EXPECT_THROW(generateWorkload(gpt3, p, d, net, g), InputError);
+  p.pp = 1;
+  p.dp = 8;
+  g.virtualStages = 2;
+  EXPECT_THROW(generateWorkload(gpt3, p, d, net, g), InputError);
 }
 
 TEST(Presets, CatalogueAndParameterCounts) {

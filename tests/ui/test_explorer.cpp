@@ -320,6 +320,32 @@ class ExplorerTest : public QObject {
     verifyChartMatchesEngine();
   }
 
+  // The header says what the design means for training (tokens, throughput,
+  // MFU, memory against the device's HBM), and the cost scope switches what the
+  // cost counts: the header, the Pareto axis and the engine's answer follow,
+  // and undo restores the network-only cost.
+  void headerShowsTrainingAndTheCostScope() {
+    QVERIFY(waitForCurrentFrame());
+    const QString text = results()->summaryText();
+    QVERIFY2(text.contains(QStringLiteral("tokens per iteration")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("tokens/s")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("MFU")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("GB per NPU")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("network cost")), qPrintable(text));
+    auto* scope = window_->findChild<QComboBox*>(QStringLiteral("costScopeCombo"));
+    QVERIFY(scope);
+    scope->setCurrentIndex(scope->findData(static_cast<int>(CostScope::System)));
+    Q_EMIT scope->activated(scope->currentIndex());
+    QVERIFY(doc()->project().costScope == CostScope::System);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    const QString system = results()->summaryText();
+    QVERIFY2(system.contains(QStringLiteral("system cost")), qPrintable(system));
+    QVERIFY2(system.contains(QStringLiteral("NPUs")), qPrintable(system));
+    doc()->undoStack()->undo();
+    QVERIFY(doc()->project().costScope == CostScope::Network);
+  }
+
   // The collective model is edited in the window: chunks in the workload panel,
   // latencies in the network table; both re-solve, undo restores.
   void chunksAndLatenciesAreEditedAndResolved() {

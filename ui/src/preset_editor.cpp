@@ -36,12 +36,15 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   device_->setObjectName(QStringLiteral("deviceCombo"));
   for (const Device& d : devices()) {
     device_->addItem(toQString(d.name), toQString(d.id));
-    device_->setItemData(device_->count() - 1,
-                         tr("%1 TFLOP/s peak (%2), %3% achieved")
-                             .arg(d.peakFlops / 1e12, 0, 'f', 0)
-                             .arg(toQString(d.precision))
-                             .arg(d.efficiency * 100, 0, 'f', 0),
-                         Qt::ToolTipRole);
+    device_->setItemData(
+        device_->count() - 1,
+        tr("%1 TFLOP/s peak (%2), matmuls at %3%, a transformer "
+           "step at %4% of peak")
+            .arg(d.peakFlops / 1e12, 0, 'f', 0)
+            .arg(toQString(d.precision))
+            .arg(d.efficiency * 100, 0, 'f', 1)
+            .arg(d.achievedFlops(ModelFamily::Transformer) / d.peakFlops * 100, 0, 'f', 0),
+        Qt::ToolTipRole);
   }
   auto spin = [](const QString& name, const QString& tip, int min, int max) {
     auto* s = new QSpinBox;

@@ -6,11 +6,54 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <libra/training.hpp>
 
 #include "charts.hpp"
 #include "format.hpp"
 
 namespace libra::studio {
+
+namespace {
+
+// What the design means for training (issue 9: work per iteration, throughput,
+// MFU, memory per NPU against the device's), as the CLI prints it; empty for a
+// workload without a preset (imported LIBRA files).
+QString trainingLine(const Analysis& a) {
+  const TrainingFacts& f = a.training;
+  const Throughput& t = a.design.throughput;
+  QStringList parts;
+  if (f.tokensPerIteration) {
+    parts << QObject::tr("%1 tokens per iteration").arg(*f.tokensPerIteration, 0, 'f', 0);
+  }
+  if (t.tokensPerSecond) {
+    parts << QObject::tr("<b>%1</b> tokens/s").arg(*t.tokensPerSecond, 0, 'f', 0);
+  }
+  if (t.modelTflopsPerNpu) {
+    parts << QObject::tr("%1 model TFLOP/s per NPU").arg(*t.modelTflopsPerNpu, 0, 'f', 1);
+  }
+  if (t.mfu) parts << QObject::tr("MFU %1 %").arg(100 * *t.mfu, 0, 'f', 1);
+  if (f.pipelineBubble && *f.pipelineBubble > 0) {
+    parts << QObject::tr("pipeline bubble %1 %").arg(100 * *f.pipelineBubble, 0, 'f', 1);
+  }
+  if (f.memory.use) {
+    const QString use =
+        QObject::tr("memory %1 GB per NPU").arg(f.memory.use->total() / 1e9, 0, 'f', 1);
+    if (f.memory.capacityBytes > 0) {
+      const QString of =
+          QObject::tr("%1 of %2 GB").arg(use).arg(f.memory.capacityBytes / 1e9, 0, 'f', 0);
+      parts << (f.memory.fits()
+                    ? of
+                    : QObject::tr("<span style='color:#b00020'><b>%1: does not fit</b></span>")
+                          .arg(of));
+    } else {
+      parts << use;
+    }
+  }
+  if (parts.isEmpty()) return {};
+  return QStringLiteral("<br>") + parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
+}
+
+}  // namespace
 
 ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("resultsView"));
@@ -224,6 +267,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
                   .arg(100 * *gap, 0, 'f', 2);
     }
   }
+  text += trainingLine(a);
   for (const std::string& v : a.limitViolations) {
     text += tr(" &nbsp;·&nbsp; <span style='color:#b00020'><b>not buildable:</b> %1</span>")
                 .arg(toQString(v).toHtmlEscaped());

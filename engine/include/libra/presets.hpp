@@ -29,6 +29,16 @@ namespace libra {
 // ---------------------------------------------------------------------------------
 // Devices
 
+enum class ModelFamily { Transformer, MixtureOfExperts, Cnn, Dlrm };
+std::string_view toString(ModelFamily family);  // "transformer", "moe", "cnn", "dlrm"
+
+// How fast a device computes (docs/workloads.md section 2.8): compute_ns = FLOPs /
+// (peak x efficiency x utilization of the workload's family) x 1e9. `efficiency`
+// is a kernel-level figure of the device (the achieved fraction of the dense peak
+// in large BF16 matrix multiplications, measured); the utilizations say how much
+// of that matmul rate a training step's kernels sustain for each kind of model
+// (calibrated against published runs, section 2.11). Communication, pipeline
+// bubbles and recomputation are modelled separately and are not in either.
 struct Device {
   std::string id;              // e.g. "h100"
   std::string name;            // e.g. "NVIDIA H100 SXM5"
@@ -36,22 +46,35 @@ struct Device {
   std::string precision;       // e.g. "BF16 dense"
   double memoryBandwidth = 0;  // HBM bytes/s; 0 = unknown (memory-bound lookups cost 0 ns)
   double memoryBytes = 0;      // HBM capacity in bytes; 0 = unknown (no memory check)
-  double efficiency = 0.4;     // achieved fraction of the peak (model FLOPs utilization)
-  std::string source;          // where the peak and memory numbers come from (URL)
-  double listPriceUsd = 0;     // price of one device, $; 0 = unknown (cost scope "system")
-  std::string priceSource;     // where the price comes from
+  double efficiency = 1.0;  // achieved fraction of the peak in large dense matmuls (kernel level)
+  // Fraction of the matmul rate sustained by a training step's kernels, per family.
+  double transformerUtilization = 1.0;  // dense and mixture-of-experts transformers
+  double cnnUtilization = 1.0;
+  double dlrmUtilization = 1.0;
+  std::string source;            // where the peak and memory numbers come from (URL)
+  std::string efficiencySource;  // where the efficiency and utilizations come from
+  double listPriceUsd = 0;       // price of one device, $; 0 = unknown (cost scope "system")
+  std::string priceSource;       // where the price comes from
 
-  double achievedFlops() const { return peakFlops * efficiency; }
-  // ns for `flops` floating-point operations at the achieved rate.
-  double computeNs(double flops) const { return flops / achievedFlops() * 1e9; }
-  // Throws InputError when the numbers are not positive and finite, efficiency not in
-  // (0, 1], or the list price is negative or not finite.
+  double utilization(ModelFamily family) const;
+  // FLOP/s a training step of `family` sustains: peak x efficiency x utilization.
+  double achievedFlops(ModelFamily family) const {
+    return peakFlops * efficiency * utilization(family);
+  }
+  // ns for `flops` floating-point operations of a `family` workload. The only
+  // place the generator turns FLOPs into time.
+  double computeNs(double flops, ModelFamily family) const {
+    return flops / achievedFlops(family) * 1e9;
+  }
+  // Throws InputError when the numbers are not positive and finite, efficiency or a
+  // utilization not in (0, 1], or the list price is negative or not finite.
   void validate() const;
   bool operator==(const Device&) const = default;
 };
 
-// H100, B200, MI300X, TPU v5p, A100 (published peaks, efficiency 0.4) and
-// "libra-reference", the rate the reference workload files imply.
+// H100, B200, MI300X, TPU v5p, A100 (published peaks, measured matmul efficiency,
+// calibrated utilizations) and "libra-reference", the rate the reference workload
+// files imply (efficiency and utilizations 1).
 const std::vector<Device>& devices();
 // Throws InputError listing the known ids when `id` is unknown (case-insensitive).
 const Device& findDevice(std::string_view id);
@@ -107,9 +130,6 @@ struct DlrmConfig {
 
   bool operator==(const DlrmConfig&) const = default;
 };
-
-enum class ModelFamily { Transformer, MixtureOfExperts, Cnn, Dlrm };
-std::string_view toString(ModelFamily family);  // "transformer", "moe", "cnn", "dlrm"
 
 struct Preset {
   std::string id;      // e.g. "gpt3-175b"
@@ -176,6 +196,10 @@ struct GeneratorOptions {
   std::int64_t microBatch = 0;
   std::int64_t microBatches = 0;
   int sequenceLength = 0;  // overrides the preset's sequence length when > 0
+  // Interleaved 1F1B (Narayanan et al., SC'21, section 2.2.2): each pipeline stage
+  // holds v model chunks of blocks / v blocks; 0 or 1 = the plain 1F1B schedule.
+  // v must divide the stage's blocks and needs PP > 1.
+  int virtualStages = 0;
   // Tokens (samples) to train for, recorded with the workload for the time to
   // train; 0 = the preset's.
   double trainTokens = 0;

@@ -1,4 +1,7 @@
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "libra/error.hpp"
 #include "libra/presets.hpp"
@@ -6,16 +9,35 @@
 
 namespace libra {
 
+double Device::utilization(ModelFamily family) const {
+  switch (family) {
+    case ModelFamily::Transformer:
+    case ModelFamily::MixtureOfExperts:
+      return transformerUtilization;
+    case ModelFamily::Cnn:
+      return cnnUtilization;
+    case ModelFamily::Dlrm:
+      return dlrmUtilization;
+  }
+  return transformerUtilization;
+}
+
 void Device::validate() const {
   const std::string where = "device '" + id + "'";
   if (!std::isfinite(peakFlops) || peakFlops <= 0) {
     throw InputError(where + ": peak throughput " + text::formatNumber(peakFlops) +
                      " FLOP/s must be a finite number > 0");
   }
-  if (!std::isfinite(efficiency) || efficiency <= 0 || efficiency > 1) {
-    throw InputError(where + ": efficiency " + text::formatNumber(efficiency) +
-                     " must be in (0, 1] (the achieved fraction of the peak)");
-  }
+  auto fraction = [&](double value, const char* what) {
+    if (!std::isfinite(value) || value <= 0 || value > 1) {
+      throw InputError(where + ": " + what + " " + text::formatNumber(value) +
+                       " must be in (0, 1] (an achieved fraction)");
+    }
+  };
+  fraction(efficiency, "efficiency");
+  fraction(transformerUtilization, "transformer utilization");
+  fraction(cnnUtilization, "CNN utilization");
+  fraction(dlrmUtilization, "DLRM utilization");
   if (!std::isfinite(memoryBandwidth) || memoryBandwidth < 0) {
     throw InputError(where + ": memory bandwidth " + text::formatNumber(memoryBandwidth) +
                      " bytes/s must be a finite number >= 0");
@@ -47,44 +69,118 @@ constexpr const char* kAmperePrice =
     "estimate: about $10,000 per A100 (CNBC, 2023-02-23, https://www.cnbc.com/2023/02/23/"
     "nvidias-a100-is-the-10000-chip-powering-the-race-for-ai-.html)";
 
+// The achieved fraction of the dense BF16 peak in matrix multiplications, per
+// device: the "Maximum Achievable Matmul FLOPS" (MAMF) of S. Bekman's ML Engineering
+// book, measured with mamf-finder.py (the best mean TFLOPS over a search of GEMM
+// shapes), https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/
+// README.md#maximum-achievable-matmul-flops-comparison-table.
+constexpr const char* kMamf =
+    "https://github.com/stas00/ml-engineering/blob/master/compute/accelerator/"
+    "README.md#maximum-achievable-matmul-flops-comparison-table";
+
+// The fraction of that matmul rate the kernels of a training step sustain (the
+// non-matmul kernels, small and transposed GEMMs, launch gaps), one number per
+// kind of model for every device: calibrated against the published runs of
+// docs/workloads.md section 2.11 (tests/data/calibration), not measured.
+// Transformers: the one value that brings Llama 3 405B on 8,192 and 16,384 H100
+// and GPT-3 175B on 64 A100 closest (0.76, 0.80 and 0.74 each alone). CNN: fitted
+// on ResNet-50 on a DGX A100 (0.187), whose batch norm, ReLU and small-channel
+// convolutions run far below the matmul rate; no second CNN run checks it.
+constexpr double kTransformerUtilization = 0.77;
+constexpr double kCnnUtilization = 0.19;
+constexpr double kDlrmUtilization = 1.0;  // no published DLRM run calibrated: matmul rate
+
+Device device(std::string id, std::string name, double peak, double memoryBandwidth,
+              double memoryBytes, double efficiency, std::string source,
+              std::string efficiencySource) {
+  Device d;
+  d.id = std::move(id);
+  d.name = std::move(name);
+  d.peakFlops = peak;
+  d.precision = "BF16 dense";
+  d.memoryBandwidth = memoryBandwidth;
+  d.memoryBytes = memoryBytes;
+  d.efficiency = efficiency;
+  d.transformerUtilization = kTransformerUtilization;
+  d.cnnUtilization = kCnnUtilization;
+  d.dlrmUtilization = kDlrmUtilization;
+  d.source = std::move(source);
+  d.efficiencySource = std::move(efficiencySource) +
+                       "; utilizations calibrated against published training runs "
+                       "(docs/workloads.md section 2.11)";
+  return d;
+}
+
+Device priced(Device d, double usd, const char* source) {
+  d.listPriceUsd = usd;
+  d.priceSource = source;
+  return d;
+}
+
+std::vector<Device> buildDevices() {
+  // Peaks are dense BF16 tensor throughput per chip (the vendors' headline numbers
+  // with 2:4 structured sparsity are twice these).
+  std::vector<Device> list;
+  list.push_back(priced(
+      device(
+          "h100", "NVIDIA H100 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
+          "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
+          "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s)",
+          std::string("MAMF 794.5 of 989 TFLOPS (80.3 %), H100 SXM, torch 2.7.0+cu126: ") + kMamf),
+      30000, kHopperPrice));
+  list.push_back(priced(
+      device("b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 8.0e12, 180e9, 1745.0 / 2250.0,
+             "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 PFLOPS "
+             "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU; 1.44 TB of GPU "
+             "memory for 8 GPUs, i.e. 180 GB usable per GPU of the 192 GB on the package)",
+             std::string("MAMF 1745.0 of 2250 TFLOPS (77.6 %), B200 SXM, torch 2.7.1+cu128: ") +
+                 kMamf),
+      35000, kBlackwellPrice));
+  list.push_back(priced(
+      device("mi300x", "AMD Instinct MI300X", 1307.4e12, 5.3e12, 192e9, 668.4 / 1300.0,
+             "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
+             "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 192 GB, 5.3 TB/s)",
+             std::string("MAMF 668.4 of 1300 TFLOPS (51.4 %), MI300X, torch 2.5.1 ROCm 6.3, "
+                         "TunableOp: ") +
+                 kMamf),
+      15000, kMi300xPrice));
+  list.push_back(priced(
+      device("tpu-v5p", "Google Cloud TPU v5p", 459e12, 2765e9, 95e9, 794.5 / 989.0,
+             "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "
+             "HBM2e 95 GB per chip, 2765 GBps)",
+             std::string("no published matmul benchmark found for TPU v5p: assumed equal to the "
+                         "H100's measured 80.3 % (") +
+                 kMamf + ")"),
+      0, "not sold: Google rents TPU v5p by the chip-hour; give --npu-price"));
+  list.push_back(priced(
+      device(
+          "a100", "NVIDIA A100 SXM4 80GB", 312e12, 2039e9, 80e9, 271.2 / 312.0,
+          "https://www.nvidia.com/en-us/data-center/a100/ (BF16 Tensor Core 312 TFLOPS, 624 with "
+          "sparsity; HBM2e 80 GB, 2,039 GB/s)",
+          std::string("MAMF 271.2 of 312 TFLOPS (86.9 %), A100 SXM, torch 2.6.0+cu126: ") + kMamf),
+      10000, kAmperePrice));
+  // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
+  // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns). No memory: the
+  // reference model has no capacity, so nothing is checked against it. Efficiency
+  // and utilizations 1: the rate is already what the files run at.
+  Device reference;
+  reference.id = "libra-reference";
+  reference.name = "LIBRA reference NPU";
+  reference.peakFlops = 3.0 * 8589934592.0 / 390625.0 * 1e9;
+  reference.precision = "as implied by the reference workload files";
+  reference.source =
+      "derived from ../reference/libra-inputs/workload/GPT_3.txt and MSFT_1T.txt (see "
+      "docs/workloads.md)";
+  reference.efficiencySource = "1: the reference files' own rate";
+  reference.priceSource = "a model of the reference files, not a product: give --npu-price";
+  list.push_back(std::move(reference));
+  return list;
+}
+
 }  // namespace
 
 const std::vector<Device>& devices() {
-  // Peaks are dense BF16 tensor throughput per chip (the vendors' headline numbers
-  // with 2:4 structured sparsity are twice these). The efficiency 0.4 is the model
-  // FLOPs utilization Meta reports for Llama 3 405B pre-training on H100
-  // (38-43 %, arXiv:2407.21783 Table 4); it is applied to every device alike.
-  static const std::vector<Device> list = {
-      {"h100", "NVIDIA H100 SXM5", 989.4e12, "BF16 dense", 3.35e12, 80e9, 0.4,
-       "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
-       "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s)",
-       30000, kHopperPrice},
-      {"b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, "BF16 dense", 8.0e12, 180e9, 0.4,
-       "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 PFLOPS "
-       "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU; 1.44 TB of GPU "
-       "memory for 8 GPUs, i.e. 180 GB usable per GPU of the 192 GB on the package)",
-       35000, kBlackwellPrice},
-      {"mi300x", "AMD Instinct MI300X", 1307.4e12, "BF16 dense", 5.3e12, 192e9, 0.4,
-       "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
-       "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 192 GB, 5.3 TB/s)",
-       15000, kMi300xPrice},
-      {"tpu-v5p", "Google Cloud TPU v5p", 459e12, "BF16 dense", 2765e9, 95e9, 0.4,
-       "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "
-       "HBM2e 95 GB per chip, 2765 GBps)",
-       0, "not sold: Google rents TPU v5p by the chip-hour; give --npu-price"},
-      {"a100", "NVIDIA A100 SXM4 80GB", 312e12, "BF16 dense", 2039e9, 80e9, 0.4,
-       "https://www.nvidia.com/en-us/data-center/a100/ (BF16 Tensor Core 312 TFLOPS, 624 with "
-       "sparsity; HBM2e 80 GB, 2,039 GB/s)",
-       10000, kAmperePrice},
-      // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
-      // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns). No memory: the
-      // reference model has no capacity, so nothing is checked against it.
-      {"libra-reference", "LIBRA reference NPU", 3.0 * 8589934592.0 / 390625.0 * 1e9,
-       "as implied by the reference workload files", 0, 0, 1.0,
-       "derived from ../reference/libra-inputs/workload/GPT_3.txt and MSFT_1T.txt (see "
-       "docs/workloads.md)",
-       0, "a model of the reference files, not a product: give --npu-price"},
-  };
+  static const std::vector<Device> list = buildDevices();
   return list;
 }
 

@@ -114,7 +114,7 @@ struct Context {
   double bytes = 2;
   bool libra = false;
 
-  double ns(double flops) const { return device.computeNs(flops); }
+  double ns(double flops) const { return device.computeNs(flops, preset.family()); }
   double memoryNs(double bytesMoved) const {
     return device.memoryBandwidth > 0 ? bytesMoved / device.memoryBandwidth * 1e9 : 0.0;
   }
@@ -220,11 +220,20 @@ Workload transformer(const Context& c) {
 
   // Blocks of the modelled pipeline stage (section 2.4).
   const int stageBlocks = (m.layers + p.pp - 1) / p.pp;
-  const int blocks = c.options.blocks > 0 ? c.options.blocks : stageBlocks;
-  // 1F1B: m micro-batches and PP - 1 slots of bubble (section 2.4); without a
+  const int stageBlocksWritten = c.options.blocks > 0 ? c.options.blocks : stageBlocks;
+  // Interleaved 1F1B: v chunks of blocks / v blocks per stage (section 2.4).
+  const int chunks = std::max(1, c.options.virtualStages);
+  if (stageBlocksWritten % chunks != 0) {
+    throw InputError("preset '" + c.preset.id + "': " + std::to_string(chunks) +
+                     " virtual pipeline stages must divide the " +
+                     std::to_string(stageBlocksWritten) + " blocks of a pipeline stage");
+  }
+  const int blocks = stageBlocksWritten / chunks;  // blocks of one written slot
+  // 1F1B: m micro-batches and PP - 1 slots of bubble (section 2.4); interleaved,
+  // m x v chunk slots and PP - 1 bubble slots of one chunk each. Without a
   // pipeline the micro-batches of a replica are written as one slot of all its
   // samples (c.microBatch), which takes the same time.
-  const std::int64_t slotCount = p.pp > 1 ? c.batch.microBatches + p.pp - 1 : 1;
+  const std::int64_t slotCount = p.pp > 1 ? c.batch.microBatches * chunks + p.pp - 1 : 1;
   if (slotCount > kMaxWrittenBlocks / blocks) {
     throw InputError(
         "preset '" + c.preset.id + "': " + std::to_string(c.batch.microBatches) +
@@ -244,7 +253,10 @@ Workload transformer(const Context& c) {
   w.communicator = builder.communicator();
 
   for (int slot = 0; slot < slots; ++slot) {
-    const bool lastToFinish = slot == 0;  // first listed, so last in the backward pass
+    // The first v slots listed hold the v chunks (all the stage's blocks) and are
+    // the last in the backward pass: they carry the gradients.
+    const bool lastToFinish = slot < chunks;
+    const int firstBlock = (slot % chunks) * blocks;  // block numbering within the stage
     if (p.pp > 1) {
       // The stage's input activation from the previous stage (forward) and its
       // gradient back (input gradient: the backward pass reaches this line last
@@ -276,14 +288,16 @@ Workload transformer(const Context& c) {
       }
       builder.lower(e, w.layers.mutate());
     }
-    for (int i = 1; i <= blocks; ++i) {
+    for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
+      const int i = firstBlock + inChunk;
       auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
       std::vector<Op> block;
       Op q = gemm(name("Q"), 2 * T * h * h / tp);
       enterTp(q);
       if (lastToFinish && denseGrad) {
         const double params = c.libra ? blocks * blockDense : blockDense;
-        if (!c.libra || i == 1) q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
+        if (!c.libra || inChunk == 1)
+          q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
       }
       if (p.zero3 && denseGrad) {
         const Coll g = paramGather(blockDense, denseG, denseDegree);
@@ -372,7 +386,8 @@ Workload transformer(const Context& c) {
       }
       for (const Op& op : block) builder.lower(op, w.layers.mutate());
     }
-    if (withOutput) {
+    if (withOutput && slot % chunks == 0) {
+      // The output layer follows the stage's last chunk: once per micro-batch.
       Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp);
       enterTp(out);  // vocabulary-parallel output layer
       const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
@@ -648,11 +663,12 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
                           const GeneratorOptions& options) {
   preset.validate();
   device.validate();
-  if (options.blocks < 0 || options.sequenceLength < 0 || !(options.bucketBytes > 0) ||
-      !std::isfinite(options.trainTokens) || options.trainTokens < 0) {
+  if (options.blocks < 0 || options.sequenceLength < 0 || options.virtualStages < 0 ||
+      !(options.bucketBytes > 0) || !std::isfinite(options.trainTokens) ||
+      options.trainTokens < 0) {
     throw InputError(
-        "workload generator: blocks and sequence length must be >= 0, the bucket size > 0 and "
-        "the training tokens a finite number >= 0");
+        "workload generator: blocks, sequence length and virtual stages must be >= 0, the "
+        "bucket size > 0 and the training tokens a finite number >= 0");
   }
   Context c{preset,
             resolveDegrees(parallelism, network.npuCount()),
@@ -677,6 +693,10 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
       preset.family() != ModelFamily::MixtureOfExperts) {
     throw InputError("preset '" + preset.id +
                      "': pipeline parallelism applies to transformers only");
+  }
+  if (options.virtualStages > 1 && c.par.pp < 2) {
+    throw InputError("preset '" + preset.id + "': " + std::to_string(options.virtualStages) +
+                     " virtual pipeline stages need pipeline parallelism (PP > 1)");
   }
 
   Workload w;
@@ -714,9 +734,11 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["sequence_length"] = c.sequence;
   q["train_tokens"] = options.trainTokens > 0 ? options.trainTokens : preset.trainTokens;
   q["blocks"] = options.blocks;
+  q["virtual_stages"] = std::max(1, options.virtualStages);
   q["layout_libra"] = c.libra ? 1 : 0;
   q["device_peak_flops"] = device.peakFlops;
   q["device_efficiency"] = device.efficiency;
+  q["device_utilization"] = device.utilization(preset.family());
   q["device_memory_bytes"] = device.memoryBytes;
   w.origin = std::move(origin);
   return w;
@@ -790,6 +812,8 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   GeneratorOptions& g = c.generator;
   g.sequenceLength = intParameter(o, "sequence_length", 0);
   g.blocks = intParameter(o, "blocks", 0);
+  const int virtualStages = intParameter(o, "virtual_stages", 1);
+  g.virtualStages = virtualStages > 1 ? virtualStages : 0;
   g.layout = intParameter(o, "layout_libra", 0) ? WorkloadLayout::Libra : WorkloadLayout::Megatron;
   const auto tokens = o.parameters.find("train_tokens");
   if (tokens != o.parameters.end() && std::isfinite(tokens->second) && tokens->second > 0) {
