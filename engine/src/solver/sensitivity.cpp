@@ -409,8 +409,7 @@ Sensitivity sensitivityAt(const Problem& problem, const Solution& solution) {
     out.note = "there is no optimum";
     return out;
   }
-  return sensitivityAt(problem, solution.objective, solution.bandwidth,
-                       solution.solvedModel.get());
+  return sensitivityAt(problem, solution.objective, solution.bandwidth, solution.solvedModel.get());
 }
 
 }  // namespace libra
