@@ -262,6 +262,61 @@ std::vector<std::pair<std::string, std::string>> trainingFields(const Style& sty
   return out;
 }
 
+namespace {
+
+// "+2.155 ms" where more makes it worse, "-1.2 us" where more helps.
+std::string signedDuration(double ns) {
+  return (ns > 0 ? "+" : "") + formatDuration(ns);
+}
+
+std::string sensitivityText(const ConstraintSensitivity& c) {
+  if (!c.nsPerUnit) return "none alone: the other constraints hold it fixed";
+  if (*c.nsPerUnit == 0) return "0";
+  if (c.unit == "$") return signedDuration(*c.nsPerUnit * 1e6) + " per $1 M";
+  return signedDuration(*c.nsPerUnit) + " per " + c.unit;
+}
+
+void printSensitivity(std::ostream& out, const Style& style, const Sensitivity& s) {
+  out << '\n';
+  if (!s.computed) {
+    printFields(out, style, {{"Sensitivity", "not computed: " + s.note}});
+    return;
+  }
+  out << style.bold(s.objective == Objective::Performance
+                        ? "Sensitivity: iteration time per unit more of each constraint's "
+                          "right-hand side"
+                        : "Sensitivity: time x cost per unit more of each constraint's "
+                          "right-hand side, over the cost (ns at the optimum's cost)")
+      << '\n';
+  if (!s.constraints.empty()) {
+    Table table;
+    table.addColumn("constraint", Table::Align::Left);
+    table.addColumn("binding", Table::Align::Left);
+    table.addColumn("one more unit", Table::Align::Left);
+    for (const ConstraintSensitivity& c : s.constraints) {
+      table.addRow({c.constraint, c.binding ? "yes" : "no", sensitivityText(c)});
+    }
+    table.print(out, style, "  ");
+  }
+  std::string perDim;
+  for (const DimensionSensitivity& d : s.dims) {
+    perDim += (perDim.empty() ? "" : ", ") + d.name + " " + signedDuration(d.nsPerGbps);
+  }
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"  one more GB/s on one dimension alone", perDim}};
+  const std::vector<std::string> bottlenecks = s.bottlenecks();
+  std::string list;
+  for (const std::string& b : bottlenecks) list += (list.empty() ? "" : ", ") + b;
+  fields.emplace_back("  bottleneck" + std::string(bottlenecks.size() > 1 ? "s" : ""),
+                      list.empty() ? "none (more bandwidth on one dimension alone does not help)"
+                      : bottlenecks.size() == s.dims.size() && s.dims.size() > 1
+                          ? list + " (balanced: a GB/s is worth the same on each)"
+                          : list);
+  printFields(out, style, fields);
+}
+
+}  // namespace
+
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   const DesignResult& d = a.design;
   const Evaluation& e = d.eval;
@@ -368,6 +423,7 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
     }
   }
   printFields(out, style, totals);
+  if (!a.evaluated) printSensitivity(out, style, a.sensitivity);
 }
 
 int reportNoSolution(std::ostream& out, std::ostream& err, const std::string& status,

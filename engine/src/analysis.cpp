@@ -121,6 +121,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
     a.status = SolveStatus::Optimal;
     finishDesign(*options.design);
     a.violated = violatedConstraints(problem, a.design.bandwidth);
+    a.sensitivity.note = "the design is evaluated, not optimized: it has no multipliers";
     if (options.onDesign) options.onDesign(a);
     return a;
   }
@@ -151,7 +152,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
     a.front = paretoFront(*frontProblem, points, solveOptions);
     optimum = a.front.status == SolveStatus::Optimal
                   ? a.front.perfPerCostOptimum
-                  : Solution{a.front.status, a.front.message, a.objective, {}, {}, 0};
+                  : Solution{a.front.status, a.front.message, a.objective, {}, {}, 0, {}};
   } else {
     optimum = solve(problem, a.objective, solveOptions);
   }
@@ -161,6 +162,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.solveNs = elapsed();
   if (optimum.ok()) {
     finishDesign(optimum.bandwidth);
+    a.sensitivity = sensitivityAt(problem, optimum);
     if (options.onDesign && !optimumFromFront) options.onDesign(a);
   }
   if (points > 0 && !optimumFromFront && a.status != SolveStatus::Cancelled) {
@@ -266,6 +268,34 @@ Json costScopeKeys(const Analysis& a) {
     j["npu_cost_usd"] = number(a.npuCostUsd);
     j["npu_price_source"] = a.npuPriceSource;
   }
+  return j;
+}
+
+// `sensitivity` (spec/cli.md) and what goes with it.
+Json sensitivityKeys(const Sensitivity& s) {
+  Json j;
+  Json list = Json::array();
+  for (const ConstraintSensitivity& c : s.constraints) {
+    Json item;
+    item["constraint"] = c.constraint;
+    item["ns_per_unit"] = c.nsPerUnit ? number(*c.nsPerUnit) : Json(nullptr);
+    item["unit"] = c.unit;
+    item["binding"] = c.binding;
+    list.push_back(std::move(item));
+  }
+  j["sensitivity"] = std::move(list);
+  j["sensitivity_of"] = s.objective == Objective::Performance
+                            ? "iteration time (ns)"
+                            : "time x cost divided by the optimum's cost (ns at its cost)";
+  Json dims = Json::array();
+  for (const DimensionSensitivity& d : s.dims) {
+    dims.push_back({{"dimension", d.name},
+                    {"ns_per_gbps", number(d.nsPerGbps)},
+                    {"bottleneck", d.bottleneck}});
+  }
+  j["dimension_sensitivity"] = std::move(dims);
+  j["bottlenecks"] = s.bottlenecks();
+  if (!s.computed) j["sensitivity_note"] = s.note;
   return j;
 }
 
@@ -389,6 +419,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j["limit_violations"] = a.limitViolations;
   if (a.costBudgetUsd) j["cost_budget_usd"] = number(*a.costBudgetUsd);
   j["constraints"] = a.constraints;
+  if (!a.evaluated) j.update(sensitivityKeys(a.sensitivity));
   if (!a.evaluated) {
     j["solver"] = std::string(toString(a.backend));
     j["iterations"] = a.iterations;

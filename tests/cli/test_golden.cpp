@@ -79,6 +79,53 @@ TEST_P(SolveClosedForm, JsonMatchesTheClosedFormOfOneCollective) {
                   equalTime / (OneCollective::kComputeNs + comm), kSolverTolerance);
 }
 
+// `sensitivity` (spec/cli.md): under `total == B` alone, T = c + sum V / B, so
+// one more GB/s of the total is worth -sum V / B^2 ns; a cap above the
+// optimum's bandwidth does not bind. The table says the same.
+TEST_P(SolveClosedForm, SensitivityIsTheDerivativeOfTheTimeInEachConstraint) {
+  const OneCollective m;
+  const std::vector<std::string> args{"solve",         dataFile("one_collective.json"),
+                                      "--json",        "--solver",
+                                      GetParam(),      "--constraint",
+                                      "bw[pod] <= 400"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.contains("sensitivity"));
+  const json& list = j["sensitivity"];
+  ASSERT_TRUE(list.is_array());
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0]["constraint"], "total == 500");
+  EXPECT_EQ(list[0]["unit"], "GB/s");
+  EXPECT_EQ(list[0]["binding"], true);
+  const double B = OneCollective::kBudget;
+  EXPECT_REL_NEAR(list[0]["ns_per_unit"].get<double>(), -m.sumV() / (B * B), kSolverTolerance);
+  EXPECT_EQ(list[1]["constraint"], "bw[pod] <= 400");
+  EXPECT_EQ(list[1]["binding"], false);
+  EXPECT_EQ(list[1]["ns_per_unit"].get<double>(), 0.0);
+  // Balanced: a GB/s is worth the same on each dimension.
+  EXPECT_EQ(j["bottlenecks"], json({"chip", "node", "pod"}));
+  for (const json& d : j["dimension_sensitivity"]) {
+    EXPECT_REL_NEAR(d["ns_per_gbps"].get<double>(), -m.sumV() / (B * B), kSolverTolerance);
+  }
+
+  const ProcessResult table = runLibra({"solve", dataFile("one_collective.json"), "--solver",
+                                        GetParam(), "--constraint", "bw[pod] <= 400"});
+  ASSERT_EQ(table.exitCode, 0);
+  EXPECT_NE(table.out.find("Sensitivity: iteration time per unit more"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("total == 500"), std::string::npos);
+  EXPECT_NE(table.out.find(" per GB/s"), std::string::npos);
+  EXPECT_NE(table.out.find("balanced"), std::string::npos);
+
+  // An evaluated design is not an optimum: no multipliers.
+  const ProcessResult e = runLibra(
+      {"evaluate", dataFile("one_collective.json"), "--bandwidth", "200,200,100", "--json"});
+  ASSERT_EQ(e.exitCode, 0);
+  EXPECT_FALSE(parseJson(e.out).contains("sensitivity"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SolveClosedForm, ::testing::Values("native", "ipopt"));
 
 TEST_F(CliTest, ExtraConstraintByNameIsAddedToTheProjects) {

@@ -6,6 +6,7 @@
 #include <QBarSet>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -32,6 +33,7 @@
 #include <QXmlStreamReader>
 #include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
+#include <libra/sensitivity.hpp>
 #include <memory>
 
 #include "charts.hpp"
@@ -44,6 +46,7 @@
 #include "main_window.hpp"
 #include "project_edits.hpp"
 #include "results_view.hpp"
+#include "sensitivity_view.hpp"
 #include "ui_test_support.hpp"
 
 using namespace libra;
@@ -168,6 +171,59 @@ class ExplorerTest : public QObject {
     QVERIFY(!results()->isMarkedStale());
     QCOMPARE(window_->findChild<QLabel*>(QStringLiteral("totalNpus"))->text(),
              QStringLiteral("<b>4,096</b> NPUs"));
+  }
+
+  // The sensitivity panel shows the analysis of the optimum on screen (one row
+  // per constraint, the bottlenecks) and follows each solve.
+  void sensitivityFollowsTheOptimum() {
+    SensitivityView* view = results()->sensitivityView();
+    QVERIFY(view && view->isVisible());
+    auto shownRows = [&] {
+      const Sensitivity& s = results()->shownResult()->a().sensitivity;
+      QStringList rows;
+      for (const ConstraintSensitivity& c : s.constraints)
+        rows << toQString(c.constraint) + QStringLiteral(": ") + sensitivityValueText(c);
+      return rows;
+    };
+    auto verifyAgainstEngine = [&] {
+      // What the panel shows is the analysis of the shown result ...
+      QCOMPARE(view->rowTexts(), shownRows());
+      // ... whose numbers are the engine's at its optimum.
+      const Project& project = doc()->project();
+      const Problem problem = buildProblem(project);
+      const Solution optimum = solve(problem, project.objective);
+      QVERIFY(optimum.ok());
+      const Sensitivity expected = sensitivityAt(problem, optimum);
+      const Sensitivity& shown = results()->shownResult()->a().sensitivity;
+      QVERIFY(shown.computed);
+      QCOMPARE(shown.constraints.size(), expected.constraints.size());
+      for (std::size_t i = 0; i < expected.constraints.size(); ++i) {
+        QCOMPARE(shown.constraints[i].constraint, expected.constraints[i].constraint);
+        QVERIFY(shown.constraints[i].nsPerUnit && expected.constraints[i].nsPerUnit);
+        QVERIFY(
+            test::close(*shown.constraints[i].nsPerUnit, *expected.constraints[i].nsPerUnit, 1e-4));
+      }
+      QVERIFY(view->bottleneckText().contains(QStringLiteral("+1 GB/s on one dimension alone")));
+    };
+    verifyAgainstEngine();
+    const QStringList before = view->rowTexts();
+    QVERIFY(before.first().startsWith(QStringLiteral("total == 1000: −")));
+    QVERIFY(before.first().endsWith(QStringLiteral(" per GB/s")));
+
+    // A budget step: a new optimum, new rates, shown without a stale mark.
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("totalBandwidthSlider"));
+    QVERIFY(slider);
+    slider->setFocus();
+    QTest::keyClick(slider, Qt::Key_PageUp);
+    QVERIFY(waitForCurrentFrame());
+    verifyAgainstEngine();
+    QVERIFY(view->rowTexts() != before);
+    QVERIFY(view->isCurrent());
+
+    const QString shot = QDir::temp().filePath(QStringLiteral("libra-sensitivity.png"));
+    QVERIFY(window_->grab().save(shot));
+    QVERIFY(
+        view->grab().save(QDir::temp().filePath(QStringLiteral("libra-sensitivity-panel.png"))));
   }
 
   void editingANpuCountMovesTheChartToTheNewOptimum() {

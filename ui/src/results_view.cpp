@@ -10,6 +10,7 @@
 
 #include "charts.hpp"
 #include "format.hpp"
+#include "sensitivity_view.hpp"
 
 namespace libra::studio {
 
@@ -60,6 +61,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   pareto_ = new ParetoChartView;
   bandwidth_ = new BandwidthChartView;
   breakdown_ = new BreakdownChartView;
+  sensitivity_ = new SensitivityView;
   heading_ = new QLabel;
   heading_->setObjectName(QStringLiteral("resultsHeading"));
   QFont hf = heading_->font();
@@ -76,6 +78,10 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   auto* bottom = new QSplitter(Qt::Horizontal);
   bottom->addWidget(bandwidth_);
   bottom->addWidget(breakdown_);
+  bottom->addWidget(sensitivity_);
+  bottom->setStretchFactor(0, 4);
+  bottom->setStretchFactor(1, 4);
+  bottom->setStretchFactor(2, 3);
   bottom->setChildrenCollapsible(false);
   auto* vertical = new QSplitter(Qt::Vertical);
   vertical->addWidget(pareto_);
@@ -182,6 +188,7 @@ void ResultsView::setChartsStale(bool stale, const QString& reason) {
   pareto_->setStale(stale, reason);
   bandwidth_->setStale(stale, reason);
   breakdown_->setStale(stale, reason);
+  sensitivity_->setStale(stale);
 }
 
 namespace {
@@ -223,6 +230,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
   pareto_->showResult(*result, front_);
   bandwidth_->showResult(*result);
   breakdown_->showResult(*result);
+  sensitivity_->showResult(*result);
 
   const Evaluation& e = a.design.eval;
   const QString cost = a.costScope == CostScope::System

@@ -1,5 +1,6 @@
 // The results panel: the Pareto chart, bandwidth per dimension, the time
-// breakdown and a one-line summary, all read from the engine's Analysis.
+// breakdown, the sensitivity of the optimum and a one-line summary, all read
+// from the engine's Analysis.
 // Results arrive whenever the solver has one; they reach the screen at most
 // every ~33 ms (a single-shot timer, PlotJuggler's pattern), never older than
 // what is shown, and the previous result stays on screen (marked "Updating…"
@@ -22,6 +23,7 @@ namespace libra::studio {
 class BandwidthChartView;
 class BreakdownChartView;
 class ParetoChartView;
+class SensitivityView;
 
 class ResultsView : public QWidget {
   Q_OBJECT
@@ -57,6 +59,7 @@ class ResultsView : public QWidget {
   ParetoChartView* paretoChart() const { return pareto_; }
   BandwidthChartView* bandwidthChart() const { return bandwidth_; }
   BreakdownChartView* breakdownChart() const { return breakdown_; }
+  SensitivityView* sensitivityView() const { return sensitivity_; }
   QString summaryText() const;
 
   // A heading above the charts; hidden when empty (the window shows its title bar instead).
@@ -77,6 +80,7 @@ class ResultsView : public QWidget {
   ParetoChartView* pareto_;
   BandwidthChartView* bandwidth_;
   BreakdownChartView* breakdown_;
+  SensitivityView* sensitivity_;
   QLabel* heading_;
   QLabel* summary_;
   QTimer frameTimer_;

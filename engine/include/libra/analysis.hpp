@@ -18,6 +18,7 @@
 #include "libra/network.hpp"
 #include "libra/problem.hpp"
 #include "libra/project.hpp"
+#include "libra/sensitivity.hpp"
 #include "libra/solver.hpp"
 #include "libra/training.hpp"
 
@@ -129,8 +130,12 @@ struct Analysis {
   DesignResult design;                // the optimum, or the evaluated design
   std::optional<Baseline> baseline;   // its equal split
   std::vector<std::string> violated;  // constraints an evaluated design breaks
-  int iterations = 0;                 // solver iterations
-  double solveNs = 0;                 // wall time of the optimization (0 when evaluated)
+  // What one more unit of each constraint and one more GB/s on each dimension
+  // is worth at the optimum (libra/sensitivity.hpp); not computed, with a note,
+  // for an evaluated design.
+  Sensitivity sensitivity;
+  int iterations = 0;  // solver iterations
+  double solveNs = 0;  // wall time of the optimization (0 when evaluated)
 
   ParetoFront front;  // status Optimal when computed (see frontWithinCostBudget)
   bool hasFront() const { return front.status == SolveStatus::Optimal && !front.points.empty(); }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,10 @@ struct Solution {
   std::vector<double> bandwidth;  // GB/s per NPU per dimension
   Evaluation eval;                // time breakdown and cost at `bandwidth`
   int iterations = 0;             // solver iterations (summed over sub-solves)
+  // With "auto" chunk counts: the model with the counts the answer was solved
+  // at (its optimality conditions are this model's; the counts best at the
+  // answer may differ). Empty otherwise.
+  std::shared_ptr<const TimeModel> solvedModel;
 
   bool ok() const { return status == SolveStatus::Optimal; }
 };

@@ -145,6 +145,7 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
     }
     // The counts best at the answer; `problem`'s evaluation there is the fixed
     // model's at those counts (what TimeModel::evaluate does for "auto").
+    s.solvedModel = std::make_shared<const TimeModel>(fixed.time);
     TimeModel next = problem.time.fixedAt(s.bandwidth);
     s.eval = next.evaluate(s.bandwidth);
     problem.price(s.eval, s.bandwidth);

@@ -1,0 +1,415 @@
+#include "libra/sensitivity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "lp.hpp"
+
+namespace libra {
+
+namespace {
+
+// A part within this of the maximum it belongs to sets it (as TimeTerm::attribute).
+constexpr double kTieTolerance = 1e-6;
+// The perf-per-cost optimum is found to 1e-6 of its cost by a scalar search;
+// where the front has a kink there (a part starts to set a maximum), the answer
+// is a little off it and the part that ties at the optimum is below the
+// maximum by about that much: it counts.
+constexpr double kPerfPerCostTieTolerance = 1e-4;
+// An inequality holds with equality within this of the size of its terms (the
+// answer is projected onto such rows, so they hold to rounding).
+constexpr double kActiveTolerance = 1e-7;
+// Beyond this residual of the stationarity rows (relative to the gradient) the
+// design is not an optimum, and its multipliers would mean nothing.
+constexpr double kMaxResidual = 1e-4;
+// Dimensions within this of the largest benefit of an extra GB/s are bottlenecks.
+constexpr double kBottleneckShare = 0.01;
+
+// The unit of a constraint's right-hand side: $ when it has a `cost` term.
+std::string rhsUnit(const std::string& text) {
+  try {
+    if (analyzeConstraint(text).hasCost) return "$";
+  } catch (const std::exception&) {
+    // The dimension bounds of a network ("bw[pod] <= 50 (maximum of ...)") are
+    // not expressions; they are bandwidths.
+  }
+  return "GB/s";
+}
+
+// The multiplier polyhedron's equality rows, built column by column; all
+// variables are >= 0 (lp::minimize's form).
+struct LinearSystem {
+  int columns = 0;
+  std::vector<std::vector<std::pair<int, double>>> rows;
+  std::vector<double> rhs;
+
+  int addColumn() { return columns++; }
+  int addRow(double b) {
+    rows.emplace_back();
+    rhs.push_back(b);
+    return static_cast<int>(rows.size()) - 1;
+  }
+  void add(int row, int column, double value) {
+    if (value != 0) rows[row].emplace_back(column, value);
+  }
+  Eigen::MatrixXd matrix() const {
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), columns);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (const auto& [c, v] : rows[r]) A(static_cast<Eigen::Index>(r), c) += v;
+    }
+    return A;
+  }
+  Eigen::VectorXd vector() const {
+    return Eigen::Map<const Eigen::VectorXd>(rhs.data(), static_cast<Eigen::Index>(rhs.size()));
+  }
+};
+
+// d(constant + bytes / bw_d) / d bw_d.
+double slope(const DimTime& p, std::span<const double> bw) {
+  return p.bytes > 0 ? -p.bytes / (bw[p.dim] * bw[p.dim]) : 0.0;
+}
+
+// The parts of `parts` that set their maximum at bw (the max starts at 0, as
+// TimeTerm::value's).
+std::vector<int> maximizers(const std::vector<DimTime>& parts, std::span<const double> bw,
+                            double tolerance) {
+  double worst = 0;
+  for (const DimTime& p : parts) worst = std::max(worst, p.at(bw));
+  std::vector<int> out;
+  for (std::size_t e = 0; e < parts.size(); ++e) {
+    if (parts[e].at(bw) >= worst - tolerance * std::abs(worst)) {
+      out.push_back(static_cast<int>(e));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Sensitivity::bottlenecks() const {
+  std::vector<std::string> out;
+  for (const DimensionSensitivity& d : dims) {
+    if (d.bottleneck) out.push_back(d.name);
+  }
+  return out;
+}
+
+Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span<const double> bw,
+                          const TimeModel* solvedModel) {
+  Sensitivity out;
+  out.objective = objective;
+  const int n = problem.dims();
+  if (n == 0 || static_cast<int>(bw.size()) != n) {
+    out.note = "the design has the wrong number of bandwidths";
+    return out;
+  }
+  const TimeModel model = solvedModel                 ? *solvedModel
+                          : problem.time.isAdaptive() ? problem.time.fixedAt(bw)
+                                                      : problem.time;
+  const int K = model.collectiveCount();
+  std::vector<double> tau(K);
+  for (int k = 0; k < K; ++k) tau[k] = model.terms[k].value(bw);
+  double timeNs = 0;
+  for (const TimeModel::Group& g : model.groups) {
+    double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
+    for (const TimeModel::Piece& p : g.pieces) {
+      double t = p.constantNs;
+      for (const auto& [k, w] : p.terms) t += w * tau[k];
+      worst = std::max(worst, t);
+    }
+    timeNs += g.weight * worst;
+  }
+  const double costUsd = problem.cost(bw);
+  if (!std::isfinite(timeNs)) {
+    out.note = "the iteration time is not finite at this design";
+    return out;
+  }
+  double kappa = 0;  // ns per $: the weight of the cost in the convex objective
+  if (objective == Objective::PerfPerCost) {
+    if (!(costUsd > 0) || !std::isfinite(costUsd)) {
+      out.note = "the network costs nothing, so time x cost does not change with the constraints";
+      return out;
+    }
+    kappa = timeNs / costUsd;
+  }
+
+  const double tieTolerance =
+      objective == Objective::PerfPerCost ? kPerfPerCostTieTolerance : kTieTolerance;
+  // --- the subgradient's structure at bw ----------------------------------------
+  // Weight of each collective in T: fixed by the groups with one piece, plus
+  // whatever the active pieces of the groups with several give (variables).
+  std::vector<double> fixedWeight(K, 0.0);
+  std::vector<bool> variableWeight(K, false);
+  struct ActivePieces {
+    double weight;
+    std::vector<const TimeModel::Piece*> pieces;
+  };
+  std::vector<ActivePieces> multi;
+  for (const TimeModel::Group& g : model.groups) {
+    if (g.pieces.size() == 1) {
+      for (const auto& [k, w] : g.pieces[0].terms) fixedWeight[k] += g.weight * w;
+      continue;
+    }
+    if (g.pieces.empty()) continue;
+    std::vector<double> values;
+    double worst = -std::numeric_limits<double>::infinity();
+    for (const TimeModel::Piece& p : g.pieces) {
+      double t = p.constantNs;
+      for (const auto& [k, w] : p.terms) t += w * tau[k];
+      values.push_back(t);
+      worst = std::max(worst, t);
+    }
+    ActivePieces a{g.weight, {}};
+    for (std::size_t j = 0; j < g.pieces.size(); ++j) {
+      if (values[j] >= worst - tieTolerance * std::abs(worst)) {
+        a.pieces.push_back(&g.pieces[j]);
+        for (const auto& [k, w] : g.pieces[j].terms) variableWeight[k] = true;
+      }
+    }
+    multi.push_back(std::move(a));
+  }
+  std::vector<std::vector<int>> active(K);
+  for (int k = 0; k < K; ++k) active[k] = maximizers(model.terms[k].pipelined, bw, tieTolerance);
+
+  // Scales: a reference subgradient (the first active piece of each group, each
+  // maximum's weight split equally over its parts) sets the size of the
+  // stationarity rows; the largest weight that of the weight rows.
+  std::vector<double> refWeight = fixedWeight;
+  for (const ActivePieces& a : multi) {
+    for (const auto& [k, w] : a.pieces.front()->terms) refWeight[k] += a.weight * w;
+  }
+  Eigen::VectorXd reference = Eigen::VectorXd::Zero(n);
+  double weightScale = 0;
+  for (int k = 0; k < K; ++k) {
+    weightScale = std::max(weightScale, refWeight[k]);
+    const TimeTerm& term = model.terms[k];
+    for (const DimTime& p : term.serial) reference(p.dim) += refWeight[k] * slope(p, bw);
+    for (int e : active[k]) {
+      const DimTime& p = term.pipelined[e];
+      reference(p.dim) += refWeight[k] / static_cast<double>(active[k].size()) * slope(p, bw);
+    }
+  }
+  for (const ActivePieces& a : multi) weightScale = std::max(weightScale, a.weight);
+  if (!(weightScale > 0)) weightScale = 1;
+  double G = reference.size() ? reference.cwiseAbs().maxCoeff() : 0.0;
+  for (int d = 0; d < n; ++d) G = std::max(G, kappa * problem.costPerBandwidth[d]);
+  if (!(G > 0) || !std::isfinite(G)) G = 1;
+
+  // --- the multiplier polyhedron, in scaled variables ------------------------------
+  // omega_k / weightScale, mu_ke / weightScale, pi_j / weightScale (the weight of
+  // an active piece), lambda_i ||a_i|| / G, sigma_d / G, residuals / G.
+  LinearSystem sys;
+  std::vector<int> stationarity(n);
+  for (int d = 0; d < n; ++d) {
+    stationarity[d] = sys.addRow(0.0);
+  }
+  const double toRow = weightScale / G;  // a weight variable's gradient into a stationarity row
+  // The gradient of T at bw, as an affine function of the variables: row
+  // entries of every weight variable, constants moved to the right-hand side.
+  std::vector<std::vector<std::pair<int, double>>> gradient(n);  // (column, coefficient)
+  Eigen::VectorXd gradientConstant = Eigen::VectorXd::Zero(n);
+  auto addGradient = [&](int column, int d, double slopeNs) {
+    if (slopeNs == 0) return;
+    if (column < 0) {
+      gradientConstant(d) += slopeNs;  // in ns per GB/s: a fixed weight times the slope
+    } else {
+      gradient[d].emplace_back(column, slopeNs * toRow);
+    }
+  };
+  std::vector<int> omega(K, -1);
+  for (int k = 0; k < K; ++k) {
+    if (variableWeight[k]) omega[k] = sys.addColumn();
+  }
+  for (int k = 0; k < K; ++k) {
+    const TimeTerm& term = model.terms[k];
+    for (const DimTime& p : term.serial) {
+      if (omega[k] >= 0) {
+        addGradient(omega[k], p.dim, slope(p, bw));
+      } else {
+        addGradient(-1, p.dim, fixedWeight[k] * slope(p, bw));
+      }
+    }
+    if (active[k].empty()) continue;
+    if (omega[k] < 0 && active[k].size() == 1) {
+      // One part sets the maximum and the weight is fixed: a constant gradient.
+      const DimTime& p = term.pipelined[active[k].front()];
+      addGradient(-1, p.dim, fixedWeight[k] * slope(p, bw));
+      continue;
+    }
+    // sum_e mu_ke = omega_k (or the fixed weight).
+    const int row = sys.addRow(omega[k] < 0 ? fixedWeight[k] / weightScale : 0.0);
+    if (omega[k] >= 0) sys.add(row, omega[k], -1);
+    for (int e : active[k]) {
+      const int mu = sys.addColumn();
+      sys.add(row, mu, 1);
+      addGradient(mu, term.pipelined[e].dim, slope(term.pipelined[e], bw));
+    }
+  }
+  // omega_k (the whole weight) = fixed_k + sum over active pieces j of pi_j W_jk;
+  // sum_j pi_j = w_g.
+  std::vector<int> omegaRow(K, -1);
+  for (int k = 0; k < K; ++k) {
+    if (omega[k] < 0) continue;
+    omegaRow[k] = sys.addRow(fixedWeight[k] / weightScale);
+    sys.add(omegaRow[k], omega[k], 1);
+  }
+  for (const ActivePieces& a : multi) {
+    const int row = sys.addRow(a.weight / weightScale);
+    for (const TimeModel::Piece* p : a.pieces) {
+      const int pi = sys.addColumn();
+      sys.add(row, pi, 1);
+      for (const auto& [k, w] : p->terms) sys.add(omegaRow[k], pi, -w);
+    }
+  }
+  for (int d = 0; d < n; ++d) {
+    for (const auto& [column, value] : gradient[d]) sys.add(stationarity[d], column, value);
+    sys.rhs[stationarity[d]] -= gradientConstant(d) / G;
+  }
+
+  // The constraints' multipliers (only those that hold with equality), the
+  // least residual, then the extreme multipliers.
+  const std::vector<bool> used = problem.time.usedDims();
+  auto attempt = [&]() {
+    Sensitivity result;
+    result.objective = objective;
+    LinearSystem lin = sys;
+    for (int d = 0; d < n; ++d) {
+      lin.rhs[stationarity[d]] -= kappa * problem.costPerBandwidth[d] / G;
+    }
+    struct Multiplier {
+      int plus = -1, minus = -1;  // columns: lambda = (plus - minus) * G / norm
+      double norm = 1;
+    };
+    std::vector<Multiplier> multipliers(problem.constraints.size());
+    for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
+      const LinearConstraint& c = problem.constraints[i];
+      ConstraintSensitivity cs;
+      cs.constraint = c.text;
+      cs.unit = rhsUnit(c.text);
+      double norm = 0, size = std::abs(c.rhs);
+      for (int d = 0; d < n; ++d) {
+        norm = std::max(norm, std::abs(c.coefficients[d]));
+        size = std::max(size, std::abs(c.coefficients[d] * bw[d]));
+      }
+      cs.binding = c.relation == Relation::Equal ||
+                   std::abs(c.violation(bw)) <= kActiveTolerance * std::max(size, 1e-300);
+      cs.nsPerUnit = 0.0;
+      result.constraints.push_back(std::move(cs));
+      if (!result.constraints.back().binding || !(norm > 0)) continue;
+      Multiplier& m = multipliers[i];
+      m.norm = norm;
+      const bool freeSign = c.relation == Relation::Equal;
+      if (freeSign || c.relation == Relation::LessEqual) m.plus = lin.addColumn();
+      if (freeSign || c.relation == Relation::GreaterEqual) m.minus = lin.addColumn();
+      for (int d = 0; d < n; ++d) {
+        const double a = c.coefficients[d] / norm;
+        if (m.plus >= 0) lin.add(stationarity[d], m.plus, a);
+        if (m.minus >= 0) lin.add(stationarity[d], m.minus, -a);
+      }
+    }
+    // The bandwidths at 0: those the solver reports as 0, and those of
+    // dimensions without traffic that the final LP (polishIdleDimensions)
+    // leaves at its tolerance above 0.
+    const double top = *std::max_element(bw.begin(), bw.end());
+    for (int d = 0; d < n; ++d) {
+      if (bw[d] <= (used[d] ? 1e-12 : kActiveTolerance) * top) {
+        lin.add(stationarity[d], lin.addColumn(), -1);
+      }
+    }
+    std::vector<std::pair<int, int>> residual;  // (plus, minus) column per dimension
+    for (int d = 0; d < n; ++d) {
+      const int plus = lin.addColumn(), minus = lin.addColumn();
+      lin.add(stationarity[d], plus, 1);
+      lin.add(stationarity[d], minus, -1);
+      residual.emplace_back(plus, minus);
+    }
+
+    // Phase 1: the least residual.
+    const Eigen::MatrixXd Aeq = lin.matrix();
+    const Eigen::VectorXd beq = lin.vector();
+    // A residual on dimension d is weighted by the share of bandwidth it
+    // could move (bw_d / max bw; 1 at 0): the weighted sum is the design's
+    // first-order optimality gap relative to the gradient. A dimension with
+    // almost no bandwidth and flat time (its collectives hidden behind compute)
+    // then does not void the conditions of the others.
+    Eigen::VectorXd residualCost = Eigen::VectorXd::Zero(lin.columns);
+    for (int d = 0; d < n; ++d) {
+      const double weight = bw[d] > 0 ? std::max(bw[d] / top, 1e-6) : 1.0;
+      residualCost(residual[d].first) = weight;
+      residualCost(residual[d].second) = weight;
+    }
+    const lp::Result fit =
+        lp::minimize(residualCost, Aeq, beq, Eigen::MatrixXd(0, lin.columns), Eigen::VectorXd(0));
+    if (fit.status != lp::Status::Optimal) {
+      result.note = "the optimality conditions could not be solved at this design";
+      result.constraints.clear();
+      return result;
+    }
+    result.residual = fit.value;
+    if (fit.value > kMaxResidual) {
+      result.note = "the optimality conditions do not hold at this design (residual " +
+                    std::to_string(fit.value) + "): it is not an optimum";
+      result.constraints.clear();
+      return result;
+    }
+    // Phase 2: the extreme multipliers among the best fits.
+    const Eigen::MatrixXd Ain = residualCost.transpose();
+    Eigen::VectorXd bin(1);
+    bin(0) = fit.value * (1 + 1e-6) + 1e-9;
+    auto least = [&](const Eigen::VectorXd& c) -> std::optional<double> {
+      const lp::Result r = lp::minimize(c, Aeq, beq, Ain, bin);
+      if (r.status == lp::Status::Unbounded) return std::nullopt;
+      return r.value;  // Optimal: phase 1 found the set non-empty
+    };
+    for (std::size_t i = 0; i < multipliers.size(); ++i) {
+      const Multiplier& m = multipliers[i];
+      if (m.plus < 0 && m.minus < 0) continue;
+      // One more unit of the rhs: d v = max over the multipliers of -lambda_i.
+      Eigen::VectorXd c = Eigen::VectorXd::Zero(lin.columns);
+      if (m.plus >= 0) c(m.plus) = 1;
+      if (m.minus >= 0) c(m.minus) = -1;
+      const std::optional<double> lowest = least(c);
+      // Rates below 1e-9 of the gradient are rounding: 0.
+      const double rate = lowest && std::abs(*lowest) > 1e-9 ? -*lowest * G / m.norm : 0.0;
+      result.constraints[i].nsPerUnit = lowest ? std::optional<double>(rate + 0.0) : std::nullopt;
+    }
+    // One more GB/s on dimension d alone: d v = max over the multipliers of the
+    // objective's gradient on d (its price in perf per cost: kappa p_d).
+    double best = 0;
+    for (int d = 0; d < n; ++d) {
+      DimensionSensitivity ds;
+      ds.name = problem.dimNames[d];
+      Eigen::VectorXd c = Eigen::VectorXd::Zero(lin.columns);
+      for (const auto& [column, value] : gradient[d]) c(column) -= value;
+      const std::optional<double> lowest = least(c);
+      const double constantPart = gradientConstant(d) + kappa * problem.costPerBandwidth[d];
+      ds.nsPerGbps = (lowest ? -*lowest * G : 0.0) + constantPart;
+      if (std::abs(ds.nsPerGbps) <= 1e-9 * G) ds.nsPerGbps = 0;
+      if (used[d]) best = std::min(best, ds.nsPerGbps);
+      result.dims.push_back(std::move(ds));
+    }
+    for (int d = 0; d < n; ++d) {
+      result.dims[d].bottleneck =
+          used[d] && best < 0 && result.dims[d].nsPerGbps <= (1 - kBottleneckShare) * best;
+    }
+    result.computed = true;
+    return result;
+  };
+
+  Sensitivity result = attempt();
+  return result;
+}
+
+Sensitivity sensitivityAt(const Problem& problem, const Solution& solution) {
+  if (!solution.ok()) {
+    Sensitivity out;
+    out.objective = solution.objective;
+    out.note = "there is no optimum";
+    return out;
+  }
+  return sensitivityAt(problem, solution.objective, solution.bandwidth, solution.solvedModel.get());
+}
+
+}  // namespace libra

@@ -1,0 +1,510 @@
+// The sensitivity of an optimum (sensitivity.hpp) against closed forms and
+// against finite differences of re-solves.
+//
+// Closed forms (LIBRA's ideal model): the derivative of the optimal time in
+// the right-hand side of each constraint, known analytically, within 1e-6
+// relative (the multipliers come from the solver's answer, whose bandwidths are
+// good to ~1e-8).
+//
+// Finite differences: for a binding constraint with rhs b, re-solve at b + h
+// and b - h, h = 1e-4 of the constraint's size. The performance problem is
+// convex, so its optimal value v(b) is convex and
+//   (v(b) - v(b - h)) / h  <=  v'(b; +1)  <=  (v(b + h) - v(b)) / h
+// whatever the kinks: the multiplier must lie in that bracket (up to the
+// solves' noise, 1e-9 of T / h each). Where the bracket is narrow (v smooth
+// at b) the multiplier also matches the central difference; the largest
+// relative disagreement is printed (measured: see the test output).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "engine_test_support.hpp"
+#include "generators.hpp"
+#include "libra/analysis.hpp"
+#include "libra/sensitivity.hpp"
+#include "rc_support.hpp"
+
+namespace libra {
+namespace {
+
+using test::kBackends;
+using test::makeCommunicator;
+using test::makeDim;
+using test::makeLayer;
+using test::makePhase;
+using test::relNear;
+using test::withBackend;
+
+constexpr double kClosedFormTol = 1e-6;
+
+// inner Ring(4, link $2), outer Switch(16, $5 + $7 + $11): N = 64,
+// costPerBandwidth = 64 * [2, 23] = [128, 1472].
+Network twoDimNetwork() {
+  Network n;
+  n.dims = {makeDim("inner", BuildingBlock::Ring, 4, "A"),
+            makeDim("outer", BuildingBlock::Switch, 16, "C")};
+  return n;
+}
+CostModel costModel() {
+  return test::makeCostModel(
+      {{"A", CostLevel{2.0, std::nullopt, std::nullopt}}, {"C", CostLevel{5.0, 7.0, 11.0}}});
+}
+const std::vector<double> kPrice{128, 1472};
+
+// One AllReduce of S bytes over both dimensions: V = (1.5 S, 0.46875 S).
+Workload oneAllReduce(double size = 1e9) {
+  Workload w;
+  w.name = "one";
+  w.communicator = makeCommunicator({1, 1}, {1, 1}, {4, 16});
+  w.layers = {makeLayer("L", makePhase(1000), makePhase(2000),
+                        makePhase(3000, CollectiveType::AllReduce, size))};
+  return w;
+}
+constexpr double kV0 = 1.5e9, kV1 = 0.46875e9;
+
+// Two AllReduces, one on each dimension alone, so T = c + V0/bw0 + V1/bw1 is
+// smooth: V0 = 2 S0 3/4, V1 = 2 S1 15/16.
+Workload twoSeparate(double computeNs = 1000) {
+  Workload w;
+  w.name = "two";
+  w.communicator = makeCommunicator({1, 1}, {4, 1}, {1, 16});
+  w.layers = {makeLayer("L", makePhase(computeNs),
+                        makePhase(2 * computeNs, CollectiveType::AllReduce, 1e9),
+                        makePhase(3 * computeNs, CollectiveType::AllReduce, 2e9))};
+  return w;
+}
+constexpr double kW0 = 1.5e9, kW1 = 3.75e9;
+
+Problem makeProblem(Workload w, std::vector<std::string> constraints) {
+  return buildProblem(test::makeProject(twoDimNetwork(), costModel(), {std::move(w)},
+                                        TrainingLoop::NoOverlap, std::move(constraints)));
+}
+
+struct Solved {
+  Solution solution;
+  Sensitivity sensitivity;
+};
+Solved solveAndSense(const Problem& p, Backend backend,
+                     Objective objective = Objective::Performance) {
+  Solved s;
+  s.solution = solve(p, objective, withBackend(backend));
+  EXPECT_TRUE(s.solution.ok()) << s.solution.message;
+  if (s.solution.ok()) s.sensitivity = sensitivityAt(p, objective, s.solution.bandwidth);
+  EXPECT_TRUE(s.sensitivity.computed) << s.sensitivity.note;
+  return s;
+}
+
+class SensitivityClosedForm : public ::testing::TestWithParam<Backend> {};
+
+// One collective under `total == B`: bw_d = B V_d / sum V, T = c + sum V / B, so
+// dT/dB = -sum V / B^2; a GB/s given to any one dimension is worth the same
+// (the split is balanced: every dimension is a bottleneck).
+TEST_P(SensitivityClosedForm, OneCollectiveUnderATotalBudget) {
+  for (const char* total : {"total == 500", "total <= 500"}) {
+    SCOPED_TRACE(total);
+    const Solved s = solveAndSense(makeProblem(oneAllReduce(), {total}), GetParam());
+    ASSERT_EQ(s.sensitivity.constraints.size(), 1u);
+    const ConstraintSensitivity& c = s.sensitivity.constraints[0];
+    EXPECT_EQ(c.constraint, total);
+    EXPECT_EQ(c.unit, "GB/s");
+    EXPECT_TRUE(c.binding);
+    const double expected = -(kV0 + kV1) / (500.0 * 500.0);
+    ASSERT_TRUE(c.nsPerUnit);
+    EXPECT_TRUE(relNear(*c.nsPerUnit, expected, kClosedFormTol));
+    ASSERT_EQ(s.sensitivity.dims.size(), 2u);
+    for (const DimensionSensitivity& d : s.sensitivity.dims) {
+      EXPECT_TRUE(relNear(d.nsPerGbps, expected, kClosedFormTol)) << d.name;
+      EXPECT_TRUE(d.bottleneck) << d.name;
+    }
+    EXPECT_LT(s.sensitivity.residual, 1e-6);
+  }
+}
+
+// The outer dimension capped below its share: bw = (B - U, U), T = c + V1 / U.
+// More total goes to the inner dimension, which does not set the pace (0 ns per
+// GB/s, yet binding); each GB/s more of the cap saves V1 / U^2, and the outer
+// dimension is the bottleneck.
+TEST_P(SensitivityClosedForm, ACappedDimensionIsTheBottleneck) {
+  const double B = 500, U = 50;  // its share would be 500 * 0.46875 / 1.96875 = 119
+  const Solved s =
+      solveAndSense(makeProblem(oneAllReduce(), {"total == 500", "bw[outer] <= 50"}), GetParam());
+  ASSERT_EQ(s.sensitivity.constraints.size(), 2u);
+  const ConstraintSensitivity& total = s.sensitivity.constraints[0];
+  const ConstraintSensitivity& cap = s.sensitivity.constraints[1];
+  EXPECT_TRUE(total.binding);
+  EXPECT_TRUE(cap.binding);
+  ASSERT_TRUE(total.nsPerUnit && cap.nsPerUnit);
+  EXPECT_NEAR(*total.nsPerUnit, 0.0, 1e-9 * kV1 / (U * U));
+  EXPECT_TRUE(relNear(*cap.nsPerUnit, -kV1 / (U * U), kClosedFormTol));
+  EXPECT_TRUE(relNear(s.solution.bandwidth[0], B - U, 1e-9));
+  EXPECT_FALSE(s.sensitivity.dims[0].bottleneck);
+  EXPECT_NEAR(s.sensitivity.dims[0].nsPerGbps, 0.0, 1e-9 * kV1 / (U * U));
+  EXPECT_TRUE(s.sensitivity.dims[1].bottleneck);
+  EXPECT_TRUE(relNear(s.sensitivity.dims[1].nsPerGbps, -kV1 / (U * U), kClosedFormTol));
+  EXPECT_EQ(s.sensitivity.bottlenecks(), std::vector<std::string>{"outer"});
+}
+
+// T = c + W0 / bw0 + W1 / bw1 (smooth). Under `total == B`:
+// bw_d = B sqrt(W_d) / (sqrt W0 + sqrt W1), T* = c + (sqrt W0 + sqrt W1)^2 / B.
+// Under `cost <= C` (prices p): bw_d = C sqrt(W_d / p_d) / sum_j sqrt(W_j p_j),
+// T* = c + (sum_j sqrt(W_j p_j))^2 / C, in ns per $.
+TEST_P(SensitivityClosedForm, SmoothTimeUnderATotalOrACostBudget) {
+  {
+    const Solved s = solveAndSense(makeProblem(twoSeparate(), {"total == 400"}), GetParam());
+    const double root = std::sqrt(kW0) + std::sqrt(kW1);
+    ASSERT_TRUE(s.sensitivity.constraints.at(0).nsPerUnit);
+    EXPECT_TRUE(
+        relNear(*s.sensitivity.constraints[0].nsPerUnit, -root * root / 160000, kClosedFormTol));
+  }
+  {
+    const double C = 1e5;
+    const Solved s = solveAndSense(makeProblem(twoSeparate(), {"cost <= 1e5"}), GetParam());
+    const double root = std::sqrt(kW0 * kPrice[0]) + std::sqrt(kW1 * kPrice[1]);
+    const ConstraintSensitivity& c = s.sensitivity.constraints.at(0);
+    EXPECT_EQ(c.unit, "$");
+    ASSERT_TRUE(c.nsPerUnit);
+    EXPECT_TRUE(relNear(*c.nsPerUnit, -root * root / (C * C), kClosedFormTol));
+    // A GB/s more on one dimension beyond the budget: -W_d / bw_d^2.
+    for (int d = 0; d < 2; ++d) {
+      const double bw = s.solution.bandwidth[d];
+      EXPECT_TRUE(relNear(s.sensitivity.dims[d].nsPerGbps, -(d == 0 ? kW0 : kW1) / (bw * bw),
+                          kClosedFormTol));
+    }
+  }
+}
+
+// A constraint that does not bind is worth nothing; two equalities that say
+// the same hold each other fixed: neither can move alone (no finite rate), and
+// raising one alone is infeasible.
+TEST_P(SensitivityClosedForm, SlackAndDependentConstraints) {
+  const Solved s = solveAndSense(
+      makeProblem(oneAllReduce(), {"total == 500", "bw[inner] <= 1e6", "bw[0] + bw[1] == 500"}),
+      GetParam());
+  ASSERT_EQ(s.sensitivity.constraints.size(), 3u);
+  EXPECT_FALSE(s.sensitivity.constraints[1].binding);
+  EXPECT_EQ(s.sensitivity.constraints[1].nsPerUnit, 0.0);
+  EXPECT_FALSE(s.sensitivity.constraints[0].nsPerUnit);
+  EXPECT_FALSE(s.sensitivity.constraints[2].nsPerUnit);
+  Problem raised = makeProblem(oneAllReduce(), {"total == 500.05", "bw[0] + bw[1] == 500"});
+  EXPECT_EQ(solve(raised, Objective::Performance, withBackend(GetParam())).status,
+            SolveStatus::Infeasible);
+}
+
+// The cap exactly at the balanced optimum: it binds but gives way in one
+// direction only. One more GB/s of the total goes to the uncapped dimension and
+// does not help (the capped one paces too); one more of the cap alone does not
+// help either (the total is spent). Both right derivatives are 0, though each
+// constraint's left derivative is not.
+TEST_P(SensitivityClosedForm, AWeaklyActiveCapGivesOneSidedRates) {
+  const double share = 500 * kV1 / (kV0 + kV1);
+  const Solved s = solveAndSense(
+      makeProblem(oneAllReduce(), {"total == 500", "bw[outer] <= " + test::exactNumber(share)}),
+      GetParam());
+  const double scale = (kV0 + kV1) / (500.0 * 500.0);
+  for (const ConstraintSensitivity& c : s.sensitivity.constraints) {
+    EXPECT_TRUE(c.binding) << c.constraint;
+    ASSERT_TRUE(c.nsPerUnit) << c.constraint;
+    EXPECT_NEAR(*c.nsPerUnit, 0.0, 1e-5 * scale) << c.constraint;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SensitivityClosedForm, ::testing::ValuesIn(kBackends),
+                         [](const auto& info) { return std::string(toString(info.param)); });
+
+// --- perf per cost -------------------------------------------------------------
+
+// The multiplier of T x cost, divided by the cost: a finite difference of
+// re-solved perf-per-cost optima (T x C at b +- h, over C).
+TEST(Sensitivity, PerfPerCostMatchesFiniteDifferencesOfTimeTimesCost) {
+  // Compute comparable to communication, so that time x cost is not flat along
+  // the budget (it is scale-free without compute).
+  const Problem p =
+      makeProblem(twoSeparate(2e6), {"total >= 400", "total <= 1000", "bw[inner] <= 300"});
+  const Solved s = solveAndSense(p, Backend::Native, Objective::PerfPerCost);
+  const double tc = s.solution.eval.iterationNs * s.solution.eval.costUsd;
+  for (std::size_t i = 0; i < p.constraints.size(); ++i) {
+    const ConstraintSensitivity& c = s.sensitivity.constraints[i];
+    SCOPED_TRACE(c.constraint);
+    ASSERT_TRUE(c.nsPerUnit);
+    const double h = 1e-3 * std::abs(p.constraints[i].rhs);
+    auto at = [&](double delta) {
+      Problem q = p;
+      q.constraints[i].rhs += delta;
+      const Solution r = solve(q, Objective::PerfPerCost);
+      EXPECT_TRUE(r.ok()) << r.message;
+      return r.eval.iterationNs * r.eval.costUsd;
+    };
+    const double central = (at(h) - at(-h)) / (2 * h) / s.solution.eval.costUsd;
+    if (!c.binding) {
+      EXPECT_EQ(*c.nsPerUnit, 0.0);
+      EXPECT_NEAR(central, 0.0, 1e-9 * tc / h / s.solution.eval.costUsd);
+      continue;
+    }
+    EXPECT_TRUE(relNear(*c.nsPerUnit, central, 1e-4)) << "central difference " << central;
+  }
+}
+
+// --- random problems: multipliers against re-solves ------------------------------
+
+struct Agreement {
+  double worstCentral = 0;  // largest |s - central| / |s| where v is smooth at b
+  int compared = 0;         // multipliers compared with a central difference
+  int bracketed = 0;        // multipliers checked against the one-sided differences
+  void print(const char* what) const {
+    std::ostringstream line;
+    line << what << ": " << bracketed << " multipliers within their one-sided differences, "
+         << compared << " compared with central differences (smooth v), largest relative "
+         << "difference " << std::scientific << std::setprecision(2) << worstCentral;
+    std::cout << line.str() << std::endl;
+  }
+};
+
+double scaleOf(const LinearConstraint& c, std::span<const double> bw) {
+  double norm = 0, size = std::abs(c.rhs);
+  for (std::size_t d = 0; d < bw.size(); ++d) {
+    norm = std::max(norm, std::abs(c.coefficients[d]));
+    size = std::max(size, std::abs(c.coefficients[d] * bw[d]));
+  }
+  return norm > 0 ? size / norm : size;
+}
+
+// Checks every binding constraint's multiplier of `s` against re-solves of
+// `problem` with its rhs moved by +-h. `value` is what the multiplier is a
+// derivative of (the time or its surrogate). `noise`: relative accuracy of a
+// solve's value.
+// For perf per cost (not convex) only the smooth cases are compared.
+void checkAgainstReSolves(const Problem& problem, const Solution& s, const Sensitivity& sens,
+                          const SolveOptions& options, double noise, Agreement& agreement,
+                          const std::function<double(const Solution&)>& value,
+                          Objective objective = Objective::Performance) {
+  const bool convex = objective == Objective::Performance;
+  const double v0 = value(s);
+  RC_LOG() << "optimum " << test::formatVector(s.bandwidth) << ", KKT residual " << sens.residual
+           << "\n";
+  for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
+    const ConstraintSensitivity& c = sens.constraints[i];
+    if (!c.binding) {
+      RC_ASSERT(*c.nsPerUnit == 0.0);
+      continue;
+    }
+    const double h = 1e-4 * scaleOf(problem.constraints[i], s.bandwidth);
+    if (!(h > 0)) continue;
+    auto resolve = [&](double delta) {
+      Problem q = problem;
+      q.constraints[i].rhs += delta;
+      return solve(q, objective, options);
+    };
+    const Solution up = resolve(h);
+    if (!c.nsPerUnit) {
+      // No finite rate: raising the rhs alone must be infeasible.
+      RC_TAG("fixed by the others");
+      if (up.status != SolveStatus::Infeasible) {
+        RC_FAIL("'" + c.constraint + "' has no finite rate, but rhs + h solves: T " +
+                test::exactNumber(value(up)));
+      }
+      continue;
+    }
+    if (!up.ok()) RC_FAIL("rhs + h of '" + c.constraint + "' failed: " + up.message);
+    const double forward = (value(up) - v0) / h;
+    const Solution down = resolve(-h);
+    const double slack = 4 * noise * std::abs(v0) / h + 1e-6 * std::abs(*c.nsPerUnit);
+    const double m = *c.nsPerUnit;
+    if (convex && m > forward + slack) {
+      RC_FAIL("'" + c.constraint + "': multiplier " + test::exactNumber(m) +
+              " above the forward difference " + test::exactNumber(forward) + " (h " +
+              test::exactNumber(h) + ")");
+    }
+    if (!down.ok()) continue;  // the rhs cannot go down (a bound at its edge)
+    const double backward = (v0 - value(down)) / h;
+    if (convex) ++agreement.bracketed;
+    if (convex && m < backward - slack) {
+      RC_FAIL("'" + c.constraint + "': multiplier " + test::exactNumber(m) +
+              " below the backward difference " + test::exactNumber(backward) + " (h " +
+              test::exactNumber(h) + ")");
+    }
+    // Smooth at b (the one-sided differences agree to 0.1 %, beyond the noise):
+    // the multiplier is the derivative.
+    const double central = 0.5 * (forward + backward);
+    if (std::abs(forward - backward) <= 1e-3 * std::abs(central) &&
+        std::abs(central) > 100 * slack) {
+      RC_TAG("smooth");
+      const double diff = std::abs(m - central) / std::abs(central);
+      agreement.worstCentral = std::max(agreement.worstCentral, diff);
+      ++agreement.compared;
+      if (diff > (convex ? 1e-3 : 1e-2)) {
+        RC_FAIL("'" + c.constraint + "': multiplier " + test::exactNumber(m) +
+                " vs central difference " + test::exactNumber(central));
+      }
+    } else {
+      RC_TAG("kink or noise");
+    }
+  }
+}
+
+double iterationTime(const Solution& s) {
+  return s.eval.iterationNs;
+}
+double surrogateTime(const Solution& s) {
+  return s.eval.surrogateIterationNs;
+}
+
+void propertyForBackend(Backend backend, int cases, double noise) {
+  Agreement agreement;
+  test::checkProperty(
+      cases,
+      [&] {
+        test::ProblemOptions opt;
+        opt.maxCollectives = 40;
+        const test::RandomProblem r = *test::genProblem(opt);
+        const Problem p = r.problem();
+        const SolveOptions options = withBackend(backend);
+        const Solution s = solve(p, Objective::Performance, options);
+        if (!s.ok()) RC_FAIL("not solved: " + s.message);
+        const Sensitivity sens = sensitivityAt(p, Objective::Performance, s.bandwidth);
+        if (!sens.computed) RC_FAIL("not computed: " + sens.note);
+        RC_ASSERT(sens.constraints.size() == p.constraints.size());
+        checkAgainstReSolves(p, s, sens, options, noise, agreement, iterationTime);
+      },
+      /*shrink=*/false);
+  agreement.print(backend == Backend::Native ? "native" : "ipopt");
+}
+
+TEST(SensitivityProperties, MultipliersMatchReSolvesNative) {
+  propertyForBackend(Backend::Native, 60, 1e-9);
+}
+
+TEST(SensitivityProperties, MultipliersMatchReSolvesIpopt) {
+  propertyForBackend(Backend::Ipopt, 15, 1e-8);
+}
+
+// Perf per cost: the multipliers of time x cost over the cost, against
+// central differences of re-solved perf-per-cost optima (T x C at b +- h over
+// the optimum's C), where those are smooth. The optimum comes from a scan
+// refined to 1e-6 of its cost, so this agreement is looser (1 %; measured
+// worst about 3e-3), and where the scan's answer is too far off a kink of the
+// front the sensitivity is not computed (about 1 random problem in 60).
+TEST(SensitivityProperties, PerfPerCostMultipliersMatchReSolves) {
+  Agreement agreement;
+  test::checkProperty(
+      20,
+      [&] {
+        test::ProblemOptions opt;
+        opt.maxCollectives = 20;
+        const test::RandomProblem r = *test::genProblem(opt);
+        const Problem p = r.problem();
+        const Solution s = solve(p, Objective::PerfPerCost);
+        if (!s.ok()) RC_FAIL("not solved: " + s.message);
+        const Sensitivity sens = sensitivityAt(p, Objective::PerfPerCost, s.bandwidth);
+        if (!sens.computed) {
+          // The scan's answer is off the optimum by more than the conditions
+          // allow (a kink of the front at the optimum): it says so.
+          RC_TAG("not computed");
+          RC_ASSERT(!sens.note.empty());
+          return;
+        }
+        const double cost = s.eval.costUsd;
+        checkAgainstReSolves(
+            p, s, sens, SolveOptions{}, 1e-9, agreement,
+            [cost](const Solution& x) { return x.eval.iterationNs * x.eval.costUsd / cost; },
+            Objective::PerfPerCost);
+      },
+      /*shrink=*/false);
+  agreement.print("perf per cost");
+}
+
+// A chunked model (4 chunks, link latencies): the multipliers are those of the
+// convex surrogate the solver minimizes.
+TEST(SensitivityProperties, ChunkedModelMultipliersAreTheSurrogates) {
+  Agreement agreement;
+  test::checkProperty(
+      15,
+      [&] {
+        test::ProblemOptions opt;
+        opt.maxCollectives = 20;
+        test::RandomProblem r = *test::genProblem(opt);
+        r.project.model.collectives.chunks = ChunkSetting::fixed(4);
+        for (Dimension& d : r.project.network.dims) d.latencyNs = *test::genUniform(0, 2000);
+        const Problem p = r.problem();
+        const Solution s = solve(p, Objective::Performance);
+        if (!s.ok()) RC_FAIL("not solved: " + s.message);
+        const Sensitivity sens = sensitivityAt(p, Objective::Performance, s.bandwidth);
+        RC_ASSERT(sens.computed);
+        checkAgainstReSolves(p, s, sens, SolveOptions{}, 1e-9, agreement, surrogateTime);
+      },
+      /*shrink=*/false);
+  agreement.print("chunked (surrogate)");
+}
+
+// One more GB/s on a dimension alone: re-solve with that GB/s given for free
+// (bw_d >= h, every constraint's rhs raised by h times its coefficient of bw_d).
+TEST(SensitivityProperties, ExtraBandwidthOnOneDimensionMatchesReSolves) {
+  test::checkProperty(
+      25,
+      [&] {
+        test::ProblemOptions opt;
+        opt.maxCollectives = 40;
+        const test::RandomProblem r = *test::genProblem(opt);
+        const Problem p = r.problem();
+        const Solution s = solve(p, Objective::Performance);
+        if (!s.ok()) RC_FAIL("not solved: " + s.message);
+        const Sensitivity sens = sensitivityAt(p, Objective::Performance, s.bandwidth);
+        RC_ASSERT(sens.computed);
+        const int d = *test::genIndex(0, p.dims());
+        const double total = std::accumulate(s.bandwidth.begin(), s.bandwidth.end(), 0.0);
+        const double h = 1e-4 * std::max(s.bandwidth[d], 1e-3 * total);
+        Problem q = p;
+        for (LinearConstraint& c : q.constraints) c.rhs += h * c.coefficients[d];
+        LinearConstraint floor;
+        floor.coefficients.assign(p.dims(), 0.0);
+        floor.coefficients[d] = 1;
+        floor.relation = Relation::GreaterEqual;
+        floor.rhs = h;
+        floor.text = "free";
+        q.constraints.push_back(floor);
+        const Solution up = solve(q, Objective::Performance);
+        if (!up.ok()) RC_FAIL("with a free GB/s: " + up.message);
+        const double forward = (up.eval.iterationNs - s.eval.iterationNs) / h;
+        const double m = sens.dims[d].nsPerGbps;
+        const double slack = 4e-9 * s.eval.iterationNs / h + 1e-6 * std::abs(m);
+        RC_ASSERT(m <= 0.0);
+        // Convexity again: the forward difference bounds the right derivative from above.
+        if (m > forward + slack) {
+          RC_FAIL("dimension " + std::to_string(d) + ": " + test::exactNumber(m) +
+                  " above the forward difference " + test::exactNumber(forward));
+        }
+        if (std::abs(forward - m) > 1e-2 * std::abs(m) + slack) RC_TAG("kink");
+      },
+      /*shrink=*/false);
+}
+
+// --- the analysis carries it -----------------------------------------------------
+
+TEST(Sensitivity, TheAnalysisCarriesItForOptimaOnly) {
+  Project project = test::makeProject(twoDimNetwork(), costModel(), {oneAllReduce()},
+                                      TrainingLoop::NoOverlap, {"total == 500", "bw[outer] <= 50"});
+  const Analysis a = analyze(project);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a.sensitivity.computed) << a.sensitivity.note;
+  ASSERT_EQ(a.sensitivity.constraints.size(), 2u);
+  EXPECT_EQ(a.sensitivity.constraints[1].constraint, "bw[outer] <= 50");
+  EXPECT_EQ(a.sensitivity.bottlenecks(), std::vector<std::string>{"outer"});
+  const std::string json = analysisJson(a);
+  EXPECT_NE(json.find("\"sensitivity\""), std::string::npos);
+  EXPECT_NE(json.find("\"ns_per_unit\""), std::string::npos);
+
+  AnalysisOptions evaluate;
+  evaluate.design = std::vector<double>{450, 50};
+  const Analysis e = analyze(project, evaluate);
+  EXPECT_FALSE(e.sensitivity.computed);
+  EXPECT_FALSE(e.sensitivity.note.empty());
+  EXPECT_EQ(analysisJson(e).find("\"sensitivity\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace libra

@@ -1,0 +1,130 @@
+#include "sensitivity_view.hpp"
+
+#include <QLabel>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "format.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+// "−1.23 µs" with a true minus sign, "+0.50 µs" when more makes it worse.
+QString signedTime(double ns) {
+  if (ns == 0) return QStringLiteral("0 ns");
+  const QString text = formatTimeNs(std::abs(ns));
+  return (ns < 0 ? QStringLiteral("−") : QStringLiteral("+")) + text;
+}
+
+}  // namespace
+
+QString sensitivityValueText(const ConstraintSensitivity& c) {
+  if (!c.nsPerUnit) return QObject::tr("fixed by the others");
+  if (c.unit == "$") return QObject::tr("%1 per $1 M").arg(signedTime(*c.nsPerUnit * 1e6));
+  return QObject::tr("%1 per %2").arg(signedTime(*c.nsPerUnit), toQString(c.unit));
+}
+
+SensitivityView::SensitivityView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("sensitivityView"));
+  title_ = new QLabel(tr("<b>Sensitivity</b>"));
+  title_->setObjectName(QStringLiteral("sensitivityTitle"));
+  title_->setWordWrap(true);
+  table_ = new QLabel;
+  table_->setObjectName(QStringLiteral("sensitivityTable"));
+  table_->setWordWrap(true);
+  table_->setTextFormat(Qt::RichText);
+  table_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  table_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  bottleneck_ = new QLabel;
+  bottleneck_->setObjectName(QStringLiteral("sensitivityBottleneck"));
+  bottleneck_->setWordWrap(true);
+  bottleneck_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  bottleneck_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* content = new QWidget;
+  auto* inner = new QVBoxLayout(content);
+  inner->setContentsMargins(0, 0, 0, 0);
+  inner->addWidget(table_);
+  inner->addWidget(bottleneck_);
+  inner->addStretch(1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(title_);
+  layout->addWidget(scroll, 1);
+  setMinimumWidth(240);
+}
+
+void SensitivityView::showResult(const SolveResult& result) {
+  const Sensitivity& s = result.a().sensitivity;
+  rows_.clear();
+  if (!s.computed) {
+    title_->setText(tr("<b>Sensitivity</b>"));
+    table_->setText(toQString(s.note).toHtmlEscaped());
+    bottleneck_->clear();
+    return;
+  }
+  title_->setText(s.objective == Objective::Performance
+                      ? tr("<b>Sensitivity</b> of the iteration time: one more unit of")
+                      : tr("<b>Sensitivity</b> of time × cost (over the cost): one more unit of"));
+  const QString grey = palette().color(QPalette::Disabled, QPalette::Text).name();
+  QString html = QStringLiteral("<table cellspacing='0' cellpadding='2' width='100%'>");
+  for (const ConstraintSensitivity& c : s.constraints) {
+    const QString what = toQString(c.constraint);
+    const QString value = sensitivityValueText(c);
+    rows_ << what + QStringLiteral(": ") + value;
+    const QString cells =
+        QStringLiteral("<td>%1</td><td align='right' style='white-space:nowrap'>%2</td>")
+            .arg(what.toHtmlEscaped(), c.binding
+                                           ? QStringLiteral("<b>%1</b>").arg(value.toHtmlEscaped())
+                                           : tr("not binding"));
+    html += c.binding ? QStringLiteral("<tr>%1</tr>").arg(cells)
+                      : QStringLiteral("<tr style='color:%1'>%2</tr>").arg(grey, cells);
+  }
+  html += QStringLiteral("</table>");
+  table_->setText(html);
+
+  const std::vector<std::string> names = s.bottlenecks();
+  const bool balanced = names.size() == s.dims.size() && names.size() > 1;
+  QStringList perDim;
+  for (const DimensionSensitivity& d : s.dims) {
+    const QString entry =
+        (toQString(d.name) + QStringLiteral(" ") + signedTime(d.nsPerGbps)).toHtmlEscaped();
+    perDim << (d.bottleneck && !balanced ? QStringLiteral("<b>%1</b>").arg(entry) : entry);
+  }
+  QStringList list;
+  for (const std::string& n : names) list << toQString(n).toHtmlEscaped();
+  QString text = tr("+1 GB/s on one dimension alone: %1").arg(perDim.join(QStringLiteral(", ")));
+  if (list.isEmpty()) {
+    text += tr("<br>No bottleneck: more bandwidth on one dimension alone does not help.");
+  } else if (balanced) {
+    text += tr("<br>Balanced: a GB/s is worth the same on every dimension.");
+  } else {
+    text += tr("<br>Bottleneck: <b>%1</b>").arg(list.join(QStringLiteral(", ")));
+  }
+  bottleneck_->setText(text);
+}
+
+void SensitivityView::setStale(bool stale) {
+  table_->setEnabled(!stale);
+  bottleneck_->setEnabled(!stale);
+}
+
+QStringList SensitivityView::rowTexts() const {
+  return rows_;
+}
+
+QString SensitivityView::bottleneckText() const {
+  return bottleneck_->text();
+}
+
+bool SensitivityView::isCurrent() const {
+  return table_->isEnabled();
+}
+
+}  // namespace libra::studio
