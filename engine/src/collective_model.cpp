@@ -102,24 +102,12 @@ struct LocalDims {
 
 }  // namespace
 
-double Schedule::time(std::span<const double> bw, int chunks) const {
-  const int S = static_cast<int>(stages.size());
-  if (S == 0) return 0;
-  chunks = std::max(chunks, 1);
-  std::array<double, 64> p{};
-  if (S > 64) return std::numeric_limits<double>::infinity();  // not a collective of ours
-  for (int k = 0; k < S; ++k) {
-    p[k] = stages[k].duration(bw, chunks);
-    if (!std::isfinite(p[k])) return std::numeric_limits<double>::infinity();
-  }
-  const LocalDims local(stages);
-  if (!local.shared) {
-    // A flow shop of identical jobs: the first chunk passes every stage, the
-    // others follow at the pace of the slowest stage.
-    double sum = 0, worst = 0;
-    for (int k = 0; k < S; ++k) sum += p[k], worst = std::max(worst, p[k]);
-    return sum + (chunks - 1) * worst;
-  }
+namespace {
+
+// The finish time of the last of `chunks` chunks through S stages of times p,
+// where some dimension serves two stages.
+double simulateSharedDims(const std::array<double, 64>& p, int S, const LocalDims& local,
+                          int chunks) {
   // A dimension serves its stages from one FIFO queue: simulate. Events are
   // stage ends, in time order (ties in the order they were scheduled). The
   // buffers are reused between calls (this runs for every evaluation of a
@@ -175,6 +163,55 @@ double Schedule::time(std::span<const double> bw, int chunks) const {
     if (!last) start(next, e.t);
   }
   return finish;
+}
+
+}  // namespace
+
+double Schedule::time(std::span<const double> bw, int chunks) const {
+  const int S = static_cast<int>(stages.size());
+  if (S == 0) return 0;
+  chunks = std::max(chunks, 1);
+  std::array<double, 64> p{};
+  if (S > 64) return std::numeric_limits<double>::infinity();  // not a collective of ours
+  for (int k = 0; k < S; ++k) {
+    p[k] = stages[k].duration(bw, chunks);
+    if (!std::isfinite(p[k])) return std::numeric_limits<double>::infinity();
+  }
+  const LocalDims local(stages);
+  if (!local.shared) {
+    // A flow shop of identical jobs: the first chunk passes every stage, the
+    // others follow at the pace of the slowest stage.
+    double sum = 0, worst = 0;
+    for (int k = 0; k < S; ++k) sum += p[k], worst = std::max(worst, p[k]);
+    return sum + (chunks - 1) * worst;
+  }
+  // The simulation below is a pure function of the chunk count and of each
+  // stage's dimension, bytes, latency and bandwidth; a Pareto scan asks for the
+  // same schedule at the same point several times (choosing the counts, then
+  // evaluating at them), so the last few answers are kept, matched exactly.
+  struct Memo {
+    std::vector<double> key;
+    double value = 0;
+  };
+  thread_local std::array<Memo, 8> memo;
+  thread_local std::size_t memoNext = 0;
+  thread_local std::vector<double> key;
+  key.clear();
+  key.push_back(chunks);
+  for (int k = 0; k < S; ++k) {
+    key.push_back(stages[k].dim);
+    key.push_back(stages[k].bytes);
+    key.push_back(stages[k].latencyNs);
+    key.push_back(bw[stages[k].dim]);
+  }
+  for (const Memo& m : memo) {
+    if (m.key == key) return m.value;
+  }
+  const double value = simulateSharedDims(p, S, local, chunks);
+  Memo& slot = memo[memoNext++ % memo.size()];
+  slot.key = key;
+  slot.value = value;
+  return value;
 }
 
 int Schedule::bestChunks(std::span<const double> bw) const {

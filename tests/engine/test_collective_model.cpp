@@ -250,6 +250,35 @@ TEST(ScheduleTime, MatchesAnIndependentSimulation) {
   });
 }
 
+// Schedule::time keeps its last few simulations (a Pareto scan asks for the
+// same point more than once): a remembered answer must never stand in for a
+// different question. Asked in turn at the design, at another bandwidth on one
+// dimension, at another chunk count, for another collective and at the design
+// again, every answer is the independent simulation's.
+TEST(ScheduleTime, RememberedAnswersNeverGoStale) {
+  checkProperty(200, [] {
+    const RandomCollective r = *genCollective();
+    const RandomCollective other = *genCollective();
+    const Schedule s = r.schedule();
+    const Schedule t = other.schedule();
+    RC_PRE(test::sharesADimension(s.stages));
+    std::vector<double> moved = r.bw;
+    const int dim = s.stages[*rc::gen::inRange<std::size_t>(0, s.stages.size())].dim;
+    moved[dim] *= *rc::gen::element(0.5, 1.0 + 1e-9, 2.0);
+    const int chunks = r.chunks + *rc::gen::inRange(1, 4);
+    for (int round = 0; round < 2; ++round) {
+      RC_ASSERT(
+          relNear(s.time(r.bw, r.chunks), test::simulateSchedule(s.stages, r.bw, r.chunks), 1e-12));
+      RC_ASSERT(relNear(s.time(moved, r.chunks), test::simulateSchedule(s.stages, moved, r.chunks),
+                        1e-12));
+      RC_ASSERT(
+          relNear(s.time(r.bw, chunks), test::simulateSchedule(s.stages, r.bw, chunks), 1e-12));
+      RC_ASSERT(relNear(t.time(other.bw, other.chunks),
+                        test::simulateSchedule(t.stages, other.bw, other.chunks), 1e-12));
+    }
+  });
+}
+
 // With no latency and many chunks a multi-dimension All-Reduce approaches
 // LIBRA's max_d V_d / bw_d =: M. Bounds: every dimension must move all of its
 // traffic, so T >= M; and the surrogate gives T <= M + (Sum - M) / C with Sum =

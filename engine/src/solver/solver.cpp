@@ -132,7 +132,12 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
 Solution minimizeTime(const Problem& problem, std::optional<double> budget,
                       const SolveOptions& options, const std::vector<double>* warmStart = nullptr) {
   if (!problem.time.isAdaptive()) return minimizeFixedTime(problem, budget, options, warmStart);
-  Problem fixed = problem;  // the terms start at their initial counts
+  // The terms start at the counts best at the warm start (a neighbouring
+  // answer: on a Pareto scan they are usually the answer's, and one round
+  // settles), else at their initial counts.
+  Problem fixed = problem;
+  if (warmStart && warmStart->size() == problem.dimNames.size())
+    fixed.time = problem.time.fixedAt(*warmStart);
   Solution best;
   int iterations = 0;
   for (int round = 0; round < 6; ++round) {
