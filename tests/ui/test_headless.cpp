@@ -2,10 +2,13 @@
 // without any display and exit 0; bad input exits 2 with one line on stderr.
 #include <QFile>
 #include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 class HeadlessTest : public QObject {
   Q_OBJECT
@@ -85,6 +88,35 @@ class HeadlessTest : public QObject {
     const QImage image(png);
     QVERIFY(!image.isNull());
     QCOMPARE(image.size(), QSize(1500, 940));
+  }
+
+  // The README's latency numbers come from this: one JSON object with the
+  // percentiles of every change (no timing is asserted: a loaded machine is slow,
+  // not wrong; that every change reaches the screen is).
+  void measuresLatencyAsJson() {
+    const Run r = run({QStringLiteral("--measure-latency"), QStringLiteral("--changes"),
+                       QStringLiteral("12"), QStringLiteral("--json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonParseError parseError{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &parseError);
+    QVERIFY2(doc.isObject(), qPrintable(parseError.errorString() + QLatin1Char(' ') + r.out));
+    const QJsonObject o = doc.object();
+    QCOMPARE(o.value(QStringLiteral("changes")).toInt(), 12);
+    QCOMPARE(o.value(QStringLiteral("front_points")).toInt(), 50);
+    for (const char* key : {"isolated_median_ms", "isolated_p95_ms", "isolated_max_ms",
+                            "drag_median_ms", "drag_p95_ms", "drag_max_ms", "drag_fps"}) {
+      const double v = o.value(QLatin1String(key)).toDouble(-1);
+      QVERIFY2(v > 0 && std::isfinite(v), key);
+    }
+    QVERIFY(o.value(QStringLiteral("isolated_median_ms")).toDouble() <=
+            o.value(QStringLiteral("isolated_p95_ms")).toDouble());
+    QVERIFY(o.value(QStringLiteral("isolated_p95_ms")).toDouble() <=
+            o.value(QStringLiteral("isolated_max_ms")).toDouble());
+    QVERIFY(o.value(QStringLiteral("drag_frames")).toInt() >= 1);
+
+    const Run wrong = run({QStringLiteral("--json")});
+    QCOMPARE(wrong.code, 2);
+    QVERIFY(wrong.err.contains(QStringLiteral("--measure-latency")));
   }
 
   void badInputExitsTwoWithOneLine() {

@@ -10,6 +10,7 @@
 #include <libra/edits.hpp>
 #include <vector>
 
+#include "results_view.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
 
@@ -211,6 +212,85 @@ class SolverControllerTest : public QObject {
                             .arg(times)
                             .arg(released)));
     QVERIFY(controller.latestGeneration() == last);
+  }
+
+  // Input faster than the solves (the next change always waiting when a design
+  // comes out) used to cancel the front of every job as soon as its design was
+  // delivered: the chart showed each new design over a front that never came
+  // while the drag lasted. A front expected within a frame is now finished
+  // before the waiting request starts.
+  void fastInputStillCompletesItsFronts() {
+    SolverController controller;
+    // Chunks chosen per collective: a front of about 3 ms after a 0.5 ms design here,
+    // long enough to be cancelled, well within a frame.
+    Project project = loadExample(QStringLiteral("gpt3-3d"));
+    QVERIFY(project.model.collectives.chunks.kind == ChunkSetting::Kind::Auto);
+    controller.submit(makeRequest(project));  // teaches how long a front takes here
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
+    int changes = 0, fronts = 0;
+    connect(&controller, &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
+      if (r->complete && r->ok()) ++fronts;
+      if (!r->complete && changes < 100) {  // the next change is in before the front is done
+        setTotalBandwidth(project, 400 + 5 * (++changes % 40));
+        controller.submit(makeRequest(project));
+      }
+    });
+    setTotalBandwidth(project, 390);
+    controller.submit(makeRequest(project));
+    // An event loop that wakes for each result, as the window's does (QTRY_*
+    // sleeps 10 ms between looks, by which time a front is long done).
+    QElapsedTimer waited;
+    waited.start();
+    while (!(changes == 100 && !controller.isBusy()) && waited.elapsed() < 20000)
+      QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+    QVERIFY(changes == 100 && !controller.isBusy());
+    // One front per change (the last one's too); cancelling them gave just the last.
+    QVERIFY2(
+        fronts >= 90,
+        qPrintable(QStringLiteral("%1 fronts completed for %2 changes").arg(fronts).arg(changes)));
+  }
+
+  // A design whose front follows within a few ms is painted with it, in one
+  // frame (painting it alone first delayed the front by a whole repaint); a
+  // design whose front is slow is shown at once, and the front follows.
+  void aDesignWaitsForAFrontThatIsDue() {
+    ResultsView view;
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    std::vector<std::pair<quint64, bool>> shown;  // generation, complete
+    connect(&view, &ResultsView::resultShown, this, [&](quint64 generation) {
+      shown.emplace_back(generation, view.shownGeneration() == generation && !view.isMarkedStale());
+    });
+    const Project project = loadExample(QStringLiteral("gpt3-3d"));
+    quint64 generation = 0;
+    // Delivers a design, then its front `lagMs` later, as the controller does.
+    auto deliver = [&](int lagMs) {
+      SolveRequest request = makeRequest(project);
+      request.generation = ++generation;
+      SolveResultPtr design;
+      const SolveResult complete = runSolve(request, nullptr, [&](SolveResult partial) {
+        design = std::make_shared<const SolveResult>(std::move(partial));
+      });
+      QVERIFY(design && !design->complete);
+      view.setRequestedGeneration(request.generation);
+      view.submitResult(design);
+      QTest::qWait(lagMs);
+      view.submitResult(std::make_shared<const SolveResult>(complete));
+      QTRY_VERIFY(view.shownGeneration() == request.generation && !view.isMarkedStale());
+      QTest::qWait(ResultsView::kMinFrameIntervalMs + 5);
+    };
+    deliver(2);  // learns a fast front
+    shown.clear();
+    deliver(2);
+    QCOMPARE(shown.size(), std::size_t(1));  // one frame: the design with its front
+    QVERIFY(shown.front().second);
+    deliver(40);  // learns a slow front
+    shown.clear();
+    deliver(40);
+    QCOMPARE(shown.size(), std::size_t(2));  // the design at once, then its front
+    QVERIFY(!shown.front().second);
+    QVERIFY(shown.back().second);
   }
 
   // Designs slower than the screen budget are restarted while young: the newest

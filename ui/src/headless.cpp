@@ -5,6 +5,8 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPixmap>
 #include <QSlider>
@@ -239,12 +241,35 @@ int runLatency(const StudioOptions& options, const Project& project) {
   const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;
   const std::vector<double> drag = frameLatencies;
 
+  const std::size_t frontPoints =
+      window.results()->shownFront() ? window.results()->shownFront()->a().front.points.size() : 0;
+  const double dragFps = static_cast<double>(drag.size()) / std::max(dragSeconds, 1e-9);
+  if (options.json) {
+    QJsonObject o;
+    o[QStringLiteral("project")] = toQString(project.name);
+    o[QStringLiteral("dimensions")] = static_cast<int>(project.network.size());
+    o[QStringLiteral("front_points")] = static_cast<int>(frontPoints);
+    o[QStringLiteral("changes")] = n;
+    o[QStringLiteral("isolated_median_ms")] = percentile(isolated, 0.5);
+    o[QStringLiteral("isolated_p95_ms")] = percentile(isolated, 0.95);
+    o[QStringLiteral("isolated_max_ms")] = percentile(isolated, 1.0);
+    o[QStringLiteral("drag_seconds")] = dragSeconds;
+    o[QStringLiteral("drag_frames")] = static_cast<int>(drag.size());
+    o[QStringLiteral("drag_fps")] = dragFps;
+    o[QStringLiteral("drag_median_ms")] = percentile(drag, 0.5);
+    o[QStringLiteral("drag_p95_ms")] = percentile(drag, 0.95);
+    o[QStringLiteral("drag_max_ms")] = percentile(drag, 1.0);
+    o[QStringLiteral("release_to_last_frame_ms")] = settle;
+    o[QStringLiteral("jobs_started")] = solver->startedJobs();
+    o[QStringLiteral("results_dropped")] = solver->droppedResults();
+    printLine(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed());
+    window.document()->undoStack()->setClean();
+    return 0;
+  }
   printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
                 .arg(toQString(project.name))
                 .arg(project.network.size())
-                .arg(window.results()->shownFront()
-                         ? window.results()->shownFront()->a().front.points.size()
-                         : 0));
+                .arg(frontPoints));
   printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "
                            "p95 %3 ms, max %4 ms")
                 .arg(isolated.size())
@@ -257,7 +282,7 @@ int runLatency(const StudioOptions& options, const Project& project) {
                 .arg(n)
                 .arg(dragSeconds, 0, 'f', 2)
                 .arg(drag.size())
-                .arg(static_cast<double>(drag.size()) / std::max(dragSeconds, 1e-9), 0, 'f', 1)
+                .arg(dragFps, 0, 'f', 1)
                 .arg(percentile(drag, 0.5), 0, 'f', 2)
                 .arg(percentile(drag, 0.95), 0, 'f', 2)
                 .arg(percentile(drag, 1.0), 0, 'f', 2)
@@ -323,10 +348,14 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
   const QCommandLineOption changesOpt(
       QStringLiteral("changes"), QObject::tr("Slider changes for --measure-latency (default 200)."),
       QStringLiteral("N"), QStringLiteral("200"));
+  const QCommandLineOption latencyJsonOpt(
+      QStringLiteral("json"),
+      QObject::tr("With --measure-latency: print the measurement as one JSON object (keys "
+                  "isolated_p95_ms, drag_p95_ms, drag_fps, ...)."));
   const QCommandLineOption helpOpt = parser.addHelpOption();
   const QCommandLineOption versionOpt = parser.addVersionOption();
-  parser.addOptions(
-      {exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt, changesOpt});
+  parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt,
+                     changesOpt, latencyJsonOpt});
   if (!parser.parse(arguments)) {
     error = parser.errorText();
     return false;
@@ -370,6 +399,11 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
   options.exportJson = parser.value(jsonOpt);
   options.screenshot = parser.value(shotOpt);
   options.measureLatency = parser.isSet(latencyOpt);
+  options.json = parser.isSet(latencyJsonOpt);
+  if (options.json && !options.measureLatency) {
+    error = QObject::tr("--json goes with --measure-latency (exports name their format)");
+    return false;
+  }
   bool ok = false;
   options.latencyChanges = parser.value(changesOpt).toInt(&ok);
   if (!ok || options.latencyChanges < 2) {

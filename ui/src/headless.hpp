@@ -1,7 +1,7 @@
 // The command-line modes of libra-studio that need no user:
 //   --export-chart FILE.png [--export-svg FILE.svg]   render the results and exit
 //   --screenshot FILE.png                             grab the main window and exit
-//   --measure-latency [--changes N]                   slider-change-to-frame latency
+//   --measure-latency [--changes N] [--json]          slider-change-to-frame latency
 // They run on the offscreen platform (main() selects it before QApplication exists).
 #pragma once
 
@@ -21,6 +21,7 @@ struct StudioOptions {
   QString screenshot;
   bool measureLatency = false;
   int latencyChanges = 200;
+  bool json = false;  // --measure-latency prints one JSON object
   bool headless() const {
     return !exportChart.isEmpty() || !exportSvg.isEmpty() || !exportPdf.isEmpty() ||
            !exportCsv.isEmpty() || !exportJson.isEmpty() || !screenshot.isEmpty() || measureLatency;

@@ -146,26 +146,42 @@ bool ResultsView::shouldDrop(const SolveResult& result) const {
 
 void ResultsView::submitResult(const SolveResultPtr& result) {
   if (!result || shouldDrop(*result)) return;
+  if (!result->complete) {
+    designArrived_ = result->generation;
+    sinceDesignArrived_.start();
+  } else if (result->generation == designArrived_ && sinceDesignArrived_.isValid() &&
+             result->a().ok()) {
+    frontLagMs_ = sinceDesignArrived_.elapsed();
+  }
   pending_ = result;
   scheduleFrame();
 }
 
 void ResultsView::scheduleFrame() {
-  // The front of the design on screen completes that frame: it is not a new
-  // frame of a drag, so it is not held back.
+  // The front of the design on screen (or of the design held back for it)
+  // completes that frame: it is not a new frame of a drag, so it is not held back.
   const bool completion =
-      pending_ && shown_ && !failed_ && pending_->generation == shown_->generation;
+      pending_ && ((shown_ && !failed_ && pending_->generation == shown_->generation) ||
+                   (holdingForFront_ && pending_->complete));
   if (completion) {
+    holdingForFront_ = false;
     frameTimer_.start(0);
     return;
   }
   if (frameTimer_.isActive()) return;
   // Leading edge at once, then at most one frame per interval.
   const qint64 since = sinceLastFrame_.isValid() ? sinceLastFrame_.elapsed() : kMinFrameIntervalMs;
-  frameTimer_.start(static_cast<int>(std::max<qint64>(0, kMinFrameIntervalMs - since)));
+  qint64 wait = std::max<qint64>(0, kMinFrameIntervalMs - since);
+  if (pending_ && !pending_->complete && pending_->a().ok() && frontLagMs_ >= 0 &&
+      frontLagMs_ <= kHoldForFrontMs) {
+    holdingForFront_ = true;  // its front is due: wait for it, at most a little longer
+    wait = std::max<qint64>(wait, std::min<qint64>(kHoldForFrontMs, frontLagMs_ * 3 / 2 + 2));
+  }
+  frameTimer_.start(static_cast<int>(wait));
 }
 
 void ResultsView::applyPending() {
+  holdingForFront_ = false;
   SolveResultPtr result = std::move(pending_);
   pending_.reset();
   if (!result || shouldDrop(*result)) return;
@@ -175,6 +191,7 @@ void ResultsView::applyPending() {
 void ResultsView::showResultNow(const SolveResultPtr& result) {
   requested_ = std::max(requested_, result->generation);
   pending_.reset();
+  holdingForFront_ = false;
   frameTimer_.stop();
   apply(result);
 }
@@ -223,11 +240,22 @@ void ResultsView::apply(const SolveResultPtr& result) {
     Q_EMIT resultShown(result->generation);
     return;
   }
+  // The front completing the design on screen changes only the Pareto chart:
+  // the bars, the breakdown, the sensitivity and the summary show that design
+  // already, and redrawing them would cost a frame for nothing.
+  const bool completion = shown_ && !failed_ && result->complete && !shown_->complete &&
+                          shown_->generation == result->generation;
   failed_.reset();
   sinceLastFrame_.restart();
   shown_ = result;
   if (result->complete) front_ = result;
   pareto_->showResult(*result, front_);
+  if (completion) {
+    pareto_->setStale(false, {});
+    traceEvent("applied");
+    Q_EMIT resultShown(result->generation);
+    return;
+  }
   bandwidth_->showResult(*result);
   breakdown_->showResult(*result);
   sensitivity_->showResult(*result);

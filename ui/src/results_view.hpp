@@ -29,11 +29,16 @@ class ResultsView : public QWidget {
   Q_OBJECT
 
  public:
-  static constexpr int kMinFrameIntervalMs = 33;
+  // One frame of a 60 Hz display: a drag repaints at most this often.
+  static constexpr int kMinFrameIntervalMs = 16;
   // A result superseded by a newer request is painted only once the screen has
   // been out of date this long (a drag whose solves are slower than its ticks);
   // otherwise the newer result is on its way and the superseded one is dropped.
   static constexpr int kShowSupersededAfterMs = kMinFrameIntervalMs;
+  // A design whose front is expected within this time waits for it and both
+  // are painted in one frame (painting the design alone would delay the front
+  // by a frame); a slower front follows its design.
+  static constexpr int kHoldForFrontMs = 16;
 
   explicit ResultsView(QWidget* parent = nullptr);
 
@@ -86,6 +91,11 @@ class ResultsView : public QWidget {
   QTimer frameTimer_;
   QTimer staleDelay_;
   QElapsedTimer sinceLastFrame_;
+  // How long the last front took to follow its design (-1: not known yet).
+  qint64 frontLagMs_ = -1;
+  quint64 designArrived_ = 0;  // the generation whose design came last, and when
+  QElapsedTimer sinceDesignArrived_;
+  bool holdingForFront_ = false;
   QElapsedTimer outdatedSince_;  // since the screen last stopped matching the inputs
   SolveResultPtr pending_;
   SolveResultPtr shown_;

@@ -115,8 +115,15 @@ SolverController::~SolverController() {
   watcher_.disconnect(this);
 }
 
+bool SolverController::frontDueWithinAFrame() const {
+  constexpr qint64 kFrameMs = 16;
+  return running_ && running_->designDelivered && frontMs_ >= 0 &&
+         frontMs_ - running_->sinceDesign.elapsed() <= kFrameMs;
+}
+
 bool SolverController::worthRestarting() const {
-  if (running_->designDelivered) return true;  // only a stale front is left
+  // Only a stale front is left: worth finishing when it is nearly done.
+  if (running_->designDelivered) return !frontDueWithinAFrame();
   if (designMs_ <= screenBudgetMs_) return false;
   const bool young = running_->started.elapsed() * 2 < designMs_;
   const bool screenFresh = sinceDelivered_.isValid() && sinceDelivered_.elapsed() * 2 < designMs_;
@@ -150,7 +157,7 @@ void SolverController::cancelAll() {
 
 void SolverController::start(SolveRequest request) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  running_ = Job{request.generation, cancel, false, {}};
+  running_ = Job{request.generation, cancel, false, {}, {}};
   running_->started.start();
   ++startedJobs_;
   Q_EMIT solveStarted(request.generation);
@@ -184,8 +191,11 @@ void SolverController::onResultAt(int index) {
     designMs_ = running_->started.elapsed();
   if (!result->complete) {
     running_->designDelivered = true;
+    running_->sinceDesign.start();
     // A newer request waits: the rest of this job is a stale front.
-    if (pending_) running_->cancel->store(true);
+    if (pending_ && !frontDueWithinAFrame()) running_->cancel->store(true);
+  } else if (running_->designDelivered && result->a().status != SolveStatus::Cancelled) {
+    frontMs_ = running_->sinceDesign.elapsed();
   }
   deliver(result);
 }

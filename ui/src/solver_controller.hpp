@@ -111,12 +111,17 @@ class SolverController : public QObject {
     std::shared_ptr<std::atomic<bool>> cancel;
     bool designDelivered = false;
     QElapsedTimer started;
+    QElapsedTimer sinceDesign;  // started when its design was delivered
   };
   void start(SolveRequest request);
   void onResultAt(int index);
   void onJobFinished();
   void deliver(const SolveResultPtr& result);
   bool worthRestarting() const;
+  // Whether the running job's front, its design delivered, is expected within
+  // one frame: then it is finished before a newer request starts (a drag keeps
+  // its front on screen instead of a front that never completes).
+  bool frontDueWithinAFrame() const;
 
   QFutureWatcher<SolveResultPtr> watcher_;
   std::optional<Job> running_;
@@ -125,6 +130,7 @@ class SolverController : public QObject {
   quint64 deliveredGeneration_ = 0;  // newest generation delivered (or cancelled by cancelAll)
   bool deliveredComplete_ = true;
   qint64 designMs_ = 0;  // how long the last job took to its design (0: not known yet)
+  qint64 frontMs_ = -1;  // how long the last front took after its design (-1: not known yet)
   int screenBudgetMs_ = 100;
   QElapsedTimer sinceDelivered_;
   int startedJobs_ = 0;
