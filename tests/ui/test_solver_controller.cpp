@@ -2,14 +2,17 @@
 // than what was delivered is delivered, the design comes before its front,
 // failures are results, a slow drag still reaches the screen, the GUI thread
 // never waits.
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 #include <libra/edits.hpp>
+#include <map>
 #include <vector>
 
+#include "charts.hpp"
 #include "results_view.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
@@ -24,6 +27,19 @@ SolveResultPtr resultAt(const QSignalSpy& spy, int i) {
 }
 
 }  // namespace
+
+// Counts the paint events of the widgets it filters.
+class PaintCounter : public QObject {
+ public:
+  explicit PaintCounter(std::map<QObject*, int>& counts) : counts_(counts) {}
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++counts_[watched];
+    return false;
+  }
+
+ private:
+  std::map<QObject*, int>& counts_;
+};
 
 class SolverControllerTest : public QObject {
   Q_OBJECT
@@ -280,11 +296,22 @@ class SolverControllerTest : public QObject {
       QTRY_VERIFY(view.shownGeneration() == request.generation && !view.isMarkedStale());
       QTest::qWait(ResultsView::kMinFrameIntervalMs + 5);
     };
+    // Paints of each chart (its viewport gets them).
+    std::map<QObject*, int> paints;
+    PaintCounter counter(paints);
+    for (QAbstractScrollArea* chart : std::initializer_list<QAbstractScrollArea*>{
+             view.paretoChart(), view.bandwidthChart(), view.breakdownChart()}) {
+      chart->viewport()->installEventFilter(&counter);
+    }
     deliver(2);  // learns a fast front
     shown.clear();
+    paints.clear();
     deliver(2);
     QCOMPARE(shown.size(), std::size_t(1));  // one frame: the design with its front
     QVERIFY(shown.front().second);
+    // Painted once each (QtCharts' deferred layout used to paint them twice).
+    QCOMPARE(paints.size(), std::size_t(3));
+    for (const auto& [chart, count] : paints) QCOMPARE(count, 1);
     deliver(40);  // learns a slow front
     shown.clear();
     deliver(40);

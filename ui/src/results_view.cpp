@@ -1,5 +1,6 @@
 #include "results_view.hpp"
 
+#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
@@ -250,6 +251,9 @@ void ResultsView::apply(const SolveResultPtr& result) {
   shown_ = result;
   if (result->complete) front_ = result;
   pareto_->showResult(*result, front_);
+  // Each chart is laid out now: QtCharts would otherwise lay it out on a posted
+  // request after the first paint, and paint it a second time (a frame's cost).
+  pareto_->chart()->layout()->activate();
   if (completion) {
     pareto_->setStale(false, {});
     traceEvent("applied");
@@ -258,6 +262,8 @@ void ResultsView::apply(const SolveResultPtr& result) {
   }
   bandwidth_->showResult(*result);
   breakdown_->showResult(*result);
+  bandwidth_->chart()->layout()->activate();
+  breakdown_->chart()->layout()->activate();
   sensitivity_->showResult(*result);
 
   const Evaluation& e = a.design.eval;
