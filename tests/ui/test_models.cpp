@@ -219,10 +219,12 @@ class ModelsTest : public QObject {
     const quint64 drag = doc.newMergeSession();
     for (int v = 600; v <= 700; v += 10) {
       doc.edit(
-          QStringLiteral("total"), [v](Project& p) { setTotalBandwidth(p, v); },
+          QStringLiteral("total %1").arg(v), [v](Project& p) { setTotalBandwidth(p, v); },
           MergeKey{QStringLiteral("budget.total"), drag});
     }
     QCOMPARE(doc.undoStack()->count(), 1);
+    // The step is named after where the drag ended, not where it began.
+    QCOMPARE(doc.undoStack()->undoText(), QStringLiteral("total 700"));
     const quint64 second = doc.newMergeSession();
     doc.edit(
         QStringLiteral("total"), [](Project& p) { setTotalBandwidth(p, 800); },

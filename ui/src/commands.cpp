@@ -28,6 +28,7 @@ bool ProjectEditCommand::mergeWith(const QUndoCommand* other) {
   const auto* next = dynamic_cast<const ProjectEditCommand*>(other);
   if (!next || key_.isEmpty() || !(next->key_ == key_)) return false;
   after_ = next->after_;
+  setText(next->text());  // "Set total bandwidth to 700 GB/s": where the drag ended
   // A drag that ends where it started leaves nothing to undo.
   setObsolete(after_ == before_);
   return true;
