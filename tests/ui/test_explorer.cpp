@@ -30,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 #include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
@@ -54,8 +55,8 @@ using namespace libra::studio;
 
 namespace {
 
-QPointF toChart(const Solution& s) {
-  return {s.eval.costUsd / 1e6, s.eval.iterationNs / 1e6};
+QPointF toChart(const Solution& s, const ChartUnits& units) {
+  return units.toChart(s.eval.costUsd, s.eval.iterationNs);
 }
 
 bool samePoint(const QPointF& a, const QPointF& b) {
@@ -125,12 +126,13 @@ class ExplorerTest : public QObject {
     const Project& project = doc()->project();
     const Solution expected = test::engineOptimum(project);
     QVERIFY(expected.ok());
-    QVERIFY2(samePoint(chartOptimum(), toChart(expected)),
+    const ChartUnits& units = results()->paretoChart()->units();
+    QVERIFY2(samePoint(chartOptimum(), toChart(expected, units)),
              qPrintable(QStringLiteral("chart (%1, %2) vs engine (%3, %4)")
                             .arg(chartOptimum().x())
                             .arg(chartOptimum().y())
-                            .arg(toChart(expected).x())
-                            .arg(toChart(expected).y())));
+                            .arg(toChart(expected, units).x())
+                            .arg(toChart(expected, units).y())));
     // The whole front, point by point (it spans all costs: a cost budget is drawn on it).
     Project unbudgeted = project;
     unbudgeted.constraints = constraintsWithoutCostBudget(project.constraints);
@@ -138,7 +140,7 @@ class ExplorerTest : public QObject {
     QLineSeries* line = results()->paretoChart()->frontSeries();
     QCOMPARE(line->count(), int(front.points.size()));
     for (int i = 0; i < line->count(); ++i)
-      QVERIFY(samePoint(line->at(i), toChart(front.points[i])));
+      QVERIFY(samePoint(line->at(i), toChart(front.points[i], units)));
     // The bandwidth bars are the optimum's split.
     QBarSet* bars = results()->bandwidthChart()->optimumSet();
     QCOMPARE(bars->count(), int(expected.bandwidth.size()));
@@ -224,6 +226,42 @@ class ExplorerTest : public QObject {
     QVERIFY(window_->grab().save(shot));
     QVERIFY(
         view->grab().save(QDir::temp().filePath(QStringLiteral("libra-sensitivity-panel.png"))));
+  }
+
+  // Units follow the magnitude (an iteration of seconds is plotted in s, not in
+  // thousands of ms) and the axes never go below zero (at a total of 60 GB/s
+  // the slow equal split once pushed the time axis to -100000 ms).
+  void axesUseUnitsPerMagnitudeAndNeverGoNegative() {
+    const ChartUnits small = ChartUnits::forExtent(5e5, 5e5);
+    QCOMPARE(small.costUnit, QStringLiteral("thousand $"));
+    QCOMPARE(small.timeUnit, QStringLiteral("µs"));
+    const ChartUnits large = ChartUnits::forExtent(2e9, 2e9);
+    QCOMPARE(large.costUnit, QStringLiteral("billion $"));
+    QCOMPARE(large.timeUnit, QStringLiteral("s"));
+    QVERIFY(large.toChart(3e9, 4e9) == QPointF(3, 4));
+
+    ParetoChartView* chart = results()->paretoChart();
+    for (double total : {60.0, 1000.0, 5000.0}) {
+      doc()->edit(QStringLiteral("total"), [total](Project& p) { setTotalBandwidth(p, total); });
+      QVERIFY(waitForCurrentFrame());
+      verifyChartMatchesEngine();
+      // The slowest design of each chart decides its unit.
+      const Analysis& a = results()->shownResult()->a();
+      const double slowestBar =
+          std::max(a.design.eval.iterationNs, a.baseline->design.eval.iterationNs);
+      double slowestPoint = slowestBar;
+      for (const Solution& s : results()->shownFront()->a().front.points)
+        slowestPoint = std::max(slowestPoint, s.eval.iterationNs);
+      const QString unit = slowestPoint >= 1e9 ? QStringLiteral("s") : QStringLiteral("ms");
+      QVERIFY2(chart->timeAxis()->titleText().endsWith(QStringLiteral("(") + unit + ')'),
+               qPrintable(chart->timeAxis()->titleText()));
+      QCOMPARE(results()->breakdownChart()->timeAxis()->titleText(),
+               slowestBar >= 1e9 ? QStringLiteral("s") : QStringLiteral("ms"));
+      QVERIFY2(chart->timeAxis()->min() >= 0,
+               qPrintable(QString::number(chart->timeAxis()->min())));
+      QVERIFY(chart->costAxis()->min() >= 0);
+      QVERIFY(chart->timeAxis()->max() >= chartOptimum().y());
+    }
   }
 
   void editingANpuCountMovesTheChartToTheNewOptimum() {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "format.hpp"
 
@@ -59,10 +60,6 @@ std::pair<double, double> padded(double lo, double hi, double fraction = 0.06) {
   double span = hi - lo;
   if (span <= std::fabs(hi) * 1e-6) span = std::max(std::fabs(hi) * 0.1, 1e-3);
   return {lo - span * fraction, hi + span * fraction};
-}
-
-QPointF toChart(double costUsd, double timeNs) {
-  return {costUsd / 1e6, timeNs / 1e6};
 }
 
 // Sets [lo, hi] widened to whole multiples of a 1-2-2.5-5 step, about `ticks` of them,
@@ -193,66 +190,100 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   setChart(chart);
 }
 
+ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
+  ChartUnits u;
+  if (maxCostUsd >= 1e9) {
+    u.usdPerUnit = 1e9;
+    u.costUnit = QObject::tr("billion $");
+  } else if (maxCostUsd >= 1e6 || !(maxCostUsd > 0)) {
+    u.usdPerUnit = 1e6;
+    u.costUnit = QObject::tr("million $");
+  } else {
+    u.usdPerUnit = 1e3;
+    u.costUnit = QObject::tr("thousand $");
+  }
+  if (maxTimeNs >= 1e9) {
+    u.nsPerUnit = 1e9;
+    u.timeUnit = QObject::tr("s");
+  } else if (maxTimeNs >= 1e6 || !(maxTimeNs > 0)) {
+    u.nsPerUnit = 1e6;
+    u.timeUnit = QObject::tr("ms");
+  } else {
+    u.nsPerUnit = 1e3;
+    u.timeUnit = QObject::tr("µs");
+  }
+  return u;
+}
+
 void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr& front) {
   const Analysis& a = result.a();
   design_ = result.analysis;
   front_ = front ? front->analysis : nullptr;
-  const bool system = a.costScope == CostScope::System;
-  const QString xTitle =
-      system ? tr("System cost: NPUs + network (million $)") : tr("Network cost (million $)");
-  if (axisX_->titleText() != xTitle) {
-    axisX_->setTitleText(xTitle);
-    chart()->setTitle(system ? tr("Iteration time against system cost")
-                             : tr("Iteration time against network cost"));
-  }
-  QList<QPointF> line;
-  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-  auto extend = [&](const QPointF& p) {
-    if (!std::isfinite(p.x()) || !std::isfinite(p.y())) return;
-    xlo = std::min(xlo, p.x());
-    xhi = std::max(xhi, p.x());
-    ylo = std::min(ylo, p.y());
-    yhi = std::max(yhi, p.y());
-  };
+
+  // Every point in dollars and ns first: the units follow the largest.
+  QList<QPointF> line, opt, ppc, eq;
   const bool hasFront = front_ && front_->hasFront();
   if (hasFront) {
     line.reserve(static_cast<qsizetype>(front_->front.points.size()));
     for (const Solution& s : front_->front.points) {
       if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
-      line.append(toChart(s.eval.costUsd, s.eval.iterationNs));
-      extend(line.back());
+      line.append({s.eval.costUsd, s.eval.iterationNs});
     }
   }
-  frontLine_->replace(line);
-  frontPoints_->replace(line);
-
-  QList<QPointF> opt, ppc, eq;
-  if (a.ok() && a.design.eval.finite) {
-    opt.append(toChart(a.design.eval.costUsd, a.design.eval.iterationNs));
-    extend(opt.back());
-  }
+  if (a.ok() && a.design.eval.finite)
+    opt.append({a.design.eval.costUsd, a.design.eval.iterationNs});
   if (hasFront && front_->front.perfPerCostOptimum.ok()) {
     const auto& e = front_->front.perfPerCostOptimum.eval;
-    ppc.append(toChart(e.costUsd, e.iterationNs));
-    extend(ppc.back());
+    ppc.append({e.costUsd, e.iterationNs});
   }
   if (a.baseline && a.baseline->design.eval.finite) {
     const Evaluation& e = a.baseline->design.eval;
-    eq.append(toChart(e.costUsd, e.iterationNs));
-    extend(eq.back());
+    eq.append({e.costUsd, e.iterationNs});
   }
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const QList<QPointF>* points : {&line, &opt, &ppc, &eq}) {
+    for (const QPointF& p : *points) {
+      if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+      xlo = std::min(xlo, p.x());
+      xhi = std::max(xhi, p.x());
+      ylo = std::min(ylo, p.y());
+      yhi = std::max(yhi, p.y());
+    }
+  }
+  units_ = ChartUnits::forExtent(std::isfinite(xhi) ? std::max(std::fabs(xlo), std::fabs(xhi)) : 0,
+                                 std::isfinite(yhi) ? std::max(std::fabs(ylo), std::fabs(yhi)) : 0);
+  for (QList<QPointF>* points : {&line, &opt, &ppc, &eq}) {
+    for (QPointF& p : *points) p = units_.toChart(p.x(), p.y());
+  }
+  frontLine_->replace(line);
+  frontPoints_->replace(line);
   optimum_->replace(opt);
   perfPerCost_->replace(ppc);
   equalSplit_->replace(eq);
 
-  if (!std::isfinite(xlo)) {
-    xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  const bool system = a.costScope == CostScope::System;
+  const QString xTitle = system ? tr("System cost: NPUs + network (%1)").arg(units_.costUnit)
+                                : tr("Network cost (%1)").arg(units_.costUnit);
+  if (axisX_->titleText() != xTitle) {
+    axisX_->setTitleText(xTitle);
+    chart()->setTitle(system ? tr("Iteration time against system cost")
+                             : tr("Iteration time against network cost"));
   }
-  const auto [x0, x1] = padded(xlo, xhi);
-  const auto [y0, y1] = padded(ylo, yhi, 0.1);
+  const QString yTitle = tr("Iteration time (%1)").arg(units_.timeUnit);
+  if (axisY_->titleText() != yTitle) axisY_->setTitleText(yTitle);
+
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  if (std::isfinite(xlo)) {
+    std::tie(x0, x1) = padded(xlo / units_.usdPerUnit, xhi / units_.usdPerUnit);
+    std::tie(y0, y1) = padded(ylo / units_.nsPerUnit, yhi / units_.nsPerUnit, 0.1);
+    // Costs and times are never negative: the margin below stops at zero (a
+    // slow equal split far above the front once pushed the axis to -100 s).
+    if (xlo >= 0) x0 = std::max(x0, 0.0);
+    if (ylo >= 0) y0 = std::max(y0, 0.0);
+  }
   QList<QPointF> budget;
   if (a.costBudgetUsd) {
-    const double b = *a.costBudgetUsd / 1e6;
+    const double b = *a.costBudgetUsd / units_.usdPerUnit;
     budget = {QPointF(b, y0), QPointF(b, y1)};
   }
   budget_->replace(budget);
@@ -280,7 +311,7 @@ void ParetoChartView::showTooltip(const QPointF& point, bool state) {
   const double sy = std::max(axisY_->max() - axisY_->min(), 1e-12);
   auto consider = [&](const std::vector<double>& split, const Evaluation& e, const QString& what) {
     if (!e.finite) return;
-    const QPointF p = toChart(e.costUsd, e.iterationNs);
+    const QPointF p = units_.toChart(e.costUsd, e.iterationNs);
     const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
     if (dist < bestDistance - 1e-9) {
       bestDistance = dist;
@@ -426,18 +457,23 @@ void BreakdownChartView::showResult(const SolveResult& result) {
   // collective's exposed time to the dimension(s) that pace it.
   const DesignResult* rows[2] = {a.ok() && a.baseline ? &a.baseline->design : nullptr,
                                  a.ok() ? &a.design : nullptr};
-  double top = 0;
+  double topNs = 0;
+  for (const DesignResult* d : rows) {
+    if (d && d->eval.finite) topNs = std::max(topNs, d->eval.iterationNs);
+  }
+  const ChartUnits units = ChartUnits::forExtent(0, topNs);  // the Pareto chart's time units
+  const double ns = units.nsPerUnit;
   for (int row = 0; row < 2; ++row) {
     const DesignResult* d = rows[row];
     const bool finite = d && d->eval.finite;
-    sets_[0]->replace(row, finite ? d->eval.computeNs / 1e6 : 0.0);
+    sets_[0]->replace(row, finite ? d->eval.computeNs / ns : 0.0);
     for (int dim = 0; dim < dims; ++dim) {
       const bool has = finite && dim < static_cast<int>(d->dims.size());
-      sets_[dim + 1]->replace(row, has ? d->dims[dim].exposedNs / 1e6 : 0.0);
+      sets_[dim + 1]->replace(row, has ? d->dims[dim].exposedNs / ns : 0.0);
     }
-    if (finite) top = std::max(top, d->eval.iterationNs / 1e6);
   }
-  setNiceRange(axisX_, 0, top > 0 ? top * 1.02 : 1, 6);
+  if (axisX_->titleText() != units.timeUnit) axisX_->setTitleText(units.timeUnit);
+  setNiceRange(axisX_, 0, topNs > 0 ? topNs / ns * 1.02 : 1, 6);
   setShownGeneration(result.generation);
 }
 

@@ -57,6 +57,19 @@ class ResultChartView : public QChartView {
 
 // Network cost ($M) against iteration time (ms): the front, the optimum, the
 // perf-per-cost optimum, the equal-split baseline and the cost budget.
+// The units of the Pareto chart's axes, chosen from the largest value shown:
+// thousand, million or billion $; µs, ms or s.
+struct ChartUnits {
+  double usdPerUnit = 1e6;
+  double nsPerUnit = 1e6;
+  QString costUnit;  // "million $"
+  QString timeUnit;  // "ms"
+  static ChartUnits forExtent(double maxCostUsd, double maxTimeNs);
+  QPointF toChart(double costUsd, double timeNs) const {
+    return {costUsd / usdPerUnit, timeNs / nsPerUnit};
+  }
+};
+
 class ParetoChartView : public ResultChartView {
   Q_OBJECT
 
@@ -70,6 +83,10 @@ class ParetoChartView : public ResultChartView {
   QScatterSeries* optimumSeries() const { return optimum_; }
   QScatterSeries* perfPerCostSeries() const { return perfPerCost_; }
   QScatterSeries* equalSplitSeries() const { return equalSplit_; }
+  QValueAxis* costAxis() const { return axisX_; }
+  QValueAxis* timeAxis() const { return axisY_; }
+  // The units of what is shown (the series' points are in them).
+  const ChartUnits& units() const { return units_; }
 
  private:
   void showTooltip(const QPointF& point, bool state);
@@ -82,6 +99,7 @@ class ParetoChartView : public ResultChartView {
   QLineSeries* budget_;
   QValueAxis* axisX_;
   QValueAxis* axisY_;
+  ChartUnits units_ = ChartUnits::forExtent(0, 0);
   // What the tooltip reads: the shown design's analysis and the front's.
   std::shared_ptr<const Analysis> design_;
   std::shared_ptr<const Analysis> front_;
@@ -111,6 +129,7 @@ class BreakdownChartView : public ResultChartView {
  public:
   explicit BreakdownChartView(QWidget* parent = nullptr);
   void showResult(const SolveResult& result);
+  QValueAxis* timeAxis() const { return axisX_; }
 
  private:
   QHorizontalStackedBarSeries* series_;
