@@ -312,6 +312,25 @@ class ExplorerTest : public QObject {
     verifyChartMatchesEngine();
   }
 
+  // Ctrl+Z with the focus in a spin box used to undo the spin box's text (or
+  // nothing), not the project. The keys go through the shortcut map as typed.
+  void undoShortcutsWorkWhileASpinBoxHasFocus() {
+    auto* count = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
+    QVERIFY(count);
+    const int dimsBefore = doc()->project().network.size();
+    count->setFocus();
+    QTRY_VERIFY(count->hasFocus());
+    count->stepDown();
+    QTRY_COMPARE(static_cast<int>(doc()->project().network.size()), dimsBefore - 1);
+    QTest::keyClick(count, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(static_cast<int>(doc()->project().network.size()), dimsBefore);
+    QCOMPARE(count->value(), dimsBefore);
+    QTest::keySequence(count, QKeySequence(QKeySequence::Redo));
+    QCOMPARE(static_cast<int>(doc()->project().network.size()), dimsBefore - 1);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
   // A burst of changes: the screen ends on the last value, frames only go
   // forward, and a result already superseded by a newer change is shown only
   // once the screen has been out of date for a frame interval (it is then the

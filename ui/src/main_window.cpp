@@ -1,11 +1,13 @@
 #include "main_window.hpp"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -41,6 +43,7 @@ QDockWidget* dock(QMainWindow* window, const QString& title, const QString& name
 MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(parent) {
   setObjectName(QStringLiteral("mainWindow"));
   setAcceptDrops(true);
+  QApplication::instance()->installEventFilter(this);  // see eventFilter: Undo in spin boxes
   document_ = new Document({}, this);
   results_ = new ResultsView;
   setCentralWidget(results_);
@@ -132,6 +135,22 @@ void MainWindow::createMenus() {
   redo->setObjectName(QStringLiteral("redoAction"));
   edit->addAction(undo);
   edit->addAction(redo);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::ShortcutOverride) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    auto* widget = qobject_cast<QWidget*>(watched);
+    // The spin box, or the line edit inside it (a table's delegate editor too).
+    const bool inSpinBox = widget && (qobject_cast<QAbstractSpinBox*>(widget) ||
+                                      qobject_cast<QAbstractSpinBox*>(widget->parentWidget()));
+    if (inSpinBox && widget->window() == this &&
+        (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo))) {
+      event->ignore();  // not the spin box's: the window's Undo / Redo shortcut fires
+      return true;
+    }
+  }
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

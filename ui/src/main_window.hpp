@@ -43,6 +43,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  // Ctrl+Z / Ctrl+Shift+Z in a spin box of this window undo the project, not the
+  // spin box's text: its value is already an edit of the document.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void createMenus();
