@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QBarSet>
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -14,6 +15,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QMimeData>
@@ -262,6 +265,40 @@ class ExplorerTest : public QObject {
       QVERIFY(chart->costAxis()->min() >= 0);
       QVERIFY(chart->timeAxis()->max() >= chartOptimum().y());
     }
+  }
+
+  // The equal split can sit far from the front ($69 M against a front that
+  // ends at $23 M here) and squash it: a click on its legend entry hides it and
+  // the axes fit the front; it stays hidden across solves; a click brings it back.
+  void theEqualSplitCanBeHiddenToFitTheFront() {
+    ParetoChartView* chart = results()->paretoChart();
+    QScatterSeries* equal = chart->equalSplitSeries();
+    QCOMPARE(equal->count(), 1);
+    const double equalCost = equal->at(0).x();
+    double frontMax = 0;
+    for (const QPointF& p : chart->frontSeries()->points()) frontMax = std::max(frontMax, p.x());
+    QVERIFY2(equalCost > 2 * frontMax, "the bundled example's equal split lies far right");
+    QVERIFY(chart->costAxis()->max() >= equalCost);
+    const auto markers = chart->chart()->legend()->markers(equal);
+    QCOMPARE(markers.size(), 1);
+    Q_EMIT markers.front()->clicked();
+    QVERIFY(!chart->equalSplitShown());
+    QVERIFY(!equal->isVisible());
+    QVERIFY(markers.front()->isVisible());  // still there to click back
+    QVERIFY(chart->costAxis()->max() < equalCost);
+    QVERIFY(chart->costAxis()->max() >= frontMax);
+    doc()->edit(QStringLiteral("total"), [](Project& p) { setTotalBandwidth(p, 900); });
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    QVERIFY(!equal->isVisible());
+    const double hiddenCost =
+        results()->shownResult()->a().baseline->design.eval.costUsd / chart->units().usdPerUnit;
+    QVERIFY(chart->costAxis()->max() < hiddenCost);
+    Q_EMIT markers.front()->clicked();
+    QVERIFY(chart->equalSplitShown());
+    QVERIFY(equal->isVisible());
+    QCOMPARE(equal->count(), 1);
+    QVERIFY(chart->costAxis()->max() >= equal->at(0).x());
   }
 
   void editingANpuCountMovesTheChartToTheNewOptimum() {

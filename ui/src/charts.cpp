@@ -187,7 +187,33 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   // The front's own markers need no legend entry beside the line.
   const auto markers = chart->legend()->markers(frontPoints_);
   for (QLegendMarker* m : markers) m->setVisible(false);
+  // A click on the equal split's legend entry hides it (it can sit far from the
+  // front and squash it) and the axes fit what is left; another click shows it.
+  chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
+  for (QLegendMarker* m : chart->legend()->markers(equalSplit_)) {
+    connect(m, &QLegendMarker::clicked, this, [this] { setEqualSplitShown(!equalSplitShown_); });
+  }
   setChart(chart);
+}
+
+void ParetoChartView::setEqualSplitShown(bool shown) {
+  if (shown == equalSplitShown_) return;
+  equalSplitShown_ = shown;
+  equalSplit_->setVisible(shown);
+  // The legend entry stays, greyed out, so that it can be clicked back.
+  for (QLegendMarker* m : chart()->legend()->markers(equalSplit_)) {
+    m->setVisible(true);
+    QColor label = chart()->legend()->labelColor();
+    label.setAlphaF(shown ? 1.0 : 0.4);
+    m->setLabelBrush(label);
+    QColor fill = kEqualSplitColor;
+    fill.setAlphaF(shown ? 1.0 : 0.25);
+    m->setBrush(fill);
+  }
+  if (lastResult_.analysis) {
+    const SolveResult result = lastResult_;  // showResult keeps a copy of what it gets
+    showResult(result, lastFront_);
+  }
 }
 
 ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
@@ -217,6 +243,8 @@ ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
 
 void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr& front) {
   const Analysis& a = result.a();
+  lastResult_ = result;
+  lastFront_ = front;
   design_ = result.analysis;
   front_ = front ? front->analysis : nullptr;
 
@@ -236,7 +264,7 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
     const auto& e = front_->front.perfPerCostOptimum.eval;
     ppc.append({e.costUsd, e.iterationNs});
   }
-  if (a.baseline && a.baseline->design.eval.finite) {
+  if (equalSplitShown_ && a.baseline && a.baseline->design.eval.finite) {
     const Evaluation& e = a.baseline->design.eval;
     eq.append({e.costUsd, e.iterationNs});
   }

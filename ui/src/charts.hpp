@@ -83,6 +83,10 @@ class ParetoChartView : public ResultChartView {
   QScatterSeries* optimumSeries() const { return optimum_; }
   QScatterSeries* perfPerCostSeries() const { return perfPerCost_; }
   QScatterSeries* equalSplitSeries() const { return equalSplit_; }
+  // The equal-split marker, and whether the axes make room for it (clicking its
+  // legend entry toggles it).
+  void setEqualSplitShown(bool shown);
+  bool equalSplitShown() const { return equalSplitShown_; }
   QValueAxis* costAxis() const { return axisX_; }
   QValueAxis* timeAxis() const { return axisY_; }
   // The units of what is shown (the series' points are in them).
@@ -100,6 +104,9 @@ class ParetoChartView : public ResultChartView {
   QValueAxis* axisX_;
   QValueAxis* axisY_;
   ChartUnits units_ = ChartUnits::forExtent(0, 0);
+  bool equalSplitShown_ = true;
+  SolveResult lastResult_;  // what showResult last drew, to redraw it
+  SolveResultPtr lastFront_;
   // What the tooltip reads: the shown design's analysis and the front's.
   std::shared_ptr<const Analysis> design_;
   std::shared_ptr<const Analysis> front_;
