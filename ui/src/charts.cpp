@@ -116,6 +116,12 @@ void ResultChartView::setStale(bool stale, const QString& reason) {
   }
 }
 
+void ResultChartView::layOutNow() {
+  // QtCharts lays a chart out on a posted request, after the paint that follows
+  // new data, and then paints it a second time: a frame's cost per change.
+  if (chart() && chart()->layout()) chart()->layout()->activate();
+}
+
 QString ResultChartView::staleReason() const {
   return stale_ ? staleLabel_->text() : QString();
 }
@@ -245,23 +251,22 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   const Analysis& a = result.a();
   lastResult_ = result;
   lastFront_ = front;
-  design_ = result.analysis;
-  front_ = front ? front->analysis : nullptr;
+  const Analysis* frontOf = front ? front->analysis.get() : nullptr;
 
   // Every point in dollars and ns first: the units follow the largest.
   QList<QPointF> line, opt, ppc, eq;
-  const bool hasFront = front_ && front_->hasFront();
+  const bool hasFront = frontOf && frontOf->hasFront();
   if (hasFront) {
-    line.reserve(static_cast<qsizetype>(front_->front.points.size()));
-    for (const Solution& s : front_->front.points) {
+    line.reserve(static_cast<qsizetype>(frontOf->front.points.size()));
+    for (const Solution& s : frontOf->front.points) {
       if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
       line.append({s.eval.costUsd, s.eval.iterationNs});
     }
   }
   if (a.ok() && a.design.eval.finite)
     opt.append({a.design.eval.costUsd, a.design.eval.iterationNs});
-  if (hasFront && front_->front.perfPerCostOptimum.ok()) {
-    const auto& e = front_->front.perfPerCostOptimum.eval;
+  if (hasFront && frontOf->front.perfPerCostOptimum.ok()) {
+    const auto& e = frontOf->front.perfPerCostOptimum.eval;
     ppc.append({e.costUsd, e.iterationNs});
   }
   if (equalSplitShown_ && a.baseline && a.baseline->design.eval.finite) {
@@ -323,10 +328,11 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   // The chart shows a generation once its front is drawn too: a design over an
   // older front is not yet the chart of that change.
   if (front && front->generation == result.generation) setShownGeneration(result.generation);
+  layOutNow();
 }
 
 void ParetoChartView::showTooltip(const QPointF& point, bool state) {
-  if (!state || !design_) {
+  if (!state || !lastResult_.analysis) {
     QToolTip::hideText();
     return;
   }
@@ -348,13 +354,14 @@ void ParetoChartView::showTooltip(const QPointF& point, bool state) {
       label = what;
     }
   };
-  const Analysis& a = *design_;
+  const Analysis& a = lastResult_.a();
+  const Analysis* frontOf = lastFront_ ? lastFront_->analysis.get() : nullptr;
   if (a.ok())
     consider(a.design.bandwidth, a.design.eval, a.evaluated ? tr("Design") : tr("Optimum"));
-  if (front_ && front_->hasFront()) {
-    const Solution& best = front_->front.perfPerCostOptimum;
+  if (frontOf && frontOf->hasFront()) {
+    const Solution& best = frontOf->front.perfPerCostOptimum;
     if (best.ok()) consider(best.bandwidth, best.eval, tr("Best perf per cost"));
-    for (const Solution& s : front_->front.points) {
+    for (const Solution& s : frontOf->front.points) {
       if (s.ok()) consider(s.bandwidth, s.eval, tr("Pareto point"));
     }
   }
@@ -426,6 +433,7 @@ void BandwidthChartView::showResult(const SolveResult& result) {
   for (int d = 0; d < dims; ++d) top = std::max({top, optimumSet_->at(d), equalSet_->at(d)});
   setNiceRange(axisY_, 0, top > 0 ? top * 1.12 : 1, 5);
   setShownGeneration(result.generation);
+  layOutNow();
 }
 
 // ---------------------------------------------------------------------------
@@ -503,6 +511,7 @@ void BreakdownChartView::showResult(const SolveResult& result) {
   if (axisX_->titleText() != units.timeUnit) axisX_->setTitleText(units.timeUnit);
   setNiceRange(axisX_, 0, topNs > 0 ? topNs / ns * 1.02 : 1, 6);
   setShownGeneration(result.generation);
+  layOutNow();
 }
 
 }  // namespace libra::studio

@@ -46,6 +46,8 @@ class ResultChartView : public QChartView {
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void setShownGeneration(quint64 generation) { shownGeneration_ = generation; }
+  // Lays the chart out at once (every showResult ends with it).
+  void layOutNow();
 
  private:
   QLabel* staleLabel_;
@@ -55,8 +57,6 @@ class ResultChartView : public QChartView {
   QList<quint64> painted_;
 };
 
-// Network cost ($M) against iteration time (ms): the front, the optimum, the
-// perf-per-cost optimum, the equal-split baseline and the cost budget.
 // The units of the Pareto chart's axes, chosen from the largest value shown:
 // thousand, million or billion $; µs, ms or s.
 struct ChartUnits {
@@ -70,6 +70,8 @@ struct ChartUnits {
   }
 };
 
+// Cost against iteration time, in the units of ChartUnits: the front, the
+// optimum, the perf-per-cost optimum, the equal-split baseline and the cost budget.
 class ParetoChartView : public ResultChartView {
   Q_OBJECT
 
@@ -105,11 +107,9 @@ class ParetoChartView : public ResultChartView {
   QValueAxis* axisY_;
   ChartUnits units_ = ChartUnits::forExtent(0, 0);
   bool equalSplitShown_ = true;
-  SolveResult lastResult_;  // what showResult last drew, to redraw it
+  // What showResult last drew (the tooltip reads it; hiding the equal split redraws it).
+  SolveResult lastResult_;
   SolveResultPtr lastFront_;
-  // What the tooltip reads: the shown design's analysis and the front's.
-  std::shared_ptr<const Analysis> design_;
-  std::shared_ptr<const Analysis> front_;
 };
 
 // Bandwidth per dimension (GB/s per NPU): the optimum beside the equal split.

@@ -1,6 +1,5 @@
 #include "results_view.hpp"
 
-#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
@@ -139,6 +138,11 @@ bool ResultsView::isOlderThanShown(const SolveResult& result) const {
   return latest->complete || !result.complete;  // the same generation: only its completion is new
 }
 
+bool ResultsView::completesShown(const SolveResult& result) const {
+  return shown_ && !failed_ && result.complete && !shown_->complete &&
+         result.generation == shown_->generation;
+}
+
 bool ResultsView::shouldDrop(const SolveResult& result) const {
   if (isOlderThanShown(result)) return true;  // never paint something older
   if (result.generation >= requested_) return false;
@@ -162,8 +166,7 @@ void ResultsView::scheduleFrame() {
   // The front of the design on screen (or of the design held back for it)
   // completes that frame: it is not a new frame of a drag, so it is not held back.
   const bool completion =
-      pending_ && ((shown_ && !failed_ && pending_->generation == shown_->generation) ||
-                   (holdingForFront_ && pending_->complete));
+      pending_ && (completesShown(*pending_) || (holdingForFront_ && pending_->complete));
   if (completion) {
     holdingForFront_ = false;
     frameTimer_.start(0);
@@ -244,16 +247,12 @@ void ResultsView::apply(const SolveResultPtr& result) {
   // The front completing the design on screen changes only the Pareto chart:
   // the bars, the breakdown, the sensitivity and the summary show that design
   // already, and redrawing them would cost a frame for nothing.
-  const bool completion = shown_ && !failed_ && result->complete && !shown_->complete &&
-                          shown_->generation == result->generation;
+  const bool completion = completesShown(*result);
   failed_.reset();
   sinceLastFrame_.restart();
   shown_ = result;
   if (result->complete) front_ = result;
   pareto_->showResult(*result, front_);
-  // Each chart is laid out now: QtCharts would otherwise lay it out on a posted
-  // request after the first paint, and paint it a second time (a frame's cost).
-  pareto_->chart()->layout()->activate();
   if (completion) {
     pareto_->setStale(false, {});
     traceEvent("applied");
@@ -262,8 +261,6 @@ void ResultsView::apply(const SolveResultPtr& result) {
   }
   bandwidth_->showResult(*result);
   breakdown_->showResult(*result);
-  bandwidth_->chart()->layout()->activate();
-  breakdown_->chart()->layout()->activate();
   sensitivity_->showResult(*result);
 
   const Evaluation& e = a.design.eval;

@@ -29,8 +29,8 @@ class ResultsView : public QWidget {
   Q_OBJECT
 
  public:
-  // One frame of a 60 Hz display: a drag repaints at most this often.
-  static constexpr int kMinFrameIntervalMs = 16;
+  // A drag repaints at most once a frame.
+  static constexpr int kMinFrameIntervalMs = kFrameMs;
   // A result superseded by a newer request is painted only once the screen has
   // been out of date this long (a drag whose solves are slower than its ticks);
   // otherwise the newer result is on its way and the superseded one is dropped.
@@ -38,7 +38,7 @@ class ResultsView : public QWidget {
   // A design whose front is expected within this time waits for it and both
   // are painted in one frame (painting the design alone would delay the front
   // by a frame); a slower front follows its design.
-  static constexpr int kHoldForFrontMs = 16;
+  static constexpr int kHoldForFrontMs = kFrameMs;
 
   explicit ResultsView(QWidget* parent = nullptr);
 
@@ -80,6 +80,8 @@ class ResultsView : public QWidget {
   void apply(const SolveResultPtr& result);
   void setChartsStale(bool stale, const QString& reason);
   bool isOlderThanShown(const SolveResult& result) const;
+  // Whether `result` is the front of the design on screen (same generation).
+  bool completesShown(const SolveResult& result) const;
   bool shouldDrop(const SolveResult& result) const;
 
   ParetoChartView* pareto_;

@@ -116,7 +116,6 @@ SolverController::~SolverController() {
 }
 
 bool SolverController::frontDueWithinAFrame() const {
-  constexpr qint64 kFrameMs = 16;
   return running_ && running_->designDelivered && frontMs_ >= 0 &&
          frontMs_ - running_->sinceDesign.elapsed() <= kFrameMs;
 }

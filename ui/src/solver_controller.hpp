@@ -35,6 +35,9 @@
 
 namespace libra::studio {
 
+// One frame of a 60 Hz display: the screen's pace for the solver and the charts.
+inline constexpr int kFrameMs = 16;
+
 struct SolveRequest {
   quint64 generation = 0;  // set by SolverController::submit
   std::shared_ptr<const Project> project;
