@@ -177,7 +177,10 @@ void registerNew(CLI::App& app, Context& context) {
                   "Constraint stored in the project (repeatable; default 'total == 500')")
       ->type_name("EXPR")
       ->allow_extra_args(false);
-  cmd->add_option("--name", args->name, "Project name (default: '<preset> on <N> NPUs')")
+  cmd->add_option(
+         "--name", args->name,
+         "Project name (default: '<preset> on a <K>D network (<shape>)', which then follows\n"
+         "edits in libra-studio)")
       ->type_name("TEXT");
   cmd->add_option("--objective", args->objective,
                   "performance (default) or perf-per-cost, stored in the project")

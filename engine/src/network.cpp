@@ -154,4 +154,15 @@ std::vector<std::string> limitViolations(const Network& network, const BlockLimi
   return out;
 }
 
+std::string shapeLabel(const Network& network) {
+  std::string out;
+  for (const Dimension& d : network.dims) {
+    if (!out.empty()) out += " x ";
+    out += (d.block == BuildingBlock::FullyConnected ? std::string("FC")
+                                                     : std::string(toString(d.block))) +
+           " " + std::to_string(d.npus);
+  }
+  return out;
+}
+
 }  // namespace libra

@@ -1,5 +1,6 @@
 #include "libra/problem.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "libra/error.hpp"
@@ -158,6 +159,36 @@ Problem buildProblem(const Project& project, std::span<const std::string> extraC
     p.constraints.push_back(p.compile(text));
   }
   return p;
+}
+
+std::string describedName(const Project& project) {
+  std::vector<std::string> labels;
+  for (const Workload& w : project.workloads) {
+    std::string label = w.name;
+    if (w.origin) {
+      try {
+        label = findPreset(w.origin->preset).name;
+      } catch (const InputError&) {
+        // A preset this build does not know: the workload's own name.
+      }
+    }
+    // Two workloads of one model (pipeline slots) are named once.
+    if (!label.empty() && std::find(labels.begin(), labels.end(), label) == labels.end())
+      labels.push_back(std::move(label));
+  }
+  std::string workloads;
+  for (const std::string& label : labels) workloads += (workloads.empty() ? "" : " + ") + label;
+  const Network& n = project.network;
+  std::string network =
+      n.dims.empty() ? std::string("an empty network")
+                     : "a " + std::to_string(n.dims.size()) + "D network (" + shapeLabel(n) + ")";
+  return (workloads.empty() ? std::string("No workload") : workloads) + " on " + network;
+}
+
+void followDescribedName(const Project& before, Project& after) {
+  if (after.name != before.name) return;  // this edit names the project
+  if (!before.name.empty() && before.name != describedName(before)) return;
+  after.name = describedName(after);
 }
 
 void applyModelOverrides(Project& project, const ModelOverrides& overrides) {

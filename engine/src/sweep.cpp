@@ -37,10 +37,6 @@ void factorize(std::int64_t n, int dims, std::vector<int>& prefix,
   }
 }
 
-std::string_view shortBlock(BuildingBlock b) {
-  return b == BuildingBlock::FullyConnected ? "FC" : toString(b);
-}
-
 std::vector<std::string> shapeLevels(const SweepOptions& o, int dims) {
   return {o.costLevels.end() - dims, o.costLevels.end()};
 }
@@ -271,15 +267,6 @@ std::vector<std::vector<int>> orderedFactorizations(std::int64_t n, int dims) {
   if (dims < 1 || n < 2) return out;
   std::vector<int> prefix;
   factorize(n, dims, prefix, out);
-  return out;
-}
-
-std::string shapeLabel(const Network& network) {
-  std::string out;
-  for (const Dimension& d : network.dims) {
-    if (!out.empty()) out += " x ";
-    out += std::string(shortBlock(d.block)) + " " + std::to_string(d.npus);
-  }
   return out;
 }
 

@@ -26,13 +26,11 @@ out=${2:-$here}
 "$libra" new --preset gpt3-175b --device h100 --tp 16 \
   --zero 1 --sequence-parallel --selective-recompute \
   --network "$here/networks/gpt3-3d.yml" \
-  --name 'GPT-3 175B on a 3D network (Ring 16 x FC 8 x Switch 32)' \
   --constraint 'total == 500' \
   -o "$out/gpt3-3d.json"
 
 "$libra" new --preset gpt3-175b --device h100 --tp 16 \
   --zero 1 --sequence-parallel --selective-recompute \
   --network "$here/networks/gpt3-4d.yml" \
-  --name 'GPT-3 175B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)' \
   --constraint 'total == 1000' --constraint 'bw[chiplet] >= bw[package]' \
   -o "$out/gpt3-4d.json"

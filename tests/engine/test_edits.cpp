@@ -179,6 +179,49 @@ TEST(DimensionEdits, PresetWorkloadsAreGeneratedAgainForTheNewNetwork) {
   EXPECT_FALSE(error.empty());
 }
 
+TEST(ProjectNames, DescribeTheContentAndFollowItUntilChosen) {
+  Network net;
+  net.dims.push_back(test::makeDim("a", BuildingBlock::Ring, 4, "Package"));
+  net.dims.push_back(test::makeDim("b", BuildingBlock::FullyConnected, 8, "Node"));
+  net.dims.push_back(test::makeDim("c", BuildingBlock::Switch, 2, "Pod"));
+  const Preset& preset = findPreset("resnet50");
+  Parallelism par = preset.defaults;
+  par.dp = 0;
+  const Project p = makeProject(preset, par, findDevice("h100"), net);
+  EXPECT_EQ(p.name, "ResNet-50 on a 3D network (Ring 4 x FC 8 x Switch 2)");
+  EXPECT_EQ(describedName(p), p.name);
+  // A second workload of another model joins the name; one of the same model does not.
+  Project two = p;
+  two.workloads.push_back(p.workloads[0]);
+  EXPECT_EQ(describedName(two), p.name);
+  two.workloads.back().origin.reset();
+  two.workloads.back().name = "custom";
+  EXPECT_EQ(describedName(two), "ResNet-50 + custom on a 3D network (Ring 4 x FC 8 x Switch 2)");
+
+  Project after = p;
+  insertDimension(after, 3);
+  followDescribedName(p, after);
+  EXPECT_EQ(after.name, describedName(after));
+  EXPECT_NE(after.name, p.name);
+  // A name somebody chose is kept, and so is the one an edit sets.
+  Project chosen = p;
+  chosen.name = "Study A";
+  Project edited = chosen;
+  insertDimension(edited, 3);
+  followDescribedName(chosen, edited);
+  EXPECT_EQ(edited.name, "Study A");
+  Project renamed = p;
+  renamed.name = "Study B";
+  followDescribedName(p, renamed);
+  EXPECT_EQ(renamed.name, "Study B");
+  // No name at all is a described one.
+  Project unnamed = p;
+  unnamed.name.clear();
+  Project next = unnamed;
+  followDescribedName(unnamed, next);
+  EXPECT_EQ(next.name, p.name);
+}
+
 TEST(DimensionEdits, FreshNamesAreUnused) {
   Network net;
   for (const char* n : {"dim3", "x", "dim4"}) {

@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -40,6 +41,7 @@
 #include <libra/sensitivity.hpp>
 #include <memory>
 
+#include "budget_panel.hpp"
 #include "charts.hpp"
 #include "dimension_model.hpp"
 #include "document.hpp"
@@ -574,6 +576,106 @@ class ExplorerTest : public QObject {
     QVERIFY(doc()->project().objective == Objective::PerfPerCost);
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
+  }
+
+  // The bundled example's name describes its content. It follows the network and
+  // the model until the user renames the project; an empty name follows again.
+  void theProjectNameFollowsTheContentUntilItIsRenamed() {
+    const std::string four = "GPT-3 175B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)";
+    QCOMPARE(doc()->project().name, four);
+    QVERIFY2(window_->windowTitle().startsWith(QString::fromStdString(four)),
+             qPrintable(window_->windowTitle()));
+
+    auto* preset = window_->findChild<QComboBox*>(QStringLiteral("presetCombo"));
+    const int llama = preset->findData(QStringLiteral("llama3-70b"));
+    QVERIFY(llama >= 0);
+    preset->setCurrentIndex(llama);
+    Q_EMIT preset->activated(llama);
+    QCOMPARE(doc()->project().workloads.front().origin->preset, std::string("llama3-70b"));
+    QCOMPARE(doc()->project().name,
+             std::string("Llama 3 70B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)"));
+    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    const QString three = QString::fromStdString(doc()->project().name);
+    QVERIFY2(three.startsWith(QStringLiteral("Llama 3 70B on a 3D network (")), qPrintable(three));
+    QCOMPARE(doc()->project().name, describedName(doc()->project()));
+    QVERIFY2(window_->windowTitle().startsWith(three), qPrintable(window_->windowTitle()));
+    QVERIFY(waitForCurrentFrame() ||
+            window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
+
+    // The exports carry the name of what they show.
+    QTemporaryDir dir;
+    QString error;
+    if (results()->shownResult() && results()->shownResult()->ok() && !results()->isMarkedStale()) {
+      const QString json = dir.filePath(QStringLiteral("r.json"));
+      QVERIFY2(window_->exports()->exportTo(json, &error), qPrintable(error));
+      QFile f(json);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      QCOMPARE(QJsonDocument::fromJson(f.readAll()).object().value("project").toString(), three);
+    }
+
+    // A chosen name stays through edits, is one undo step and is saved.
+    const int steps = doc()->undoStack()->count();
+    QVERIFY(window_->files()->renameProject(QStringLiteral("  Pod study A ")));
+    QCOMPARE(doc()->project().name, std::string("Pod study A"));
+    QCOMPARE(doc()->undoStack()->count(), steps + 1);
+    QVERIFY(window_->windowTitle().startsWith(QStringLiteral("Pod study A")));
+    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(4);
+    QCOMPARE(doc()->project().name, std::string("Pod study A"));
+    const QString path = dir.filePath(QStringLiteral("named.json"));
+    QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
+    QCOMPARE(Document::loadFile(path).name, std::string("Pod study A"));
+    // Back to the described name with an empty one; it follows edits again.
+    QVERIFY(window_->files()->renameProject(QStringLiteral(" ")));
+    QCOMPARE(doc()->project().name, describedName(doc()->project()));
+    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    QCOMPARE(doc()->project().name, three.toStdString());
+    // Undo walks the names back with the content.
+    doc()->undoStack()->undo();
+    doc()->undoStack()->undo();
+    QCOMPARE(doc()->project().name, std::string("Pod study A"));
+    QVERIFY(window_->findChild<QAction*>(QStringLiteral("renameAction")) != nullptr);
+  }
+
+  // A cost budget ticked on right after another example was opened starts from
+  // that example, not from the optimum of the project before it.
+  void aCostBudgetDoesNotCarryOverIntoAnotherProject() {
+    auto* enabled = window_->findChild<QCheckBox*>(QStringLiteral("costBudgetEnabled"));
+    auto* spin = window_->findChild<QDoubleSpinBox*>(QStringLiteral("costBudgetSpin"));
+    enabled->click();
+    const auto fourBudget = splitConstraints(doc()->project().constraints).costBudget;
+    QVERIFY(fourBudget);
+    QVERIFY(waitForCurrentFrame());
+    QString error;
+    QVERIFY(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error));
+    QVERIFY(!enabled->isChecked());
+    // The disabled controls preview what ticking the box sets.
+    const double preview = window_->findChild<BudgetPanel*>()->costBudgetStartUsd();
+    QVERIFY(test::close(spin->value() * 1e6, preview, 1e-9));
+    enabled->click();
+    const auto threeBudget = splitConstraints(doc()->project().constraints).costBudget;
+    QVERIFY(threeBudget);
+    QVERIFY(test::close(*threeBudget, preview, 1e-9));
+    QVERIFY2(!test::close(*threeBudget, *fourBudget, 1e-3),
+             qPrintable(QStringLiteral("%1 vs %2").arg(*threeBudget).arg(*fourBudget)));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+  }
+
+  // Exports start next to a saved project and confirm what they wrote.
+  void exportsStartNextToTheProjectAndConfirm() {
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(doc()->filePath().isEmpty());
+    const QString path = dir.filePath(QStringLiteral("p.json"));
+    QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
+    QCOMPARE(window_->exports()->startDirectory(), QFileInfo(path).absolutePath());
+    const QString png = dir.filePath(QStringLiteral("chart.png"));
+    QVERIFY(window_->exports()->exportAndConfirm(png));
+    QVERIFY(QFileInfo::exists(png));
+    const QString message = window_->statusBar()->currentMessage();
+    QVERIFY2(message.startsWith(QStringLiteral("Exported to")) &&
+                 message.contains(QDir::toNativeSeparators(png)),
+             qPrintable(message));
   }
 
   void saveAndReopenGiveTheSameProject() {

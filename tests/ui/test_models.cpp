@@ -44,12 +44,14 @@ class ModelsTest : public QObject {
                      [](Project& p) { p.objective = Objective::PerfPerCost; }));
     QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
              Document::Parts(Document::Objective));
+    // The example's name describes its network, so it follows the new NPU count.
     QVERIFY(doc.edit(QStringLiteral("npus"), [](Project& p) { p.network.dims[0].npus = 8; }));
     QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
-             Document::Parts(Document::Network));
+             Document::Parts(Document::Network | Document::Name));
+    QVERIFY(doc.project().name.find("Ring 8 x FC 8") != std::string::npos);
     doc.undoStack()->undo();
     QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
-             Document::Parts(Document::Network));
+             Document::Parts(Document::Network | Document::Name));
     doc.reset(loadExample(QStringLiteral("gpt3-3d")), QString());
     QCOMPARE(changed.takeFirst().front().value<Document::Parts>(),
              Document::Parts(Document::Everything));

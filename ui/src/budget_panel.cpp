@@ -154,8 +154,7 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   connect(costSpin_, &QDoubleSpinBox::valueChanged, this,
           [this](double v) { setCost(v * 1e6, false); });
   connect(costEnabled_, &QCheckBox::toggled, this, [this](bool on) {
-    double start = optimumCostUsd_ > 0 ? optimumCostUsd_ * 0.9 : maxCostUsd() * 0.5;
-    start = std::round(start / kCostStepUsd) * kCostStepUsd;
+    const double start = costBudgetStartUsd();
     document_->edit(on ? tr("Set a cost budget") : tr("Remove the cost budget"), [&](Project& p) {
       setCostBudget(p, on ? std::optional<double>(start) : std::nullopt);
     });
@@ -181,6 +180,8 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
     document_->edit(tr("Set the front to %1 points").arg(n),
                     [n](Project& p) { setParetoPoints(p, n); });
   });
+  // Another project: nothing of this one's optimum may seed its cost budget.
+  connect(document_, &Document::documentReset, this, [this] { optimumCostUsd_ = 0; });
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Constraints | Document::Objective | Document::ViewState |
                  Document::Network | Document::CostModel))
@@ -205,6 +206,11 @@ double BudgetPanel::maxCostUsd() const {
   }
   if (b.costBudget) max = std::max(max, *b.costBudget * 1.25);
   return std::max(max, 1e6);
+}
+
+double BudgetPanel::costBudgetStartUsd() const {
+  const double start = optimumCostUsd_ > 0 ? optimumCostUsd_ * 0.9 : maxCostUsd() * 0.5;
+  return std::round(start / kCostStepUsd) * kCostStepUsd;
 }
 
 void BudgetPanel::setTotal(double gbps, bool fromSlider) {
@@ -252,11 +258,12 @@ void BudgetPanel::syncFromDocument() {
       costSlider_->setRange(0, static_cast<int>(std::ceil(maxCostUsd() / kCostStepUsd)));
       costSlider_->setPageStep(std::max(1, costSlider_->maximum() / 20));
     }
-    if (b.costBudget) {
-      const int v = static_cast<int>(std::lround(*b.costBudget / kCostStepUsd));
-      if (v != costSlider_->value()) costSlider_->setValue(v);
-      costSpin_->setValue(*b.costBudget / 1e6);
-    }
+    // Without a budget the disabled controls preview the one ticking the box sets,
+    // never a value left over from another project.
+    const double shown = b.costBudget ? *b.costBudget : costBudgetStartUsd();
+    const int v = static_cast<int>(std::lround(shown / kCostStepUsd));
+    if (v != costSlider_->value()) costSlider_->setValue(v);
+    costSpin_->setValue(shown / 1e6);
   }
   {
     const QSignalBlocker b1(objective_), b2(points_), b3(costScope_), b4(npuPrice_);

@@ -38,6 +38,9 @@ class BudgetPanel : public QWidget {
 
   // The cost of the current optimum: where a newly enabled cost budget starts.
   void setCurrentOptimumCost(double usd) { optimumCostUsd_ = usd; }
+  // The budget ticking "Cost budget" sets: 90 % of the current optimum's cost,
+  // else half the slider's range, on the slider's step.
+  double costBudgetStartUsd() const;
 
  private:
   void syncFromDocument();

@@ -45,6 +45,7 @@ bool Document::edit(const QString& text, const std::function<void(Project&)>& ch
                     const MergeKey& key) {
   Project after = project_;
   change(after);
+  followDescribedName(project_, after);  // a name nobody chose follows the content
   if (after == project_) return false;
   undoStack_.push(new ProjectEditCommand(this, text, project_, std::move(after), key));
   return true;

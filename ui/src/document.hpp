@@ -54,7 +54,8 @@ class Document : public QObject {
   bool isModified() const { return !undoStack_.isClean(); }
 
   // Applies `change` to a copy of the project and pushes the edit as one undoable
-  // command named `text`; edits with the same non-empty key merge. Returns false
+  // command named `text`; edits with the same non-empty key merge. A project
+  // name nobody chose follows the edit (libra::followDescribedName). Returns false
   // (and pushes nothing) when the change leaves the project as it was.
   bool edit(const QString& text, const std::function<void(Project&)>& change,
             const MergeKey& key = {});

@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStandardPaths>
 #include <libra/astra_export.hpp>
 #include <libra/error.hpp>
 
@@ -64,10 +65,17 @@ bool ExportController::exportTo(const QString& path, QString* error) const {
   return false;
 }
 
+QString ExportController::startDirectory() const {
+  if (!document_->filePath().isEmpty()) return QFileInfo(document_->filePath()).absolutePath();
+  QString last = QSettings().value(QStringLiteral("exportDirectory")).toString();
+  if (!last.isEmpty() && QFileInfo(last).isDir()) return last;
+  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  return documents.isEmpty() ? QDir::homePath() : documents;
+}
+
 void ExportController::exportInteractively(const QString& suffix, const QString& filter) {
   QSettings settings;
-  const QString dir =
-      settings.value(QStringLiteral("exportDirectory"), QDir::homePath()).toString();
+  const QString dir = startDirectory();
   QString base = document_->filePath().isEmpty()
                      ? toQString(document_->project().name)
                      : QFileInfo(document_->filePath()).completeBaseName();
@@ -77,8 +85,20 @@ void ExportController::exportInteractively(const QString& suffix, const QString&
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + suffix;
   settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
+  exportAndConfirm(path);
+}
+
+bool ExportController::exportAndConfirm(const QString& path) {
   QString error;
-  if (!exportTo(path, &error)) QMessageBox::warning(window_, tr("Export Failed"), error);
+  if (!exportTo(path, &error)) {
+    QMessageBox::warning(window_, tr("Export Failed"), error);
+    return false;
+  }
+  QString message = tr("Exported to %1").arg(QDir::toNativeSeparators(path));
+  if (results_->isMarkedStale())
+    message += tr(" (the result shown, solved before the last change)");
+  Q_EMIT exported(message);
+  return true;
 }
 
 bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
@@ -120,10 +140,8 @@ bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QStr
 
 void ExportController::exportAstraSimInteractively() {
   QSettings settings;
-  const QString start =
-      settings.value(QStringLiteral("exportDirectory"), QDir::homePath()).toString();
   const QString dir = QFileDialog::getExistingDirectory(
-      window_, tr("Export the Design for ASTRA-sim 2 into a Folder"), start);
+      window_, tr("Export the Design for ASTRA-sim 2 into a Folder"), startDirectory());
   if (dir.isEmpty()) return;
   settings.setValue(QStringLiteral("exportDirectory"), dir);
   bool overwrite = false;
@@ -161,6 +179,8 @@ void ExportController::exportAstraSimInteractively() {
                   tr("Exported for ASTRA-sim 2"), text, QMessageBox::Ok, window_);
   if (!warnings.isEmpty()) box.setDetailedText(warnings.join(QLatin1Char('\n')));
   box.exec();
+  Q_EMIT exported(
+      tr("Exported the design for ASTRA-sim 2 to %1").arg(QDir::toNativeSeparators(dir)));
 }
 
 }  // namespace libra::studio

@@ -33,6 +33,16 @@ class ExportController : public QObject {
   // names of the files written to `written`.
   bool exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
                         QStringList* warnings = nullptr, QStringList* written = nullptr) const;
+  // What File > Export does once the dialog has a path: exports, says so in the
+  // status bar (exported()), or shows why not in a message box.
+  bool exportAndConfirm(const QString& path);
+  // Where the export dialogs start: the project's folder once it is saved, else
+  // the folder of the last export, else the user's documents folder.
+  QString startDirectory() const;
+
+ Q_SIGNALS:
+  // After an interactive export succeeded: what was written where, for the status bar.
+  void exported(const QString& message);
 
  private:
   void exportInteractively(const QString& suffix, const QString& filter);

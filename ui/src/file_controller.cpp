@@ -5,6 +5,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -51,6 +53,11 @@ FileController::FileController(Document* document, QWidget* window)
   import_->setToolTip(
       tr("Build a project from the LIBRA reference inputs (network, workload, "
          "communicator, cost model)"));
+  rename_ = new QAction(tr("Re&name Project…"), this);
+  rename_->setObjectName(QStringLiteral("renameAction"));
+  rename_->setToolTip(
+      tr("Name the project; an empty name goes back to one that follows the network and "
+         "workload"));
   recent_ = new QMenu(tr("Open &Recent"), window_);
   recent_->setObjectName(QStringLiteral("recentMenu"));
   examples_ = new QMenu(tr("Open &Example"), window_);
@@ -73,10 +80,20 @@ FileController::FileController(Document* document, QWidget* window)
   connect(save_, &QAction::triggered, this, &FileController::save);
   connect(saveAs_, &QAction::triggered, this, &FileController::saveAs);
   connect(import_, &QAction::triggered, this, &FileController::importLibraFiles);
+  connect(rename_, &QAction::triggered, this, [this] {
+    bool ok = false;
+    const QString name = QInputDialog::getText(
+        window_, tr("Rename Project"), tr("Project name (empty: follow the network and workload):"),
+        QLineEdit::Normal, toQString(document_->project().name), &ok);
+    if (ok) renameProject(name);
+  });
   connect(recent_, &QMenu::aboutToShow, this, &FileController::rebuildRecentMenu);
   connect(document_, &Document::filePathChanged, this, &FileController::updateTitle);
   connect(document_, &Document::modifiedChanged, this, &FileController::updateTitle);
   connect(document_, &Document::documentReset, this, &FileController::updateTitle);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    if (parts & Document::Name) updateTitle();  // an unsaved document shows its name
+  });
   rebuildRecentMenu();
   updateTitle();
 }
@@ -194,11 +211,17 @@ bool FileController::saveAs() {
   return false;
 }
 
+bool FileController::renameProject(const QString& name) {
+  const std::string chosen = name.trimmed().toStdString();
+  return document_->edit(tr("Rename project"),
+                         [&](Project& p) { p.name = chosen.empty() ? describedName(p) : chosen; });
+}
+
 void FileController::newDocument() {
   if (!maybeSave()) return;
   try {
     Project project = loadExample(defaultExampleId());
-    project.name = "Untitled";
+    project.name = describedName(project);  // follows the edits until it is renamed
     document_->reset(std::move(project), QString());
   } catch (const std::exception& e) {
     error(tr("Cannot create a project"), toQString(e.what()));

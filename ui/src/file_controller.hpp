@@ -1,5 +1,5 @@
-// Documents: New, Open, Open Recent, bundled examples, Save, Save As, Import LIBRA
-// files, the window title with its modified mark and the prompt before unsaved
+// Documents: New, Open, Open Recent, bundled examples, Save, Save As, Rename,
+// Import LIBRA files, the window title with its modified mark and the prompt before unsaved
 // changes are dropped. Files are written atomically by the engine.
 #pragma once
 
@@ -29,6 +29,7 @@ class FileController : public QObject {
   QAction* saveAction() const { return save_; }
   QAction* saveAsAction() const { return saveAs_; }
   QAction* importAction() const { return import_; }
+  QAction* renameAction() const { return rename_; }
   QMenu* recentMenu() const { return recent_; }
   QMenu* examplesMenu() const { return examples_; }
 
@@ -36,6 +37,10 @@ class FileController : public QObject {
   bool openFile(const QString& path, QString* error);
   bool saveFile(const QString& path, QString* error);
   bool openExample(const QString& id, QString* error);
+  // Names the project (one undo step). An empty or blank name goes back to the
+  // name its content suggests, which then follows edits again. False when
+  // nothing changed.
+  bool renameProject(const QString& name);
 
   // Interactive: report errors in a message box.
   bool open(const QString& path);
@@ -63,6 +68,7 @@ class FileController : public QObject {
   QAction* save_;
   QAction* saveAs_;
   QAction* import_;
+  QAction* rename_;
   QMenu* recent_;
   QMenu* examples_;
   bool prompts_ = true;

@@ -80,9 +80,14 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   // shows over the solve status for a while.
   connect(document_, &Document::editReported, this,
           [this](const QString& notes) { statusBar()->showMessage(notes, 15000); });
+  connect(exports_, &ExportController::exported, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 15000); });
   connect(explorer_->solver(), &SolverController::resultReady, this,
           [this](const SolveResultPtr& r) {
-            if (r->ok()) budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
+            // Only this project's optimum seeds a cost budget: a solve still running
+            // when another project was opened is not.
+            if (r->ok() && r->project && r->project->network == document_->project().network)
+              budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
           });
 
   createMenus();
@@ -119,6 +124,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(files_->saveAction());
   file->addAction(files_->saveAsAction());
+  file->addAction(files_->renameAction());
   file->addSeparator();
   file->addAction(files_->importAction());
   file->addMenu(exports_->menu());

@@ -71,4 +71,7 @@ std::string dimensionNameFromLevel(std::string_view level);
 // Makes names unique by appending the index where two collide.
 void makeNamesUnique(Network& network);
 
+// The network's shape, innermost first: "Ring 16 x FC 8 x Switch 32".
+std::string shapeLabel(const Network& network);
+
 }  // namespace libra

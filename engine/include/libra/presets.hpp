@@ -246,7 +246,7 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
                           const GeneratorOptions& options = {});
 
 struct ProjectOptions {
-  std::string name;  // empty: "<preset name> on <N> NPUs"
+  std::string name;  // empty: describedName (project.hpp)
   // Recompute is realized by the generator (parallelism.recompute) with the
   // no-overlap loop, so that it also combines with ZeRO-3 correctly; see
   // docs/workloads.md section 5.

@@ -60,6 +60,15 @@ std::optional<NpuPrice> npuPrice(const Project& project);
 // is system and no price is known, or the product is too large.
 double npuCostUsd(const Project& project);
 
+// The name a project's content suggests: its workloads (preset names, else the
+// workload names, joined by " + ") on its network, "GPT-3 175B on a 4D network
+// (Ring 4 x FC 8 x Ring 4 x Switch 32)".
+std::string describedName(const Project& project);
+// The naming rule of an edit from `before` to `after`: a project whose name was
+// empty or its described name (nobody chose it) follows its content, so
+// `after` gets its own described name; a name the user chose is kept.
+void followDescribedName(const Project& before, Project& after);
+
 // Validates the project and compiles it. `extraConstraints` are added to the
 // project's own. Throws InputError (or ConstraintError) naming what is wrong.
 Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints = {});

@@ -95,9 +95,6 @@ std::vector<std::vector<int>> orderedFactorizations(std::int64_t n, int dims);
 // The shapes runSweep visits, in its order. Throws InputError for invalid options.
 std::vector<Network> enumerateShapes(const SweepOptions& options);
 
-// "Ring 16 x FC 8 x Switch 32".
-std::string shapeLabel(const Network& network);
-
 // Runs the sweep on `jobs` threads (one native solve per thread at a time).
 // `progress(done, total)` is called on the calling thread, at most ~10 times a
 // second and once at the end. Setting *cancel stops the sweep; the result then

@@ -767,9 +767,7 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
   project.model.trainingLoop = loop;
   project.constraints = options.constraints;
   project.objective = options.objective;
-  project.name = options.name.empty()
-                     ? preset.name + " on " + std::to_string(network.npuCount()) + " NPUs"
-                     : options.name;
+  project.name = options.name.empty() ? describedName(project) : options.name;
   validateProject(project);
   return project;
 }
