@@ -563,6 +563,49 @@ class ExplorerTest : public QObject {
     QVERIFY(!results()->isMarkedStale());
   }
 
+  // A solve that fails (infeasible constraints) leaves no "Updating…" badge on any
+  // chart, marks every chart and the header as not current, and its badge sits
+  // inside the plot: below the chart's title and whole within the chart.
+  void aFailedSolveMarksEveryChartNotCurrent() {
+    const quint64 shown = results()->shownGeneration();
+    doc()->edit(QStringLiteral("constraint"),
+                [](Project& p) { setExtraConstraints(p, {"bw[chiplet] >= 2000"}); });
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window_->statusLabel()->text().startsWith(QStringLiteral("Infeasible")), 10000);
+    QTest::qWait(400);  // longer than the delay after which a late solve says "Updating…"
+    for (ResultChartView* c : std::initializer_list<ResultChartView*>{
+             results()->paretoChart(), results()->bandwidthChart(), results()->breakdownChart()}) {
+      QVERIFY(c->isStale());
+      QVERIFY2(c->staleReason() == QStringLiteral("Not current: Infeasible"),
+               qPrintable(c->staleReason()));
+      auto* badge = c->findChild<QLabel*>(QStringLiteral("staleLabel"));
+      QVERIFY(badge && badge->isVisible());
+      QVERIFY2(c->rect().contains(badge->geometry()),
+               qPrintable(QStringLiteral("%1 badge outside the chart").arg(c->objectName())));
+      const QRectF plot = c->chart()->mapToScene(c->chart()->plotArea()).boundingRect();
+      QVERIFY2(badge->geometry().top() >= c->mapFromScene(plot.topLeft()).y() - 1,
+               qPrintable(QStringLiteral("%1 badge over the title").arg(c->objectName())));
+      QVERIFY(badge->fontMetrics().horizontalAdvance(badge->text()) <=
+                  badge->contentsRect().width() ||
+              badge->wordWrap());
+    }
+    QVERIFY(results()->summaryText().contains(QStringLiteral("Infeasible")));
+    QVERIFY(results()->summaryText().contains(QStringLiteral("last solved design")));
+    QCOMPARE(results()->shownGeneration(), shown);
+    // A long reason wraps inside the chart instead of running off its right edge.
+    ResultChartView* bars = results()->bandwidthChart();
+    bars->setStale(true, QStringLiteral("Not current: ") + QString(40, QLatin1Char('x')) +
+                             QStringLiteral(" ") + QString(40, QLatin1Char('y')));
+    auto* badge = bars->findChild<QLabel*>(QStringLiteral("staleLabel"));
+    QVERIFY(bars->rect().contains(badge->geometry()));
+    QVERIFY(badge->height() > badge->fontMetrics().height() * 3 / 2);  // two lines at least
+    doc()->undoStack()->undo();
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(!results()->isMarkedStale());
+    QVERIFY(!bars->isStale());
+    QVERIFY(!badge->isVisible());
+  }
+
   void costBudgetAndObjectiveReachTheChart() {
     window_->findChild<QCheckBox*>(QStringLiteral("costBudgetEnabled"))->click();
     const auto budget = splitConstraints(doc()->project().constraints).costBudget;

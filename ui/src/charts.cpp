@@ -104,16 +104,41 @@ ResultChartView::ResultChartView(QWidget* parent) : QChartView(parent) {
 }
 
 void ResultChartView::setStale(bool stale, const QString& reason) {
-  if (stale == stale_ && staleLabel_->text() == reason) return;
+  const QString text = reason.isEmpty() ? tr("Updating…") : reason;
+  if (stale == stale_ && staleLabel_->text() == text) return;
   stale_ = stale;
-  staleLabel_->setText(reason.isEmpty() ? tr("Updating…") : reason);
-  staleLabel_->adjustSize();
-  staleLabel_->setMaximumWidth(std::max(120, width() - 16));
-  staleLabel_->move(std::max(4, width() - staleLabel_->width() - 8), 6);
+  staleLabel_->setText(text);
+  placeBadge();
   staleLabel_->setVisible(stale);
   if (chart()) {
     for (QAbstractSeries* s : chart()->series()) s->setOpacity(stale ? 0.4 : 1.0);
   }
+}
+
+void ResultChartView::placeBadge() {
+  if (chart() && chart() != badgeChart_) {
+    badgeChart_ = chart();
+    connect(chart(), &QChart::plotAreaChanged, this, &ResultChartView::placeBadge);
+  }
+  // The top right corner of the plot: below the title, clear of the legend.
+  constexpr int kInset = 4;
+  QRect area = rect().adjusted(kInset, kInset, -kInset, -kInset);
+  if (chart() && chart()->plotArea().isValid()) {
+    const QRect plot = mapFromScene(chart()->mapToScene(chart()->plotArea()))
+                           .boundingRect()
+                           .adjusted(kInset, kInset, -kInset, -kInset);
+    if (plot.width() >= 80 && plot.height() >= 20) area = area.intersected(plot);
+  }
+  // One line when it fits, else wrapped to the plot's width: never cut off.
+  staleLabel_->setWordWrap(false);
+  int w = staleLabel_->sizeHint().width();
+  if (w > area.width()) {
+    staleLabel_->setWordWrap(true);
+    w = std::max(area.width(), 60);
+  }
+  const int h =
+      staleLabel_->wordWrap() ? staleLabel_->heightForWidth(w) : staleLabel_->sizeHint().height();
+  staleLabel_->setGeometry(area.right() + 1 - w, area.top(), w, h);
 }
 
 void ResultChartView::layOutNow() {
@@ -128,7 +153,7 @@ QString ResultChartView::staleReason() const {
 
 void ResultChartView::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
-  staleLabel_->move(std::max(4, width() - staleLabel_->width() - 8), 6);
+  placeBadge();
 }
 
 void ResultChartView::paintEvent(QPaintEvent* event) {

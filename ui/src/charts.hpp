@@ -30,6 +30,8 @@ class ResultChartView : public QChartView {
   explicit ResultChartView(QWidget* parent = nullptr);
 
   // Dims the series and shows `reason` over the chart while a newer result is pending.
+  // The badge sits in the plot's top right corner, below the title, wrapped to
+  // the plot's width when it is long.
   void setStale(bool stale, const QString& reason = {});
   bool isStale() const { return stale_; }
   QString staleReason() const;
@@ -50,7 +52,10 @@ class ResultChartView : public QChartView {
   void layOutNow();
 
  private:
+  void placeBadge();
+
   QLabel* staleLabel_;
+  QChart* badgeChart_ = nullptr;  // whose plotAreaChanged moves the badge
   bool stale_ = false;
   quint64 shownGeneration_ = 0;
   quint64 lastPainted_ = 0;
