@@ -260,9 +260,11 @@ class SolverControllerTest : public QObject {
     while (!(changes == 100 && !controller.isBusy()) && waited.elapsed() < 20000)
       QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
     QVERIFY(changes == 100 && !controller.isBusy());
-    // One front per change (the last one's too); cancelling them gave just the last.
+    // A front due within a frame is finished: about one per change on an idle
+    // machine (97-100 here), 45 on a loaded 2-core CI run; cancelling them all,
+    // as before, gave 2-3. The bound separates the two, not the machine's speed.
     QVERIFY2(
-        fronts >= 90,
+        fronts >= 20,
         qPrintable(QStringLiteral("%1 fronts completed for %2 changes").arg(fronts).arg(changes)));
   }
 
