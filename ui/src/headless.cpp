@@ -352,10 +352,15 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
       QStringLiteral("json"),
       QObject::tr("With --measure-latency: print the measurement as one JSON object (keys "
                   "isolated_p95_ms, drag_p95_ms, drag_fps, ...)."));
+  const QCommandLineOption replayOpt(
+      QStringLiteral("replay-edits"),
+      QObject::tr("Open the window, then make the first N edits of a fixed sequence through "
+                  "its widgets and stay open (for testing crash recovery)."),
+      QStringLiteral("N"));
   const QCommandLineOption helpOpt = parser.addHelpOption();
   const QCommandLineOption versionOpt = parser.addVersionOption();
   parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt,
-                     changesOpt, latencyJsonOpt});
+                     changesOpt, latencyJsonOpt, replayOpt});
   if (!parser.parse(arguments)) {
     error = parser.errorText();
     return false;
@@ -405,6 +410,14 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
     return false;
   }
   bool ok = false;
+  if (parser.isSet(replayOpt)) {
+    options.replayEdits = parser.value(replayOpt).toInt(&ok);
+    if (!ok || options.replayEdits < 0) {
+      error = QObject::tr("--replay-edits: '%1' is not a whole number >= 0")
+                  .arg(parser.value(replayOpt));
+      return false;
+    }
+  }
   options.latencyChanges = parser.value(changesOpt).toInt(&ok);
   if (!ok || options.latencyChanges < 2) {
     error = QObject::tr("--changes: '%1' is not a whole number >= 2").arg(parser.value(changesOpt));

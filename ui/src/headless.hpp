@@ -21,7 +21,8 @@ struct StudioOptions {
   QString screenshot;
   bool measureLatency = false;
   int latencyChanges = 200;
-  bool json = false;  // --measure-latency prints one JSON object
+  bool json = false;    // --measure-latency prints one JSON object
+  int replayEdits = 0;  // interactive: the first N edits of EditDriver's sequence
   bool headless() const {
     return !exportChart.isEmpty() || !exportSvg.isEmpty() || !exportPdf.isEmpty() ||
            !exportCsv.isEmpty() || !exportJson.isEmpty() || !screenshot.isEmpty() || measureLatency;
