@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
   clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
+  time  # /usr/bin/time: packaging/endurance.sh reports the sweeps' peak memory with it
 )
 if [[ "${1:-}" != "--no-gui" ]]; then
   packages+=(

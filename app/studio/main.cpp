@@ -2,8 +2,11 @@
 // lives in the libra_ui library.
 #include <QApplication>
 #include <QIcon>
+#include <QTimer>
 #include <cstdio>
 
+#include "autosave.hpp"
+#include "edit_driver.hpp"
 #include "file_controller.hpp"
 #include "headless.hpp"
 #include "main_window.hpp"
@@ -47,6 +50,9 @@ int main(int argc, char** argv) {
   }
 
   MainWindow window;
+  // No lost work: autosave to the per-user recovery folder; after a crash the
+  // recovery files of instances that are gone are offered once the window shows.
+  window.enableAutosave(AutosaveController::defaultDirectory());
   QString message;
   if (!options.project.isEmpty()) {
     window.show();
@@ -56,5 +62,9 @@ int main(int argc, char** argv) {
         options.example.isEmpty() ? QStringLiteral("gpt3-4d") : options.example, &message);
     window.show();
   }
+  QTimer::singleShot(0, &window, [&window, replay = options.replayEdits] {
+    window.autosave()->offerRecovery(&window);
+    if (replay > 0) EditDriver(&window).applyFirst(replay);
+  });
   return QApplication::exec();
 }

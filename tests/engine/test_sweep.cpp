@@ -1,11 +1,13 @@
 // Design-space sweep: shape enumeration, skips, ranking, threads, cancellation.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "libra/error.hpp"
+#include "libra/presets.hpp"
 #include "libra/sweep.hpp"
 #include "preset_test_support.hpp"
 
@@ -50,6 +52,12 @@ std::pair<double, double> bestAlone(const SweepOptions& o) {
     if (ppc.ok()) bestTimeCost = std::min(bestTimeCost, ppc.eval.iterationNs * ppc.eval.costUsd);
   }
   return {bestTime, bestTimeCost};
+}
+
+// Bytes malloc handed out and not freed (all arenas: the sweep's threads too).
+long heapInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<long>(info.uordblks + info.hblkhd);
 }
 
 }  // namespace
@@ -199,4 +207,34 @@ TEST(Sweep, InvalidOptionsThrow) {
   o = smallSweep();
   o.parallelism.tpGroups = {2, 1};
   EXPECT_THROW(runSweep(o), InputError);
+}
+
+// A sweep's memory grows with the shapes it keeps for the ranking and the
+// output (under 3 kB each: the design, both solutions and their throughputs),
+// not with the solves: all of it goes with the result. (Each solution of an
+// "auto" chunk model used to keep the model it was solved at, 6.3 kB a shape.)
+TEST(Sweep, MemoryGrowsOnlyWithTheShapesKept) {
+  SweepOptions o;
+  o.preset = findPreset("gpt3-175b");
+  o.parallelism = o.preset.defaults;
+  o.parallelism.tp = 8;
+  o.parallelism.pp = 8;
+  o.parallelism.dp = 0;
+  o.device = findDevice("h100");
+  o.ignoreMemory = true;
+  o.npus = 16384;
+  o.blocks = {BuildingBlock::Ring, BuildingBlock::FullyConnected};
+  o.minDims = 2;
+  o.maxDims = 2;
+  ASSERT_FALSE(runSweep(o).shapes.empty());  // one-time tables (presets, caches) are made
+  const long before = heapInUse();
+  o.maxDims = 3;
+  {
+    const SweepResult r = runSweep(o);
+    ASSERT_GE(r.shapes.size(), 200u);
+    const long kept = heapInUse() - before;
+    EXPECT_LT(kept, static_cast<long>(r.shapes.size()) * 3000)
+        << kept / static_cast<long>(r.shapes.size()) << " bytes per shape";
+  }
+  EXPECT_LT(heapInUse() - before, 64 * 1024);
 }

@@ -2,6 +2,7 @@
 // without any display and exit 0; bad input exits 2 with one line on stderr.
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -117,6 +118,49 @@ class HeadlessTest : public QObject {
     const Run wrong = run({QStringLiteral("--json")});
     QCOMPARE(wrong.code, 2);
     QVERIFY(wrong.err.contains(QStringLiteral("--measure-latency")));
+  }
+
+  // The short variant of packaging/endurance.sh: a warm-up that fills the undo
+  // history, then three seconds of edits through the widgets. Memory stays within
+  // the run's stated bounds, every checkpoint's request is answered, the solver
+  // ends idle and the autosave reads back as the document.
+  void enduranceRunStaysWithinItsBounds() {
+    const Run r =
+        run({QStringLiteral("--endurance"), QStringLiteral("3"), QStringLiteral("--json")});
+    QJsonParseError parseError{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &parseError);
+    QVERIFY2(doc.isObject(),
+             qPrintable(parseError.errorString() + QLatin1Char(' ') + r.out + r.err));
+    const QJsonObject o = doc.object();
+    QVERIFY2(r.code == 0, qPrintable(r.out));
+    QVERIFY(o.value(QStringLiteral("ok")).toBool());
+    QVERIFY(o.value(QStringLiteral("failures")).toArray().isEmpty());
+    QCOMPARE(o.value(QStringLiteral("undo_steps")).toInt(), 500);  // Document::kUndoLimit
+    QVERIFY(o.value(QStringLiteral("edit_steps")).toInt() > 0);
+    QVERIFY(o.value(QStringLiteral("jobs_started_after_warmup")).toInt() > 0);
+    QVERIFY(o.value(QStringLiteral("frames_painted")).toInt() > 0);
+    const int checkpoints = o.value(QStringLiteral("checkpoints")).toInt();
+    QVERIFY(checkpoints >= 2);  // after the warm-up and at the end
+    QCOMPARE(o.value(QStringLiteral("checkpoints_answered")).toInt(), checkpoints);
+    QCOMPARE(o.value(QStringLiteral("rss_at_checkpoints_kb")).toArray().size(), checkpoints);
+    QVERIFY(!o.value(QStringLiteral("solver_busy_at_end")).toBool(true));
+    QVERIFY(o.value(QStringLiteral("rss_after_warmup_kb")).toInteger() > 0);
+    QVERIFY(o.value(QStringLiteral("rss_growth_after_warmup_kb")).toInteger() <=
+            o.value(QStringLiteral("rss_growth_bound_kb")).toInteger());
+    QVERIFY(o.value(QStringLiteral("heap_after_warmup_kb")).toInteger() > 0);
+    QVERIFY(o.value(QStringLiteral("heap_growth_after_warmup_kb")).toInteger() <=
+            o.value(QStringLiteral("heap_growth_bound_kb")).toInteger());
+    QVERIFY(o.value(QStringLiteral("rss_peak_kb")).toInteger() >=
+            o.value(QStringLiteral("rss_end_kb")).toInteger());
+    QVERIFY(o.value(QStringLiteral("autosaves_written")).toInt() >= 1);
+    QVERIFY(o.value(QStringLiteral("recovery_matches_document")).toBool());
+
+    for (const QString& bad : {QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("x")}) {
+      const Run wrong = run({QStringLiteral("--endurance"), bad});
+      QCOMPARE(wrong.code, 2);
+      QCOMPARE(errorLines(wrong.err).size(), 1);
+      QVERIFY(wrong.err.contains(QStringLiteral("--endurance")));
+    }
   }
 
   void badInputExitsTwoWithOneLine() {

@@ -2,8 +2,12 @@
 #pragma once
 
 #include <QApplication>
+#include <QMessageBox>
+#include <QPointer>
 #include <QStandardPaths>
+#include <QTimer>
 #include <cmath>
+#include <functional>
 #include <libra/project.hpp>
 #include <libra/solver.hpp>
 
@@ -20,6 +24,28 @@ inline void isolateSettings() {
 
 inline bool close(double a, double b, double relative = 1e-6) {
   return std::fabs(a - b) <= relative * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
+
+// Runs `action` and answers every message box that opens meanwhile with
+// `answer` (e.g. a click on one of its buttons); returns what each box said
+// (its text, a newline, its informative text), in order. A modal dialog never
+// waits for a user.
+inline QStringList answerMessageBoxes(const std::function<void()>& action,
+                                      const std::function<void(QMessageBox*)>& answer) {
+  QStringList seen;
+  QList<QPointer<QMessageBox>> answered;
+  QTimer poll;
+  poll.setInterval(10);
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box || answered.contains(QPointer<QMessageBox>(box))) return;
+    answered << box;
+    seen << box->text() + QLatin1Char('\n') + box->informativeText();
+    answer(box);
+  });
+  poll.start();
+  action();
+  return seen;
 }
 
 // What the engine itself says for this project (the reference the charts must show).

@@ -160,6 +160,8 @@ void ResultChartView::paintEvent(QPaintEvent* event) {
   QChartView::paintEvent(event);
   if (shownGeneration_ != lastPainted_) {
     lastPainted_ = shownGeneration_;
+    // The recent history only: a session paints frames for hours.
+    if (painted_.size() >= 2 * kPaintedKept) painted_.remove(0, painted_.size() - kPaintedKept);
     painted_.append(shownGeneration_);
     traceEvent("painted");
     Q_EMIT framePainted(shownGeneration_);

@@ -36,8 +36,9 @@ class ResultChartView : public QChartView {
   bool isStale() const { return stale_; }
   QString staleReason() const;
   // The generation whose data the series hold (for the Pareto chart: whose front
-  // is drawn), and every generation that reached the screen, in order (for the
-  // tests and the latency measurement).
+  // is drawn), and the generations that reached the screen, in order, the last
+  // kPaintedKept at least (for the tests and the latency measurement).
+  static constexpr qsizetype kPaintedKept = 4096;
   quint64 shownGeneration() const { return shownGeneration_; }
   const QList<quint64>& paintedGenerations() const { return painted_; }
 

@@ -21,6 +21,7 @@
 #include "budget_panel.hpp"
 #include "charts.hpp"
 #include "document.hpp"
+#include "endurance.hpp"
 #include "examples.hpp"
 #include "explorer_controller.hpp"
 #include "export.hpp"
@@ -133,27 +134,11 @@ int runExports(const StudioOptions& options, const Project& project) {
   return result.ok() ? 0 : 1;
 }
 
-// Opens the project in a main window at the default layout and waits for its first frame.
-bool openWindow(MainWindow& window, const Project& project, QString& error) {
-  window.document()->reset(project, QString());
-  window.resize(1500, 940);
-  window.show();
-  const bool ok = waitUntil(
-      [&] {
-        const ResultsView* r = window.results();
-        return r->shownGeneration() != 0 && !r->paretoChart()->paintedGenerations().isEmpty() &&
-               r->paretoChart()->paintedGenerations().back() == r->shownGeneration();
-      },
-      20000);
-  if (!ok) error = QObject::tr("no result within 20 s: %1").arg(window.statusLabel()->text());
-  return ok;
-}
-
 int runScreenshot(const StudioOptions& options, const Project& project) {
   MainWindow window(nullptr, false);
   window.files()->setPromptsEnabled(false);
   QString error;
-  if (!openWindow(window, project, error)) return fail(error, 1);
+  if (!openWindowAndWait(window, project, error)) return fail(error, 1);
   // Let the last layout and paint settle before grabbing.
   waitUntil([] { return false; }, 200);
   const QPixmap pixmap = window.grab();
@@ -172,7 +157,7 @@ int runLatency(const StudioOptions& options, const Project& project) {
   MainWindow window(nullptr, false);
   window.files()->setPromptsEnabled(false);
   QString error;
-  if (!openWindow(window, project, error)) return fail(error, 1);
+  if (!openWindowAndWait(window, project, error)) return fail(error, 1);
   ParetoChartView* chart = window.results()->paretoChart();
   SolverController* solver = window.explorer()->solver();
   QSlider* slider = window.budgetPanel()->totalSlider();
@@ -296,11 +281,26 @@ int runLatency(const StudioOptions& options, const Project& project) {
 
 }  // namespace
 
+bool openWindowAndWait(MainWindow& window, const Project& project, QString& error) {
+  window.document()->reset(project, QString());
+  window.resize(1500, 940);
+  window.show();
+  const bool ok = waitUntil(
+      [&] {
+        const ResultsView* r = window.results();
+        return r->shownGeneration() != 0 && !r->paretoChart()->paintedGenerations().isEmpty() &&
+               r->paretoChart()->paintedGenerations().back() == r->shownGeneration();
+      },
+      20000);
+  if (!ok) error = QObject::tr("no result within 20 s: %1").arg(window.statusLabel()->text());
+  return ok;
+}
+
 bool argumentsWantHeadless(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     for (const char* flag :
          {"--export-chart", "--export-svg", "--export-pdf", "--export-csv", "--export-json",
-          "--screenshot", "--measure-latency", "--help", "-h", "--version", "-v"}) {
+          "--screenshot", "--measure-latency", "--endurance", "--help", "-h", "--version", "-v"}) {
       const std::size_t len = std::strlen(flag);
       if (std::strncmp(argv[i], flag, len) == 0 && (argv[i][len] == '\0' || argv[i][len] == '='))
         return true;
@@ -350,12 +350,25 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
       QStringLiteral("N"), QStringLiteral("200"));
   const QCommandLineOption latencyJsonOpt(
       QStringLiteral("json"),
-      QObject::tr("With --measure-latency: print the measurement as one JSON object (keys "
-                  "isolated_p95_ms, drag_p95_ms, drag_fps, ...)."));
+      QObject::tr("With --measure-latency or --endurance: print the measurement as one JSON "
+                  "object (keys isolated_p95_ms, drag_p95_ms, drag_fps, ...; "
+                  "rss_growth_after_warmup_kb, checkpoints_answered, ...)."));
+  const QCommandLineOption enduranceOpt(
+      QStringLiteral("endurance"),
+      QObject::tr("Edit the project through the window's widgets for SECONDS after a warm-up "
+                  "that fills the undo history, then report memory (resident set) and the "
+                  "solver's state and exit; exit 1 when the memory grew beyond its bound or a "
+                  "request went unanswered."),
+      QStringLiteral("SECONDS"));
+  const QCommandLineOption replayOpt(
+      QStringLiteral("replay-edits"),
+      QObject::tr("Open the window, then make the first N edits of the --endurance run through "
+                  "its widgets and stay open (for testing crash recovery)."),
+      QStringLiteral("N"));
   const QCommandLineOption helpOpt = parser.addHelpOption();
   const QCommandLineOption versionOpt = parser.addVersionOption();
   parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt,
-                     changesOpt, latencyJsonOpt});
+                     changesOpt, latencyJsonOpt, enduranceOpt, replayOpt});
   if (!parser.parse(arguments)) {
     error = parser.errorText();
     return false;
@@ -400,11 +413,28 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
   options.screenshot = parser.value(shotOpt);
   options.measureLatency = parser.isSet(latencyOpt);
   options.json = parser.isSet(latencyJsonOpt);
-  if (options.json && !options.measureLatency) {
-    error = QObject::tr("--json goes with --measure-latency (exports name their format)");
+  bool ok = false;
+  if (parser.isSet(enduranceOpt)) {
+    options.enduranceSeconds = parser.value(enduranceOpt).toDouble(&ok);
+    if (!ok || !(options.enduranceSeconds > 0) || options.enduranceSeconds > 86400) {
+      error = QObject::tr("--endurance: '%1' is not a number of seconds between 0 and 86400")
+                  .arg(parser.value(enduranceOpt));
+      return false;
+    }
+  }
+  if (options.json && !options.measureLatency && options.enduranceSeconds <= 0) {
+    error = QObject::tr(
+        "--json goes with --measure-latency or --endurance (exports name their format)");
     return false;
   }
-  bool ok = false;
+  if (parser.isSet(replayOpt)) {
+    options.replayEdits = parser.value(replayOpt).toInt(&ok);
+    if (!ok || options.replayEdits < 0) {
+      error = QObject::tr("--replay-edits: '%1' is not a whole number >= 0")
+                  .arg(parser.value(replayOpt));
+      return false;
+    }
+  }
   options.latencyChanges = parser.value(changesOpt).toInt(&ok);
   if (!ok || options.latencyChanges < 2) {
     error = QObject::tr("--changes: '%1' is not a whole number >= 2").arg(parser.value(changesOpt));
@@ -453,6 +483,10 @@ int runHeadless(const StudioOptions& options) {
   }
   if (options.measureLatency) {
     const int c = runLatency(options, project);
+    if (c != 0) return c;
+  }
+  if (options.enduranceSeconds > 0) {
+    const int c = runEndurance(options, project);
     if (c != 0) return c;
   }
   return code;

@@ -2,11 +2,13 @@
 //   --export-chart FILE.png [--export-svg FILE.svg]   render the results and exit
 //   --screenshot FILE.png                             grab the main window and exit
 //   --measure-latency [--changes N] [--json]          slider-change-to-frame latency
+//   --endurance SECONDS [--json]                      continuous edits; memory and solver
 // They run on the offscreen platform (main() selects it before QApplication exists).
 #pragma once
 
 #include <QString>
 #include <QStringList>
+#include <libra/project.hpp>
 
 namespace libra::studio {
 
@@ -21,10 +23,13 @@ struct StudioOptions {
   QString screenshot;
   bool measureLatency = false;
   int latencyChanges = 200;
-  bool json = false;  // --measure-latency prints one JSON object
+  bool json = false;            // --measure-latency and --endurance print one JSON object
+  double enduranceSeconds = 0;  // --endurance: edits for this long (endurance.hpp)
+  int replayEdits = 0;          // interactive: the first N edits of the endurance run
   bool headless() const {
     return !exportChart.isEmpty() || !exportSvg.isEmpty() || !exportPdf.isEmpty() ||
-           !exportCsv.isEmpty() || !exportJson.isEmpty() || !screenshot.isEmpty() || measureLatency;
+           !exportCsv.isEmpty() || !exportJson.isEmpty() || !screenshot.isEmpty() ||
+           measureLatency || enduranceSeconds > 0;
   }
 };
 
@@ -36,6 +41,11 @@ bool argumentsWantHeadless(int argc, char** argv);
 // with one line in `error`; `--help` and `--version` print and set `exitNow`.
 bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
                         bool& exitNow);
+
+class MainWindow;
+// Opens `project` in `window` at the default layout and waits for its first
+// painted frame (20 s at most; false with the reason in `error`).
+bool openWindowAndWait(MainWindow& window, const Project& project, QString& error);
 
 // Drops the offscreen platform's harmless warnings (call before QApplication).
 void installHeadlessMessageFilter();

@@ -16,6 +16,7 @@
 #include <QStatusBar>
 #include <QUndoView>
 
+#include "autosave.hpp"
 #include "budget_panel.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
@@ -115,6 +116,15 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
 
 MainWindow::~MainWindow() = default;
 
+AutosaveController* MainWindow::enableAutosave(const QString& directory) {
+  delete autosave_;
+  autosave_ = new AutosaveController(document_, directory, this);
+  connect(autosave_, &AutosaveController::failed, this, [this](const QString& message) {
+    statusBar()->showMessage(tr("Autosave failed: %1").arg(message), 30000);
+  });
+  return autosave_;
+}
+
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(files_->newAction());
@@ -167,6 +177,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState());
+  // Saved or discarded: nothing left to recover.
+  if (autosave_) autosave_->removeRecovery();
   event->accept();
 }
 

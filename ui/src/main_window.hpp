@@ -11,6 +11,7 @@ QT_END_NAMESPACE
 
 namespace libra::studio {
 
+class AutosaveController;
 class BudgetPanel;
 class Document;
 class ExplorerController;
@@ -38,6 +39,12 @@ class MainWindow : public QMainWindow {
   WorkloadPanel* workloadPanel() const { return workload_; }
   BudgetPanel* budgetPanel() const { return budget_; }
   QLabel* statusLabel() const { return status_; }
+  // Null until enableAutosave(); the interactive program and the endurance run
+  // enable it, screenshots and measurements do not.
+  AutosaveController* autosave() const { return autosave_; }
+  // Autosaves the document to a recovery file in `directory` (see autosave.hpp);
+  // its failures show in the status bar.
+  AutosaveController* enableAutosave(const QString& directory);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -58,6 +65,7 @@ class MainWindow : public QMainWindow {
   ExplorerController* explorer_;
   FileController* files_;
   ExportController* exports_;
+  AutosaveController* autosave_ = nullptr;
   QLabel* status_;
 };
 

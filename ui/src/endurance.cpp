@@ -1,0 +1,266 @@
+#include "endurance.hpp"
+
+#include <malloc.h>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
+#include <cstdio>
+#include <exception>
+
+#include "autosave.hpp"
+#include "charts.hpp"
+#include "document.hpp"
+#include "edit_driver.hpp"
+#include "explorer_controller.hpp"
+#include "file_controller.hpp"
+#include "format.hpp"
+#include "headless.hpp"
+#include "main_window.hpp"
+#include "results_view.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+// "VmRSS:   123456 kB" from /proc/self/status; 0 when it cannot be read.
+long statusKb(const char* key) {
+  QFile file(QStringLiteral("/proc/self/status"));
+  if (!file.open(QIODevice::ReadOnly)) return 0;
+  const QByteArray prefix = QByteArray(key) + ':';
+  for (const QByteArray& line : file.readAll().split('\n')) {
+    if (!line.startsWith(prefix)) continue;
+    QByteArray value = line.mid(prefix.size()).trimmed();
+    if (value.endsWith(" kB")) value.chop(3);
+    return value.trimmed().toLong();
+  }
+  return 0;
+}
+
+// Bytes malloc handed out and not freed, in kB.
+long heapInUseKb() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<long>((info.uordblks + info.hblkhd) / 1024);
+}
+
+template <typename Predicate>
+bool waitUntil(Predicate done, int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!done()) {
+    if (timer.elapsed() > timeoutMs) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+  }
+  return true;
+}
+
+struct Run {
+  explicit Run(MainWindow* w) : window(w) {}
+  MainWindow* window;
+  int checkpoints = 0;
+  int answered = 0;
+  QJsonArray rssAtCheckpoints;
+  QJsonArray heapAtCheckpoints;  // kB, one per checkpoint: the trend, not only the ends
+  QStringList failures;
+
+  // The newest request was answered: delivered complete, and painted when it solved.
+  bool answeredNow() const {
+    const SolverController* solver = window->explorer()->solver();
+    const SolveResultPtr latest = window->explorer()->latestResult();
+    if (solver->isBusy() || !latest || latest->generation != solver->latestGeneration() ||
+        !latest->complete)
+      return false;
+    if (!latest->ok()) return true;
+    const ResultsView* results = window->results();
+    const auto& painted = results->paretoChart()->paintedGenerations();
+    return results->shownGeneration() == latest->generation && !painted.isEmpty() &&
+           painted.back() == latest->generation;
+  }
+
+  void checkpoint(const QString& where) {
+    ++checkpoints;
+    const bool ok =
+        waitUntil([this] { return answeredNow(); }, EnduranceBounds::kCheckpointTimeoutMs);
+    rssAtCheckpoints.append(static_cast<qint64>(statusKb("VmRSS")));
+    heapAtCheckpoints.append(static_cast<qint64>(heapInUseKb()));
+    if (ok) {
+      ++answered;
+      return;
+    }
+    const SolverController* solver = window->explorer()->solver();
+    failures << QStringLiteral("%1: request %2 not answered within %3 s (solver %4)")
+                    .arg(where)
+                    .arg(solver->latestGeneration())
+                    .arg(EnduranceBounds::kCheckpointTimeoutMs / 1000)
+                    .arg(solver->isBusy() ? QStringLiteral("busy") : QStringLiteral("idle"));
+  }
+};
+
+}  // namespace
+
+int runEndurance(const StudioOptions& options, const Project& project) {
+  QTemporaryDir recoveryDir;  // outlives the window, whose autosave writes into it
+  MainWindow window(nullptr, false);
+  window.files()->setPromptsEnabled(false);
+  AutosaveController* autosave = window.enableAutosave(recoveryDir.path());
+  QString error;
+  if (!openWindowAndWait(window, project, error)) {
+    std::fprintf(stderr, "libra-studio: %s\n", error.toUtf8().constData());
+    return 1;
+  }
+  SolverController* solver = window.explorer()->solver();
+  int frames = 0;
+  QObject::connect(window.results()->paretoChart(), &ResultChartView::framePainted,
+                   window.results(), [&frames] { ++frames; });
+  Run run(&window);
+  QElapsedTimer clock;
+  clock.start();
+  const long rssStart = statusKb("VmRSS");
+
+  EditDriver driver(&window);
+  int step = 0;
+  QUndoStack* undo = window.document()->undoStack();
+  // Fill the undo stack to its limit, the steady state of a long session; the
+  // results are taken (and painted) once per round of the sequence.
+  while (undo->count() < Document::kUndoLimit && step < 20 * Document::kUndoLimit) {
+    driver.apply(step++);
+    if (step % EditDriver::kCycle == 0) QCoreApplication::processEvents();
+  }
+  run.checkpoint(QStringLiteral("after the warm-up"));
+  const int warmupSteps = step;
+  const double warmupSeconds = static_cast<double>(clock.elapsed()) / 1000.0;
+  const long rssWarm = statusKb("VmRSS");
+  const long heapWarm = heapInUseKb();
+  const int jobsWarm = solver->startedJobs();
+
+  // Edits at a drag's pace for the requested time.
+  QElapsedTimer phase;
+  phase.start();
+  QTimer pointer;
+  pointer.setTimerType(Qt::PreciseTimer);
+  pointer.setInterval(kFrameMs);
+  QObject::connect(&pointer, &QTimer::timeout, &pointer, [&] {
+    if (phase.elapsed() >= static_cast<qint64>(options.enduranceSeconds * 1000)) {
+      pointer.stop();
+      return;
+    }
+    driver.apply(step++);
+    if ((step - warmupSteps) % EnduranceBounds::kCheckpointEvery == 0) {
+      pointer.stop();  // a checkpoint is a pause in the edits
+      run.checkpoint(QStringLiteral("after edit %1").arg(step));
+      pointer.start();
+    }
+  });
+  pointer.start();
+  waitUntil([&] { return !pointer.isActive(); },
+            static_cast<int>(options.enduranceSeconds * 1000) + 600000);
+  const double editSeconds = static_cast<double>(phase.elapsed()) / 1000.0;
+  run.checkpoint(QStringLiteral("at the end"));
+  const long rssEnd = statusKb("VmRSS");
+  const long rssPeak = statusKb("VmHWM");
+  const long heapEnd = heapInUseKb();
+
+  // The autosave of the last state reads back as the document.
+  QString autosaveError;
+  bool recoveryMatches = false;
+  if (autosave->saveNow(&autosaveError)) {
+    try {
+      recoveryMatches =
+          Document::loadFile(autosave->recoveryPath()) == window.document()->project();
+    } catch (const std::exception& e) {
+      autosaveError = toQString(e.what());
+    }
+  }
+  if (!recoveryMatches) {
+    run.failures << QStringLiteral("the recovery file does not read back as the document%1")
+                        .arg(autosaveError.isEmpty() ? QString()
+                                                     : QStringLiteral(": ") + autosaveError);
+  }
+  const long growth = rssEnd - rssWarm;
+  if (rssWarm <= 0 || rssEnd <= 0) {
+    run.failures << QStringLiteral("cannot read the resident set size from /proc/self/status");
+  } else if (growth > EnduranceBounds::kMaxRssGrowthKb) {
+    run.failures << QStringLiteral("resident set grew %1 kB after the warm-up (bound %2 kB)")
+                        .arg(growth)
+                        .arg(EnduranceBounds::kMaxRssGrowthKb);
+  }
+  const long heapGrowth = heapEnd - heapWarm;
+  if (heapGrowth > EnduranceBounds::kMaxHeapGrowthKb) {
+    run.failures << QStringLiteral("the heap in use grew %1 kB after the warm-up (bound %2 kB)")
+                        .arg(heapGrowth)
+                        .arg(EnduranceBounds::kMaxHeapGrowthKb);
+  }
+  if (solver->isBusy()) run.failures << QStringLiteral("the solver is still busy at the end");
+
+  const int edits = step - warmupSteps;
+  QJsonObject o;
+  o[QStringLiteral("project")] = toQString(project.name);
+  o[QStringLiteral("seconds")] = options.enduranceSeconds;
+  o[QStringLiteral("warmup_steps")] = warmupSteps;
+  o[QStringLiteral("warmup_seconds")] = warmupSeconds;
+  o[QStringLiteral("edit_steps")] = edits;
+  o[QStringLiteral("edit_seconds")] = editSeconds;
+  o[QStringLiteral("undo_steps")] = undo->count();
+  o[QStringLiteral("checkpoints")] = run.checkpoints;
+  o[QStringLiteral("checkpoints_answered")] = run.answered;
+  o[QStringLiteral("rss_start_kb")] = static_cast<qint64>(rssStart);
+  o[QStringLiteral("rss_after_warmup_kb")] = static_cast<qint64>(rssWarm);
+  o[QStringLiteral("rss_end_kb")] = static_cast<qint64>(rssEnd);
+  o[QStringLiteral("heap_after_warmup_kb")] = static_cast<qint64>(heapWarm);
+  o[QStringLiteral("heap_end_kb")] = static_cast<qint64>(heapEnd);
+  o[QStringLiteral("heap_growth_after_warmup_kb")] = static_cast<qint64>(heapGrowth);
+  o[QStringLiteral("heap_growth_bound_kb")] =
+      static_cast<qint64>(EnduranceBounds::kMaxHeapGrowthKb);
+  o[QStringLiteral("rss_at_checkpoints_kb")] = run.rssAtCheckpoints;
+  o[QStringLiteral("heap_at_checkpoints_kb")] = run.heapAtCheckpoints;
+  o[QStringLiteral("rss_peak_kb")] = static_cast<qint64>(rssPeak);
+  o[QStringLiteral("rss_growth_after_warmup_kb")] = static_cast<qint64>(growth);
+  o[QStringLiteral("rss_growth_bound_kb")] = static_cast<qint64>(EnduranceBounds::kMaxRssGrowthKb);
+  o[QStringLiteral("jobs_started")] = solver->startedJobs();
+  o[QStringLiteral("jobs_started_after_warmup")] = solver->startedJobs() - jobsWarm;
+  o[QStringLiteral("results_dropped")] = solver->droppedResults();
+  o[QStringLiteral("latest_generation")] = static_cast<qint64>(solver->latestGeneration());
+  o[QStringLiteral("solver_busy_at_end")] = solver->isBusy();
+  o[QStringLiteral("frames_painted")] = frames;
+  o[QStringLiteral("autosaves_written")] = autosave->writesCompleted();
+  o[QStringLiteral("autosave_gui_thread_mean_ms")] = autosave->meanGuiThreadMs();
+  o[QStringLiteral("autosave_gui_thread_max_ms")] = autosave->longestGuiThreadMs();
+  o[QStringLiteral("autosave_write_max_ms")] = autosave->longestWriteMs();
+  o[QStringLiteral("recovery_matches_document")] = recoveryMatches;
+  o[QStringLiteral("failures")] = QJsonArray::fromStringList(run.failures);
+  o[QStringLiteral("ok")] = run.failures.isEmpty();
+  if (options.json) {
+    std::puts(QJsonDocument(o).toJson(QJsonDocument::Indented).trimmed().constData());
+  } else {
+    std::printf(
+        "warm-up: %d steps in %.1f s (undo stack full: %d steps)\n"
+        "edits: %d steps in %.1f s, %d checkpoints, %d answered\n"
+        "resident set: start %ld kB, after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld "
+        "kB), peak %ld kB\n"
+        "heap in use: after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld kB)\n"
+        "solver: %d jobs started (%d after the warm-up), %d results dropped as stale, %s at the "
+        "end\n"
+        "autosave: %d writes (GUI thread %.2f ms on average, %.2f ms at most; the write on its "
+        "worker at most %.1f ms), the last one %s\n",
+        warmupSteps, warmupSeconds, undo->count(), edits, editSeconds, run.checkpoints,
+        run.answered, rssStart, rssWarm, rssEnd, growth, EnduranceBounds::kMaxRssGrowthKb, rssPeak,
+        heapWarm, heapEnd, heapGrowth, EnduranceBounds::kMaxHeapGrowthKb, solver->startedJobs(),
+        solver->startedJobs() - jobsWarm, solver->droppedResults(),
+        solver->isBusy() ? "busy" : "idle", autosave->writesCompleted(),
+        autosave->meanGuiThreadMs(), autosave->longestGuiThreadMs(), autosave->longestWriteMs(),
+        recoveryMatches ? "reads back as the document" : "does NOT read back as the document");
+    for (const QString& f : run.failures) std::printf("FAILED: %s\n", f.toUtf8().constData());
+  }
+  std::fflush(stdout);
+  window.document()->undoStack()->setClean();
+  return run.failures.isEmpty() ? 0 : 1;
+}
+
+}  // namespace libra::studio
