@@ -159,8 +159,22 @@ std::string MemoryEstimate::describe() const {
   return out;
 }
 
+double microBatchesInFlight(int stages, int stage, std::int64_t microBatches, int virtualStages) {
+  const std::int64_t p = std::max(1, stages);
+  const std::int64_t r = std::clamp<std::int64_t>(stage, 0, p - 1);
+  const std::int64_t m = std::max<std::int64_t>(1, microBatches);
+  const std::int64_t v = std::max(1, virtualStages);
+  if (p == 1) return 1;
+  if (v == 1) return static_cast<double>(std::min(p - r, m));  // 1F1B: p - r warm-up + 1
+  // Interleaved: Megatron-LM's warm-up of 2 (p - r - 1) + (v - 1) p chunk forwards
+  // (capped at the m v of the iteration), plus the one of the steady state; each
+  // chunk holds 1 / v of the stage's layers.
+  const std::int64_t chunks = std::min(2 * (p - r - 1) + (v - 1) * p + 1, m * v);
+  return static_cast<double>(chunks) / static_cast<double>(v);
+}
+
 MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const BatchPlan& batch,
-                              const Device& device) {
+                              const Device& device, int virtualStages) {
   MemoryEstimate e;
   e.capacityBytes = device.memoryBytes;
   if (!(device.memoryBytes > 0)) {
@@ -204,13 +218,13 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
       const double embeddings = m->vocab > 0 ? vocab * (m->tiedEmbeddings ? 1.0 : 2.0) : 0.0;
       e.use = stage(m->layers * dense + embeddings, m->layers, 1, logits, "every NPU");
     } else {
-      // 1F1B: stage i keeps min(p - i, m) micro-batches in flight.
-      const double inFlight = static_cast<double>(
-          std::min<std::int64_t>(stages, std::max<std::int64_t>(1, batch.microBatches)));
-      const MemoryUse first = stage(stageBlocks * dense + vocab, stageBlocks, inFlight, 0,
+      const std::int64_t micro = std::max<std::int64_t>(1, batch.microBatches);
+      const MemoryUse first = stage(stageBlocks * dense + vocab, stageBlocks,
+                                    microBatchesInFlight(stages, 0, micro, virtualStages), 0,
                                     "pipeline stage 1 of " + std::to_string(stages));
       const MemoryUse last =
-          stage(stageBlocks * dense + vocab, stageBlocks, 1, logits,
+          stage(stageBlocks * dense + vocab, stageBlocks,
+                microBatchesInFlight(stages, stages - 1, micro, virtualStages), logits,
                 "pipeline stage " + std::to_string(stages) + " of " + std::to_string(stages));
       e.use = first.total() >= last.total() ? first : last;
     }
@@ -285,7 +299,8 @@ TrainingFacts trainingFacts(const Project& project) {
     f.tokensPerIteration = batch.tokensPerIteration();
     f.pipelineBubble = pipelineBubble(resolved.pp, batch.microBatches,
                                       std::max(1, choice->generator.virtualStages));
-    f.memory = estimateMemory(preset, resolved, batch, device);
+    f.memory = estimateMemory(preset, resolved, batch, device,
+                              std::max(1, choice->generator.virtualStages));
     const double trainTokens =
         choice->generator.trainTokens > 0 ? choice->generator.trainTokens : preset.trainTokens;
     if (trainTokens > 0) {

@@ -283,6 +283,38 @@ TEST(Memory, FirstPipelineStageKeepsPMicroBatches) {
               1e3);
 }
 
+// Interleaved 1F1B with v model chunks per stage: the first stage keeps the
+// activations of L (1 + (p - 1) / (p v)) layers (Korthikanti et al.,
+// arXiv:2205.05198, section 4.2.3): Megatron-LM's warm-up of 2 (p - 1) + (v - 1) p
+// chunk forwards plus one, each chunk 1 / v of the stage. GPT-3 at TP 8 x PP 16 x DP 32
+// (m = 1536 / 32 = 48 micro-batches), v = 2: 96 (1 + 15 / 32) = 141 layers =
+// (30 + 16 + 1) / 2 = 23.5 micro-batches of the stage's 6 layers; 1F1B keeps 16.
+TEST(Memory, InterleavedFirstStageKeepsMoreMicroBatches) {
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 1), 16);
+  EXPECT_EQ(microBatchesInFlight(16, 15, 48, 1), 1);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 2), 23.5);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 2) * 96 / 16, 96 * (1 + 15.0 / 32));
+  // The last stage warms up (v - 1) p chunks: (16 + 1) / 2 micro-batches.
+  EXPECT_EQ(microBatchesInFlight(16, 15, 48, 2), 8.5);
+  // Never more than the m v chunks of the iteration (m = 4: 8 chunks = 4 micro-batches).
+  EXPECT_EQ(microBatchesInFlight(16, 0, 4, 2), 4);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 4, 1), 4);
+  EXPECT_EQ(microBatchesInFlight(1, 0, 48, 2), 1);
+
+  const Preset& p = findPreset("gpt3-175b");
+  const Parallelism r = resolveDegrees(degrees(8, 16), 4096);
+  const BatchPlan batch = planBatch(p, r, {});
+  ASSERT_EQ(batch.microBatches, 48);
+  const MemoryEstimate plain = estimateMemory(p, r, batch, findDevice("h100"));
+  const MemoryEstimate interleaved = estimateMemory(p, r, batch, findDevice("h100"), 2);
+  ASSERT_TRUE(plain.use && interleaved.use);
+  EXPECT_EQ(interleaved.use->where, "pipeline stage 1 of 16");
+  const double layer = activationBytesPerLayer(gpt3(), 2048, 1, r);
+  EXPECT_NEAR(plain.use->activations, 96 * layer, 1e3);
+  EXPECT_NEAR(interleaved.use->activations, 96 * (1 + 15.0 / 32) * layer, 1e3);
+  EXPECT_EQ(interleaved.use->weights, plain.use->weights);
+}
+
 // --- item 8: 64-bit counts ---------------------------------------------------------
 
 TEST(Counts, DegreesAreSixtyFourBitAndChecked) {

@@ -71,11 +71,21 @@ struct MemoryEstimate {
   std::string describe() const;
 };
 
-// The memory of the most loaded NPU: with pipeline parallelism under 1F1B the
-// first stage keeps min(p, m) micro-batches of activations and the embedding, the
-// last one micro-batch, the output layer and its fp32 logits; the larger wins.
+// Micro-batches of a whole stage's activations that pipeline stage `stage` (0 =
+// the first) of `stages` keeps in flight with m micro-batches: min(p - stage, m)
+// under 1F1B; with v > 1 virtual stages (interleaved 1F1B, Megatron-LM's schedule)
+// min(2 (p - stage - 1) + (v - 1) p + 1, m v) chunks of 1 / v of the stage, so the
+// first stage holds p + (p - 1) / v micro-batches of its layers, i.e. the L (1 +
+// (p - 1) / (p v)) layers of Korthikanti et al., arXiv:2205.05198, section 4.2.3.
+double microBatchesInFlight(int stages, int stage, std::int64_t microBatches,
+                            int virtualStages = 1);
+
+// The memory of the most loaded NPU: with pipeline parallelism the first stage
+// keeps microBatchesInFlight(p, 0, m, v) micro-batches of activations and the
+// embedding, the last microBatchesInFlight(p, p - 1, m, v) (1 under 1F1B), the output
+// layer and its fp32 logits; the larger wins.
 MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& resolved,
-                              const BatchPlan& batch, const Device& device);
+                              const BatchPlan& batch, const Device& device, int virtualStages = 1);
 
 // --- what a project's workload means for training -------------------------------
 struct TrainingFacts {
