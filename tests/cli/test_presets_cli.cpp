@@ -19,8 +19,9 @@ namespace {
 
 // The presets of engine/include/libra/presets.hpp (docs/workloads.md section 6).
 const std::vector<std::string> kPresetIds{
-    "turing-nlg-17b", "gpt3-175b",   "msft-1t",  "llama3-70b",  "llama3-405b",
-    "mixtral-8x22b",  "deepseek-v3", "resnet50", "dlrm-mlperf", "dlrm-libra"};
+    "turing-nlg-17b",  "gpt3-175b",   "msft-1t",     "megatron-gpt-22b", "mt-nlg-530b",
+    "megatron-gpt-1t", "llama3-70b",  "llama3-405b", "mixtral-8x22b",    "deepseek-v3",
+    "resnet50",        "dlrm-mlperf", "dlrm-libra"};
 
 // A LIBRA network file (Topology / NpusCount / CostDimension).
 std::string networkYaml(const std::vector<std::string>& blocks, const std::vector<int>& npus,

@@ -343,6 +343,39 @@ std::vector<Preset> buildPresets() {
   batch(3072, 1, 0,
         "3072 sequences per iteration, assumed (the batch of the 1-trillion-parameter GPT of "
         "Narayanan et al., arXiv:2104.04473, Table 1); no published token budget");
+  // The GPT models of Korthikanti et al., "Reducing Activation Recomputation in Large
+  // Transformer Models", arXiv:2205.05198, Table 3 (with GPT-3 175B above), the
+  // configurations of its Table 5 measurements on A100s.
+  const std::string korthikanti =
+      "Korthikanti et al., 'Reducing Activation Recomputation in Large Transformer Models', "
+      "arXiv:2205.05198, Table 3 and section 6 (sequence 2048, vocabulary 51200)";
+  add("megatron-gpt-22b", "GPT 22B (Megatron-LM)",
+      korthikanti + ": 22B, 64 heads, hidden 6144, 48 layers, TP 8",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); a benchmark configuration, never "
+      "trained to convergence",
+      dense(48, 6144, 4 * 6144, 64, 0, 51200, false, true), 2048, 4, 2, tp8);
+  batch(4, 4, 0,
+        "4 sequences per iteration in micro-batches of 4, the evaluation batch of Korthikanti et "
+        "al. Table 3 (no data parallelism); no token budget");
+  add("mt-nlg-530b", "MT-NLG 530B",
+      korthikanti + ": 530B (MT-NLG), 128 heads, hidden 20480, 105 layers, TP 8 x PP 35",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); MT-NLG itself: Smith et al., "
+      "arXiv:2201.11990. Default parallelism TP 8 (add --pp 35 for the paper's layout: 35 "
+      "stages divide few networks)",
+      dense(105, 20480, 4 * 20480, 128, 0, 51200, false, true), 2048, 1, 2, tp8);
+  batch(280, 1, 0,
+        "280 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+        "et al. Table 3 at TP 8 x PP 35 without data parallelism; no token budget");
+  add("megatron-gpt-1t", "GPT 1T (Megatron-LM)",
+      korthikanti + ": 1T, 160 heads, hidden 25600, 128 layers, TP 8 x PP 64",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); the 1T model of Narayanan et al., "
+      "arXiv:2104.04473, Table 1; a benchmark configuration, never trained to convergence",
+      dense(128, 25600, 4 * 25600, 160, 0, 51200, false, true), 2048, 1, 2, tp8);
+  list.back().defaults.pp = 64;
+  batch(512, 1, 0,
+        "512 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+        "et al. Table 3 at TP 8 x PP 64 without data parallelism (Narayanan et al. Table 1 train "
+        "it at 3072); no token budget");
   add("llama3-70b", "Llama 3 70B",
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
       "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
