@@ -328,8 +328,8 @@ TEST(MoeGenerator, WithoutTensorParallelismEachNpuSendsAllItsCopies) {
   EXPECT_EQ(findLayer(w, "dispatch1.tp"), nullptr);
 }
 
-// Megatron-LM refuses a mixture of experts with TP > 1 without sequence parallelism
-// (MoELayer.forward; ModelParallelConfig for EP > 1): an InputError naming the fix.
+// Megatron-LM refuses to train a mixture of experts with TP > 1 without sequence
+// parallelism (MoELayer.forward raises a ValueError): an InputError naming the fix.
 TEST(MoeGenerator, TensorParallelMoeNeedsSequenceParallelism) {
   Preset p = tinyTransformer();
   auto& t = std::get<TransformerConfig>(p.model);

@@ -169,7 +169,7 @@ Workload transformer(const Context& c) {
   if (moe && p.tp > 1 && !sp) {
     // Megatron-LM: MoELayer.forward raises "During training, performance may degrade
     // if MoE and tensor parallelism are enabled without also enabling sequence
-    // parallelism", and ModelParallelConfig refuses EP > 1 with TP > 1 without it.
+    // parallelism" (megatron/core/transformer/moe/moe_layer.py).
     throw InputError("preset '" + c.preset.id + "': a mixture of experts with tensor parallelism " +
                      "TP " + std::to_string(p.tp) +
                      " needs sequence parallelism (--sequence-parallel), as Megatron-LM "
