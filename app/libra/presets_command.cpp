@@ -135,7 +135,16 @@ Json hyperparametersJson(const Preset& preset) {
     j["tied_embeddings"] = t->tiedEmbeddings;
     j["experts"] = t->experts;
     j["top_k"] = t->topK;
-    j["expert_ffn"] = t->experts > 0 ? (t->expertFfn > 0 ? t->expertFfn : t->ffn) : 0;
+    j["expert_ffn"] = t->experts > 0 ? t->expertWidth() : 0;
+    j["shared_experts"] = t->sharedExperts;
+    j["dense_layers"] = t->experts > 0 ? t->denseLayers : t->layers;
+    j["active_parameters"] = preset.activeParameterCount();
+    if (t->mla()) {
+      j["attention"] = {
+          {"type", "multi-head latent"},          {"q_lora_rank", t->qLoraRank},
+          {"kv_lora_rank", t->kvLoraRank},        {"qk_nope_head_dim", t->qkNopeHeadDim},
+          {"qk_rope_head_dim", t->qkRopeHeadDim}, {"v_head_dim", t->vHeadDim}};
+    }
   } else if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
     Json layers = Json::array();
     for (const ConvLayer& l : c->layers) {
@@ -154,6 +163,8 @@ Json hyperparametersJson(const Preset& preset) {
     j["tables"] = d.tables;
     j["embedding_dim"] = d.embeddingDim;
     j["interaction_width"] = d.interactionWidth;  // 0: bottom output + C(tables + 1, 2)
+    j["table_rows"] = d.tableRows.empty() ? Json(nullptr) : Json(d.tableRows);
+    j["table_weights"] = d.tableRows.empty() ? Json(nullptr) : Json(d.tableWeights());
   }
   return j;
 }
@@ -171,6 +182,7 @@ Json presetJson(const Preset& preset) {
   j["reference_micro_batch"] = preset.referenceMicroBatch;  // the Libra layout's, per NPU
   j["train_tokens"] = preset.trainTokens > 0 ? Json(preset.trainTokens) : Json(nullptr);
   j["bytes_per_element"] = preset.bytesPerElement;
+  j["optimizer"] = std::string(toString(preset.optimizer));
   j["default_parallelism"] = parallelismJson(preset.defaults);
   j["hyperparameters"] = hyperparametersJson(preset);
   j["source"] = preset.source;

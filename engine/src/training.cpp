@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <iterator>
 #include <variant>
 #include <vector>
 
@@ -14,34 +16,6 @@
 namespace libra {
 
 namespace {
-
-double kvWidth(const TransformerConfig& m) {
-  const double h = m.hidden;
-  return static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
-}
-
-double mlpMatrices(const TransformerConfig& m) {
-  return m.gatedMlp ? 3.0 : 2.0;
-}
-
-double expertFfn(const TransformerConfig& m) {
-  return m.expertFfn > 0 ? m.expertFfn : m.ffn;
-}
-
-// The widths of a DLRM MLP, input first, as the generator walks them.
-std::vector<double> dlrmWidths(const DlrmConfig& d, bool bottom) {
-  std::vector<double> w;
-  if (bottom) {
-    w.push_back(d.denseFeatures);
-    for (int x : d.bottomMlp) w.push_back(x);
-  } else {
-    const double pairs = static_cast<double>(d.tables + 1) * d.tables / 2;
-    w.push_back(d.interactionWidth > 0 ? d.interactionWidth
-                                       : (d.bottomMlp.empty() ? 0 : d.bottomMlp.back()) + pairs);
-    for (int x : d.topMlp) w.push_back(x);
-  }
-  return w;
-}
 
 bool finitePositive(double v) {
   return std::isfinite(v) && v > 0;
@@ -60,15 +34,13 @@ std::string gigabytes(double bytes) {
 double modelFlopsPerSample(const Preset& preset, int sequenceLength) {
   const double s = sequenceLength;
   if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
-    const double h = m->hidden;
-    double perLayer = 2 * h * h + 2 * h * kvWidth(*m);  // Q, K, V, output projection
-    if (m->experts > 0) {
-      perLayer += h * m->experts + m->topK * mlpMatrices(*m) * h * expertFfn(*m);
-    } else {
-      perLayer += mlpMatrices(*m) * h * m->ffn;
-    }
-    const double active = m->layers * perLayer + static_cast<double>(m->vocab) * h;
-    return (6 * active + 12.0 * m->layers * s * h) * s;
+    // Per token: 6 x the GEMM weights it passes through (k of E routed experts, the
+    // output layer), and per layer 6 s (qkWidth + vWidth) for the two score products
+    // (12 s h for multi-head attention).
+    const AttentionShape a = m->attention();
+    double active = static_cast<double>(m->vocab) * m->hidden;
+    for (int i = 1; i <= m->layers; ++i) active += m->weights(i).active();
+    return (6 * active + 6.0 * m->layers * s * (a.qkWidth + a.vWidth)) * s;
   }
   if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
     double flops = 0;
@@ -82,12 +54,8 @@ double modelFlopsPerSample(const Preset& preset, int sequenceLength) {
   }
   const auto& d = std::get<DlrmConfig>(preset.model);
   double flops = 0;
-  for (bool bottom : {true, false}) {
-    const std::vector<double> w = dlrmWidths(d, bottom);
-    for (std::size_t i = 1; i < w.size(); ++i) flops += 6 * w[i - 1] * w[i];
-  }
-  const double pairs = static_cast<double>(d.tables + 1) * d.tables / 2;
-  flops += 6 * pairs * d.embeddingDim;  // interaction: forward 2 pairs dim, backward twice that
+  flops += 6 * d.mlpWeights();
+  flops += 6 * d.pairs() * d.embeddingDim;  // interaction: forward 2 pairs dim, backward twice
   return flops;
 }
 
@@ -100,14 +68,16 @@ double pipelineBubble(int stages, std::int64_t microBatches, int virtualStages) 
 
 // --- memory ------------------------------------------------------------------------
 
-ModelStates modelStateBytes(double params, double replicas, int zeroStage, int bytesPerElement) {
+ModelStates modelStateBytes(double params, double replicas, int zeroStage, int bytesPerElement,
+                            Optimizer optimizer) {
   const double r = replicas >= 1 ? replicas : 1;
   ModelStates s;
   s.weights = params * bytesPerElement;
   s.gradients = params * bytesPerElement;
-  // Adam's momentum and variance in fp32, plus an fp32 master copy when the
-  // weights themselves are 16-bit.
-  s.optimizer = params * (bytesPerElement < 4 ? 12.0 : 8.0);
+  // Adam's momentum and variance in fp32 (SGD: none), plus an fp32 master copy when
+  // the weights themselves are 16-bit.
+  const double moments = optimizer == Optimizer::Adam ? 8.0 : 0.0;
+  s.optimizer = params * (moments + (bytesPerElement < 4 ? 4.0 : 0.0));
   if (zeroStage >= 1) s.optimizer /= r;
   if (zeroStage >= 2) s.gradients /= r;
   if (zeroStage >= 3) s.weights /= r;
@@ -115,7 +85,7 @@ ModelStates modelStateBytes(double params, double replicas, int zeroStage, int b
 }
 
 double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength, double microBatch,
-                               const Parallelism& p) {
+                               const Parallelism& p, int block) {
   const double s = sequenceLength, b = microBatch, h = m.hidden, t = p.tp;
   const double sb = s * b;
   if (p.recompute) {
@@ -126,18 +96,25 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
   // Korthikanti et al., section 4.1, term by term (16-bit values, 1-byte masks):
   // `replicated` is what tensor parallelism does not split (layer-norm inputs and
   // outputs, dropout masks), `split` what it does, `scores` the attention matrices.
-  const double hkv = kvWidth(m);
-  double replicated = 4 * sb * h                          // two layer norms
-                      + 2 * sb * h + sb * h;              // QKV input, attention dropout mask
-  double split = 2 * sb * h + 4 * sb * hkv + 2 * sb * h;  // Q, K and V, projection input
-  if (m.experts > 0) {
-    // Router input and dropout mask; every token's hidden state goes to k
-    // experts, each of which keeps what a dense MLP of width f_e keeps.
+  // Q, K and V are qkWidth, qkWidth and vWidth wide (h, h_kv, h_kv for grouped-query
+  // attention); latent attention also keeps its compressed queries and keys.
+  const AttentionShape a = m.attention();
+  const double kWidth = m.mla() ? a.qkWidth : a.k / h;
+  const double vWidth = m.mla() ? a.vWidth : a.v / h;
+  double replicated = 4 * sb * h                         // two layer norms
+                      + 2 * sb * h + sb * h;             // QKV input, attention dropout mask
+  double split = 2 * sb * (a.qkWidth + kWidth + vWidth)  // Q, K and V
+                 + 2 * sb * a.vWidth;                    // projection input
+  if (m.mla()) replicated += 2 * sb * (m.qLoraRank + m.kvLoraRank + m.qkRopeHeadDim);
+  if (m.moeBlock(block)) {
+    // Router input and dropout mask; every token's hidden state goes to k routed
+    // experts (and the shared ones), each of which keeps what a dense MLP of width
+    // f_e keeps.
     replicated += 2 * sb * h + sb * h + m.topK * 2 * sb * h;
-    split += m.topK * 2 * sb * expertFfn(m) * mlpMatrices(m);
+    split += (m.topK + m.sharedExperts) * 2 * sb * m.expertWidth() * m.mlpMatrices();
   } else {
-    replicated += 2 * sb * h + sb * h;         // MLP input, dropout mask
-    split += 2 * sb * m.ffn * mlpMatrices(m);  // up (and gate) outputs, down-projection input
+    replicated += 2 * sb * h + sb * h;          // MLP input, dropout mask
+    split += 2 * sb * m.ffn * m.mlpMatrices();  // up (and gate) outputs, down-projection input
   }
   const double scores =
       p.selectiveRecompute ? 0.0 : 5.0 * m.heads * s * s * b;  // softmax, its mask and dropout
@@ -159,8 +136,22 @@ std::string MemoryEstimate::describe() const {
   return out;
 }
 
+double microBatchesInFlight(int stages, int stage, std::int64_t microBatches, int virtualStages) {
+  const std::int64_t p = std::max(1, stages);
+  const std::int64_t r = std::clamp<std::int64_t>(stage, 0, p - 1);
+  const std::int64_t m = std::max<std::int64_t>(1, microBatches);
+  const std::int64_t v = std::max(1, virtualStages);
+  if (p == 1) return 1;
+  if (v == 1) return static_cast<double>(std::min(p - r, m));  // 1F1B: p - r warm-up + 1
+  // Interleaved: Megatron-LM's warm-up of 2 (p - r - 1) + (v - 1) p chunk forwards
+  // (capped at the m v of the iteration), plus the one of the steady state; each
+  // chunk holds 1 / v of the stage's layers.
+  const std::int64_t chunks = std::min(2 * (p - r - 1) + (v - 1) * p + 1, m * v);
+  return static_cast<double>(chunks) / static_cast<double>(v);
+}
+
 MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const BatchPlan& batch,
-                              const Device& device) {
+                              const Device& device, int virtualStages) {
   MemoryEstimate e;
   e.capacityBytes = device.memoryBytes;
   if (!(device.memoryBytes > 0)) {
@@ -173,44 +164,48 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     const double h = m->hidden, t = p.tp;
     const int stages = std::max(1, p.pp);
     const int stageBlocks = (m->layers + stages - 1) / stages;
-    const double dense = (2 * h * h + 2 * h * kvWidth(*m)) / t +
-                         (m->experts > 0 ? h * m->experts : mlpMatrices(*m) * h * m->ffn / t);
-    // Each expert-parallel rank holds ceil(experts / ep) whole experts.
     const int ep = std::max(1, p.ep);
-    const int expertsPerRank = (m->experts + ep - 1) / ep;
-    const double experts = m->experts > 0 ? static_cast<double>(expertsPerRank) * mlpMatrices(*m) *
-                                                h * expertFfn(*m) / t
-                                          : 0.0;
     const double vocab = static_cast<double>(m->vocab) * h / t;
     const double denseReplicas = static_cast<double>(p.ep) * static_cast<double>(p.dp);
-    const double layer = activationBytesPerLayer(*m, batch.sequenceLength, b, p);
     // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t).
     const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t;
-    auto stage = [&](double denseParams, double blocks, double inFlight, double extra,
+    // The blocks first .. first + count - 1 (1-based, over the whole model) of a
+    // stage that keeps `inFlight` micro-batches of their activations.
+    auto stage = [&](int first, int count, double embeddingParams, double inFlight, double extra,
                      std::string where) {
+      double denseParams = embeddingParams, expertParams = 0, activations = 0;
+      for (int i = first; i < first + count; ++i) {
+        const BlockWeights w = m->weights(i);
+        denseParams += (w.attention + w.mlp) / t + w.router;
+        // Each expert-parallel rank holds E / EP whole experts (EP divides E).
+        expertParams += w.experts / ep / t;
+        activations += activationBytesPerLayer(*m, batch.sequenceLength, b, p, i);
+      }
       MemoryUse u;
-      const ModelStates d =
-          modelStateBytes(denseParams, denseReplicas, zero, preset.bytesPerElement);
-      const ModelStates x = modelStateBytes(blocks * experts, static_cast<double>(p.dp), zero,
-                                            preset.bytesPerElement);
+      const ModelStates d = modelStateBytes(denseParams, denseReplicas, zero,
+                                            preset.bytesPerElement, preset.optimizer);
+      const ModelStates x = modelStateBytes(expertParams, static_cast<double>(p.dp), zero,
+                                            preset.bytesPerElement, preset.optimizer);
       u.weights = d.weights + x.weights;
       u.gradients = d.gradients + x.gradients;
       u.optimizer = d.optimizer + x.optimizer;
-      u.activations = inFlight * blocks * layer + extra;
+      u.activations = inFlight * activations + extra;
       u.where = std::move(where);
       return u;
     };
     if (stages == 1) {
       const double embeddings = m->vocab > 0 ? vocab * (m->tiedEmbeddings ? 1.0 : 2.0) : 0.0;
-      e.use = stage(m->layers * dense + embeddings, m->layers, 1, logits, "every NPU");
+      e.use = stage(1, m->layers, embeddings, 1, logits, "every NPU");
     } else {
-      // 1F1B: stage i keeps min(p - i, m) micro-batches in flight.
-      const double inFlight = static_cast<double>(
-          std::min<std::int64_t>(stages, std::max<std::int64_t>(1, batch.microBatches)));
-      const MemoryUse first = stage(stageBlocks * dense + vocab, stageBlocks, inFlight, 0,
-                                    "pipeline stage 1 of " + std::to_string(stages));
+      // Every stage is taken to hold ceil(L / PP) blocks (the most loaded one's): the
+      // first stage the model's first blocks, the last stage its last ones.
+      const std::int64_t micro = std::max<std::int64_t>(1, batch.microBatches);
+      const MemoryUse first =
+          stage(1, stageBlocks, vocab, microBatchesInFlight(stages, 0, micro, virtualStages), 0,
+                "pipeline stage 1 of " + std::to_string(stages));
       const MemoryUse last =
-          stage(stageBlocks * dense + vocab, stageBlocks, 1, logits,
+          stage(std::max(1, m->layers - stageBlocks + 1), stageBlocks, vocab,
+                microBatchesInFlight(stages, stages - 1, micro, virtualStages), logits,
                 "pipeline stage " + std::to_string(stages) + " of " + std::to_string(stages));
       e.use = first.total() >= last.total() ? first : last;
     }
@@ -222,8 +217,8 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
       params += static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
       outputs += static_cast<double>(l.outChannels) * l.outputSize * l.outputSize;
     }
-    const ModelStates st =
-        modelStateBytes(params, static_cast<double>(p.dp), zero, preset.bytesPerElement);
+    const ModelStates st = modelStateBytes(params, static_cast<double>(p.dp), zero,
+                                           preset.bytesPerElement, preset.optimizer);
     MemoryUse u;
     u.weights = st.weights;
     u.gradients = st.gradients;
@@ -235,9 +230,56 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     e.use = u;
     return e;
   }
-  e.note =
-      "the DLRM presets do not give their embedding tables' rows, which hold most of a DLRM's "
-      "memory, so its memory is not estimated";
+  const auto& d = std::get<DlrmConfig>(preset.model);
+  if (d.tableRows.empty()) {
+    e.note = "preset '" + preset.id +
+             "' does not give its embedding tables' rows, which hold most of a DLRM's memory, so "
+             "its memory is not estimated";
+    return e;
+  }
+  // The MLPs are data parallel over every NPU (DP = N).
+  const double npus = static_cast<double>(std::max<std::int64_t>(1, p.dp));
+  const ModelStates mlp =
+      modelStateBytes(d.mlpWeights(), npus, zero, preset.bytesPerElement, preset.optimizer);
+  // The tables are model parallel, each held whole by one NPU (Naumov et al., section
+  // 3): placed largest first on the least loaded NPU; the most loaded NPU is reported.
+  std::vector<std::int64_t> rows = d.tableRows;
+  std::sort(rows.begin(), rows.end(), std::greater<>());
+  const std::size_t holders =
+      static_cast<std::size_t>(std::min<double>(npus, static_cast<double>(rows.size())));
+  std::vector<double> load(holders, 0.0);
+  std::vector<std::vector<std::int64_t>> held(holders);
+  for (std::int64_t r : rows) {
+    const auto least = static_cast<std::size_t>(
+        std::distance(load.begin(), std::min_element(load.begin(), load.end())));
+    load[least] += static_cast<double>(r);
+    held[least].push_back(r);
+  }
+  const auto most = static_cast<std::size_t>(
+      std::distance(load.begin(), std::max_element(load.begin(), load.end())));
+  // Every sample of the global batch looks up one row of each table: its gradient is
+  // sparse, at most one row per lookup.
+  const double lookups = b * npus;
+  double touched = 0;
+  for (std::int64_t r : held[most]) touched += std::min(static_cast<double>(r), lookups);
+  const double tableWeights = load[most] * d.embeddingDim;
+  const ModelStates tables =
+      modelStateBytes(tableWeights, 1, 0, preset.bytesPerElement, preset.optimizer);
+  MemoryUse u;
+  u.weights = mlp.weights + tables.weights;
+  u.gradients = mlp.gradients + touched * d.embeddingDim * beta;
+  u.optimizer = mlp.optimizer + tables.optimizer;
+  // Kept for the backward pass, per sample: every MLP layer's input, the looked-up
+  // vectors and the bottom output, and the interaction's output.
+  double kept = d.tables * static_cast<double>(d.embeddingDim);
+  for (bool bottom : {true, false}) {
+    const std::vector<double> w = d.widths(bottom);
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) kept += w[i];
+  }
+  u.activations = b * kept * beta;
+  u.where = "the NPU with the most embedding rows (" + std::to_string(held[most].size()) +
+            (held[most].size() == 1 ? " table" : " tables") + ")";
+  e.use = u;
   return e;
 }
 
@@ -285,7 +327,8 @@ TrainingFacts trainingFacts(const Project& project) {
     f.tokensPerIteration = batch.tokensPerIteration();
     f.pipelineBubble = pipelineBubble(resolved.pp, batch.microBatches,
                                       std::max(1, choice->generator.virtualStages));
-    f.memory = estimateMemory(preset, resolved, batch, device);
+    f.memory = estimateMemory(preset, resolved, batch, device,
+                              std::max(1, choice->generator.virtualStages));
     const double trainTokens =
         choice->generator.trainTokens > 0 ? choice->generator.trainTokens : preset.trainTokens;
     if (trainTokens > 0) {

@@ -4,7 +4,8 @@
 // with `libra new` as a user would, so it always checks today's generator and
 // device figures, evaluates it at the published hardware's bandwidths (GB/s per
 // GPU and direction) and holds the predicted per-GPU throughput within the row's
-// tolerance of the published figure.
+// tolerance of the published figure; a row the model is known to miss is held to
+// still miss, with the reason (README.md reports both).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -15,7 +16,9 @@
 namespace libra::testing {
 namespace {
 
-enum class Unit { ModelTflopsPerGpu, SamplesPerSecondPerGpu };
+// What the published figure counts: model TFLOP/s per GPU, or tokens (samples for a
+// CNN) per second per GPU.
+enum class Unit { ModelTflopsPerGpu, TokensPerSecondPerGpu };
 
 struct Row {
   const char* name;
@@ -23,17 +26,37 @@ struct Row {
   const char* network;               // in tests/data/calibration
   std::string bandwidth;             // --bandwidth, GB/s per GPU per dimension
   Unit unit;
-  double gpus;       // for samples per second per GPU
-  double published;  // model TFLOP/s per GPU, or samples/s per GPU
+  double gpus;       // for tokens per second per GPU
+  double published;  // model TFLOP/s per GPU, or tokens (samples) per second per GPU
   double tolerance;  // relative
   const char* citation;
+  // A row the model is known to miss by more than its tolerance, and why. Its test
+  // asserts that it still misses (a strict expected failure): a model change that
+  // brings it within the tolerance must move it to the calibrated rows and the tables
+  // of README.md and docs/workloads.md section 2.11.
+  const char* knownMiss = nullptr;
 };
 
-// Model TFLOP/s per GPU count no recomputation (model FLOPs, as Meta's Table 4
-// and Korthikanti et al.'s MFU do); model_tflops_per_npu is the same count.
-// --ignore-memory: the memory estimate (1F1B, no allocator details) is not what
-// is calibrated; it puts Meta's layout 4-7 GB above 80 GB.
+// Model TFLOP/s per GPU count no recomputation (model FLOPs, as Meta's Table 4 and
+// Korthikanti et al.'s MFU do); model_tflops_per_npu is the same count.
+// --ignore-memory: the memory estimate (no allocator details) is not what is
+// calibrated; it puts Meta's layout 4-7 GB above 80 GB.
 const std::vector<Row>& rows() {
+  // Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models",
+  // arXiv:2205.05198: Table 3 (layouts: TP 8, PP, GPUs, global batch, micro-batch 1
+  // except the 22B's 4), section 6 ("interleaving schedule with three interleaving
+  // stages (m = 3) for the 175B and 530B models"; sequence 2048, vocabulary 51200;
+  // Selene: DGX A100 80 GB nodes, NVLink/NVSwitch, eight 200 Gb/s HDR HCAs per node),
+  // Table 5 (model FLOPs utilization with sequence parallelism and selective
+  // recomputation, "present work"), section 6.3 (the 530B model on 2240 GPUs with 8-way
+  // data parallelism: 39.15 s per iteration, 54.2 % MFU). MFU x 312 TFLOP/s (A100 BF16
+  // dense peak) = model TFLOP/s per GPU.
+  const std::vector<std::string> korthikanti{"--device", "a100", "--sequence-parallel",
+                                             "--selective-recompute", "--ignore-memory"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), korthikanti.begin(), korthikanti.end());
+    return args;
+  };
   static const std::vector<Row> list = {
       // Llama Team, "The Llama 3 Herd of Models", arXiv:2407.21783, Table 4:
       // 8,192 H100, TP 8, CP 1, PP 16, DP 64, 16 M tokens per batch, 430 TFLOP/s
@@ -64,21 +87,38 @@ const std::vector<Row>& rows() {
        400,
        0.20,
        "arXiv:2407.21783 Table 4, 16384 GPUs"},
-      // Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
-      // Models", arXiv:2205.05198, Table 5 (also NVIDIA/Megatron-LM README, "Training
-      // Speed and Scalability"): GPT-3 175B with sequence parallelism and selective
-      // recomputation, 51.4 % MFU of 312 TFLOP/s = 160.4. TP 8, PP 8, 64 A100,
-      // batch 64, plain 1F1B (the layout as recalled, see docs/workloads.md).
+      // GPT-3 175B: TP 8, PP 8 interleaved (v = 3), 64 A100, batch 64: 51.4 % MFU.
       {"gpt3-175b-a100-64",
-       {"--preset", "gpt3-175b", "--device", "a100", "--tp", "8", "--pp", "8",
-        "--sequence-parallel", "--selective-recompute", "--global-batch", "64", "--ignore-memory"},
-       "a100-8x8.yml",
-       "300,25",
-       Unit::ModelTflopsPerGpu,
-       64,
-       0.514 * 312,
-       0.20,
-       "arXiv:2205.05198 Table 5, GPT-3 175B"},
+       with({"--preset", "gpt3-175b", "--tp", "8", "--pp", "8", "--virtual-stages", "3",
+             "--global-batch", "64"}),
+       "a100-8x8.yml", "300,25", Unit::ModelTflopsPerGpu, 64, 0.514 * 312, 0.20,
+       "arXiv:2205.05198 Tables 3 and 5, 175B"},
+      // MT-NLG 530B: TP 8, PP 35 interleaved (v = 3), 280 A100, batch 280: 56.0 % MFU.
+      {"mt-nlg-530b-a100-280",
+       with({"--preset", "mt-nlg-530b", "--tp", "8", "--pp", "35", "--virtual-stages", "3",
+             "--global-batch", "280"}),
+       "a100-8x35.yml", "300,25", Unit::ModelTflopsPerGpu, 280, 0.560 * 312, 0.20,
+       "arXiv:2205.05198 Tables 3 and 5, 530B"},
+      // The same with 8-way data parallelism on 2240 A100, batch 8 x 280: 54.2 % MFU.
+      {"mt-nlg-530b-a100-2240",
+       with({"--preset", "mt-nlg-530b", "--tp", "8", "--pp", "35", "--virtual-stages", "3",
+             "--global-batch", "2240"}),
+       "a100-8x280.yml", "300,25", Unit::ModelTflopsPerGpu, 2240, 0.542 * 312, 0.20,
+       "arXiv:2205.05198 section 6.3, 530B on 2240 GPUs"},
+      // GPT 1T: TP 8, PP 64 (1F1B), 512 A100, batch 512: 56.3 % MFU.
+      {"gpt-1t-a100-512",
+       with({"--preset", "megatron-gpt-1t", "--tp", "8", "--pp", "64", "--global-batch", "512"}),
+       "a100-8x64.yml", "300,25", Unit::ModelTflopsPerGpu, 512, 0.563 * 312, 0.20,
+       "arXiv:2205.05198 Tables 3 and 5, 1T"},
+      // GPT 22B: TP 8 on one DGX A100, batch 4 in one micro-batch of 4: 41.5 % MFU.
+      {"gpt-22b-a100-8",
+       with({"--preset", "megatron-gpt-22b", "--tp", "8", "--global-batch", "4", "--micro-batch",
+             "4"}),
+       "a100-dgx.yml", "300", Unit::ModelTflopsPerGpu, 8, 0.415 * 312, 0.20,
+       "arXiv:2205.05198 Tables 3 and 5, 22B",
+       "small GEMMs: at TP 8 a 22B layer's matrices are h / TP = 768 wide and run well below "
+       "the large-GEMM rate the one efficiency per device stands for (the paper's MFU grows "
+       "from 41.5 % at 22B to 56 % at 530B and 1T)"},
       // NVIDIA DeepLearningExamples, PyTorch/Classification/ConvNets/resnet50v1.5
       // README, "Training performance: NVIDIA DGX A100 (8x A100 80GB)": 16,621
       // images/s with mixed precision on 8 GPUs (pytorch-21.03), 256 per GPU.
@@ -87,11 +127,32 @@ const std::vector<Row>& rows() {
         "256"},
        "a100-dgx.yml",
        "300",
-       Unit::SamplesPerSecondPerGpu,
+       Unit::TokensPerSecondPerGpu,
        8,
        16621.0 / 8,
        0.20,
        "NVIDIA DeepLearningExamples RN50 v1.5, DGX A100"},
+      // NVIDIA NeMo AutoModel, docs/performance-summary.md (2025-10-02), "System:
+      // DGX-H100, Precision: BF16": DeepSeek V3 671B on 256 GPUs, GBS 512, MBS 1, LBS 8,
+      // GA 1, sequence 4096, TP 1, PP 4, CP 1, EP 64, VP 8, FSDP 64, TE + DeepEP: 8.18 s
+      // per step, 1,002 tokens/s per GPU; balanced ("fake balanced gate") routing. Its
+      // config (examples/benchmark/configs/deepseek_v3_te_deepep.yaml): 32 nodes,
+      // interleaved 1F1B, activation checkpointing (full recomputation), FSDP2 (ZeRO-3
+      // over the 64 data-parallel ranks of each stage).
+      {"deepseek-v3-h100-256",
+       {"--preset", "deepseek-v3", "--device", "h100", "--tp", "1", "--ep", "64", "--pp", "4",
+        "--virtual-stages", "8", "--zero3", "--recompute", "--global-batch", "512", "--micro-batch",
+        "1", "--ignore-memory"},
+       "h100-8x32.yml",
+       "450,50",
+       Unit::TokensPerSecondPerGpu,
+       256,
+       1002,
+       0.20,
+       "NeMo AutoModel performance summary, DeepSeek V3 on 256 H100",
+       "the AllToAll: every routed copy crosses InfiniBand here (7.2 s of the predicted 13.1 s "
+       "per step), where DeepEP sends a token once per destination node and forwards it over "
+       "NVLink, and may overlap dispatch with compute"},
   };
   return list;
 }
@@ -119,6 +180,7 @@ TEST_P(Calibration, PublishedRunIsPredictedWithinItsTolerance) {
     ASSERT_TRUE(j["model_tflops_per_npu"].is_number()) << r.out.substr(0, 2000);
     predicted = j["model_tflops_per_npu"].get<double>();
   } else {
+    // Tokens per second; a CNN's "tokens" are its samples.
     ASSERT_TRUE(j["tokens_per_second"].is_number()) << r.out.substr(0, 2000);
     predicted = j["tokens_per_second"].get<double>() / row.gpus;
   }
@@ -126,8 +188,16 @@ TEST_P(Calibration, PublishedRunIsPredictedWithinItsTolerance) {
   std::printf("%-20s published %9.1f predicted %9.1f error %+6.1f %% (MFU %.3f)  [%s]\n", row.name,
               row.published, predicted, 100 * error,
               j["mfu"].is_number() ? j["mfu"].get<double>() : 0.0, row.citation);
-  EXPECT_LE(std::abs(error), row.tolerance) << row.name << " (" << row.citation << "): predicted "
-                                            << predicted << ", published " << row.published;
+  if (row.knownMiss == nullptr) {
+    EXPECT_LE(std::abs(error), row.tolerance) << row.name << " (" << row.citation << "): predicted "
+                                              << predicted << ", published " << row.published;
+  } else {
+    std::printf("%-20s known miss: %s\n", row.name, row.knownMiss);
+    EXPECT_GT(std::abs(error), row.tolerance)
+        << row.name << " is now within " << row.tolerance * 100
+        << " % of the published figure: make it a calibrated row (drop knownMiss) and update "
+           "the tables of README.md and docs/workloads.md section 2.11";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(PublishedRuns, Calibration, ::testing::ValuesIn(rows()),

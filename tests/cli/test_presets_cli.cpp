@@ -18,9 +18,10 @@ namespace libra::testing {
 namespace {
 
 // The presets of engine/include/libra/presets.hpp (docs/workloads.md section 6).
-const std::vector<std::string> kPresetIds{"turing-nlg-17b", "gpt3-175b",   "msft-1t",
-                                          "llama3-70b",     "llama3-405b", "mixtral-8x22b",
-                                          "resnet50",       "dlrm-mlperf", "dlrm-libra"};
+const std::vector<std::string> kPresetIds{
+    "turing-nlg-17b",  "gpt3-175b",   "msft-1t",     "megatron-gpt-22b", "mt-nlg-530b",
+    "megatron-gpt-1t", "llama3-70b",  "llama3-405b", "mixtral-8x22b",    "deepseek-v3",
+    "resnet50",        "dlrm-mlperf", "dlrm-libra"};
 
 // A LIBRA network file (Topology / NpusCount / CostDimension).
 std::string networkYaml(const std::vector<std::string>& blocks, const std::vector<int>& npus,
@@ -239,6 +240,38 @@ TEST_F(CliTest, NewWithAParallelismThatDoesNotFitNamesTheDegreeAndTheDimension) 
   expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--tp", "5", "-o", out},
                    {"TP 5", "24"});
   EXPECT_FALSE(fs::exists(out));
+}
+
+// Megatron-LM refuses a mixture of experts with TP > 1 without sequence parallelism:
+// exit 2 naming the fix; with --sequence-parallel the same design is made.
+TEST_F(CliTest, NewRefusesTensorParallelMoeWithoutSequenceParallelism) {
+  const std::string net = tmp("moe.yml");
+  writeText(net, networkYaml({"FullyConnected", "Switch"}, {8, 64}, {"InterNode", "InterPod"}));
+  const std::string out = tmp("moe.json");
+  expectUsageError({"new", "--preset", "deepseek-v3", "--network", net, "--tp", "2", "--pp", "4",
+                    "--ep", "64", "--global-batch", "1024", "--ignore-memory", "-o", out},
+                   {"deepseek-v3", "TP 2", "--sequence-parallel"});
+  EXPECT_FALSE(fs::exists(out));
+  const std::vector<std::string> ok{"new",
+                                    "--preset",
+                                    "deepseek-v3",
+                                    "--network",
+                                    net,
+                                    "--tp",
+                                    "2",
+                                    "--pp",
+                                    "4",
+                                    "--ep",
+                                    "64",
+                                    "--global-batch",
+                                    "1024",
+                                    "--ignore-memory",
+                                    "--sequence-parallel",
+                                    "-o",
+                                    out};
+  const ProcessResult made = runLibra(ok);
+  EXPECT_EQ(made.exitCode, 0) << describe(ok, made);
+  EXPECT_TRUE(fs::exists(out));
 }
 
 TEST_F(CliTest, NewRejectsBadFlagsWithOneLine) {

@@ -218,6 +218,48 @@ TEST(Memory, ModelStatesAndZeroStages) {
   EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 2, 2).total(), 2e9 + 14e9 / 64);
   EXPECT_DOUBLE_EQ(modelStateBytes(n, 64, 3, 2).total(), 16e9 / 64);
   EXPECT_DOUBLE_EQ(modelStateBytes(n, 1, 0, 4).total(), 16e9);  // fp32: 4 + 4 + 8
+  // SGD without momentum: no state but the fp32 master copy of 16-bit weights.
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 1, 0, 4, Optimizer::Sgd).total(), 8e9);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 1, 0, 2, Optimizer::Sgd).total(), 8e9);
+  EXPECT_DOUBLE_EQ(modelStateBytes(n, 8, 1, 2, Optimizer::Sgd).optimizer, 4e9 / 8);
+}
+
+// DLRM (MLPerf, Criteo Terabyte) on 8 NPUs, 65536 samples per iteration: micro-batches
+// of 2048 per NPU. The tables are placed whole, largest first on the least loaded
+// NPU: the 8 largest go to one NPU each, the small ones fill the NPU of the 8th; the
+// most loaded holds the 39,979,771-row table alone: 39,979,771 x 128 x 4 bytes =
+// 20,469,642,752 (SGD in fp32 keeps no optimizer state). Its sparse gradient: the
+// 2048 x 8 = 16384 rows the global micro-batch looks up, x 128 x 4 = 8,388,608 bytes.
+// The MLPs (2,365,184 weights, data parallel): 4 + 4 bytes each. Activations per
+// sample: 26 x 128 looked-up values and the MLP inputs 13 + 512 + 256 (bottom) and
+// 479 + 1024 + 1024 + 512 + 256 (top) = 7404 values of 4 bytes.
+TEST(Memory, DlrmTablesByHand) {
+  const Preset& p = findPreset("dlrm-mlperf");
+  Parallelism par;
+  const Parallelism r = resolveDegrees(par, 8);
+  const BatchPlan batch = planBatch(p, r, {});
+  ASSERT_EQ(batch.microBatch, 2048);
+  const MemoryEstimate e = estimateMemory(p, r, batch, findDevice("a100"));
+  ASSERT_TRUE(e.use) << e.note;
+  const double mlp = 2365184;
+  EXPECT_DOUBLE_EQ(e.use->weights, 20469642752.0 + mlp * 4);
+  EXPECT_DOUBLE_EQ(e.use->gradients, 8388608.0 + mlp * 4);
+  EXPECT_DOUBLE_EQ(e.use->optimizer, 0);
+  EXPECT_DOUBLE_EQ(e.use->activations, 2048.0 * 7404 * 4);
+  EXPECT_EQ(e.use->where, "the NPU with the most embedding rows (1 table)");
+  EXPECT_TRUE(e.fits());
+  // On one NPU all 96.1 GB of tables: more than an A100's 80 GB.
+  const Parallelism one = resolveDegrees(par, 1);
+  const MemoryEstimate alone = estimateMemory(p, one, planBatch(p, one, {}), findDevice("a100"));
+  ASSERT_TRUE(alone.use);
+  EXPECT_NEAR(alone.use->weights, 187767399.0 * 128 * 4 + mlp * 4, 1);
+  EXPECT_FALSE(alone.fits());
+  // The LIBRA reference's DLRM gives no table rows: no estimate, and a note saying why.
+  const Preset& libra = findPreset("dlrm-libra");
+  const MemoryEstimate unknown =
+      estimateMemory(libra, r, planBatch(libra, r, {}), findDevice("a100"));
+  EXPECT_FALSE(unknown.use);
+  EXPECT_NE(unknown.note.find("rows"), std::string::npos) << unknown.note;
 }
 
 // Korthikanti et al., arXiv:2205.05198, Table 2 (bytes per layer, 16-bit): no
@@ -281,6 +323,38 @@ TEST(Memory, FirstPipelineStageKeepsPMicroBatches) {
   const double sbh = 2048.0 * 12288;
   EXPECT_NEAR(e.use->activations, 16 * 6 * sbh * (10 + 24.0 / 8 + 5 * 96 * 2048.0 / (12288 * 8)),
               1e3);
+}
+
+// Interleaved 1F1B with v model chunks per stage: the first stage keeps the
+// activations of L (1 + (p - 1) / (p v)) layers (Korthikanti et al.,
+// arXiv:2205.05198, section 4.2.3): Megatron-LM's warm-up of 2 (p - 1) + (v - 1) p
+// chunk forwards plus one, each chunk 1 / v of the stage. GPT-3 at TP 8 x PP 16 x DP 32
+// (m = 1536 / 32 = 48 micro-batches), v = 2: 96 (1 + 15 / 32) = 141 layers =
+// (30 + 16 + 1) / 2 = 23.5 micro-batches of the stage's 6 layers; 1F1B keeps 16.
+TEST(Memory, InterleavedFirstStageKeepsMoreMicroBatches) {
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 1), 16);
+  EXPECT_EQ(microBatchesInFlight(16, 15, 48, 1), 1);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 2), 23.5);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 48, 2) * 96 / 16, 96 * (1 + 15.0 / 32));
+  // The last stage warms up (v - 1) p chunks: (16 + 1) / 2 micro-batches.
+  EXPECT_EQ(microBatchesInFlight(16, 15, 48, 2), 8.5);
+  // Never more than the m v chunks of the iteration (m = 4: 8 chunks = 4 micro-batches).
+  EXPECT_EQ(microBatchesInFlight(16, 0, 4, 2), 4);
+  EXPECT_EQ(microBatchesInFlight(16, 0, 4, 1), 4);
+  EXPECT_EQ(microBatchesInFlight(1, 0, 48, 2), 1);
+
+  const Preset& p = findPreset("gpt3-175b");
+  const Parallelism r = resolveDegrees(degrees(8, 16), 4096);
+  const BatchPlan batch = planBatch(p, r, {});
+  ASSERT_EQ(batch.microBatches, 48);
+  const MemoryEstimate plain = estimateMemory(p, r, batch, findDevice("h100"));
+  const MemoryEstimate interleaved = estimateMemory(p, r, batch, findDevice("h100"), 2);
+  ASSERT_TRUE(plain.use && interleaved.use);
+  EXPECT_EQ(interleaved.use->where, "pipeline stage 1 of 16");
+  const double layer = activationBytesPerLayer(gpt3(), 2048, 1, r);
+  EXPECT_NEAR(plain.use->activations, 96 * layer, 1e3);
+  EXPECT_NEAR(interleaved.use->activations, 96 * (1 + 15.0 / 32) * layer, 1e3);
+  EXPECT_EQ(interleaved.use->weights, plain.use->weights);
 }
 
 // --- item 8: 64-bit counts ---------------------------------------------------------

@@ -82,8 +82,34 @@ const Device& findDevice(std::string_view id);
 // ---------------------------------------------------------------------------------
 // Models
 
-// A decoder-only transformer; with experts > 0 every block's MLP is a
-// mixture-of-experts layer.
+// The attention of one block (docs/workloads.md section 2.1): the weights of its
+// four projection lines (whole model, before any split) and the widths its score
+// products run at.
+struct AttentionShape {
+  double q = 0;  // query projection (with MLA: down- and up-projection)
+  double k =
+      0;  // key projection (MLA: the joint KV down-projection, rotary key, key up-projection)
+  double v = 0;        // value projection (MLA: value up-projection)
+  double out = 0;      // output projection
+  double qkWidth = 0;  // heads x query/key head dim: Q K^T costs 2 T s qkWidth FLOP
+  double vWidth = 0;   // heads x value head dim: the scores times V cost 2 T s vWidth FLOP
+  double weights() const { return q + k + v + out; }
+};
+
+// The weights of one transformer block by kind (whole model, before any split;
+// biases and normalization weights are not counted), section 2.2.
+struct BlockWeights {
+  double attention = 0;      // the four projections (split over TP)
+  double mlp = 0;            // the dense MLP, or a MoE block's shared experts (split over TP)
+  double router = 0;         // h x E of a MoE block (replicated over TP)
+  double experts = 0;        // all E routed experts (split over EP and TP)
+  double activeExperts = 0;  // the k routed experts one token passes through
+  double total() const { return attention + mlp + router + experts; }
+  double active() const { return attention + mlp + router + activeExperts; }
+};
+
+// A decoder-only transformer; with experts > 0 every block after the first
+// `denseLayers` has a mixture-of-experts MLP.
 struct TransformerConfig {
   int layers = 0;               // L, transformer blocks
   int hidden = 0;               // h
@@ -93,9 +119,26 @@ struct TransformerConfig {
   int vocab = 0;                // V, 0 = no embedding / output layers
   bool gatedMlp = false;        // SwiGLU-style MLP: three h x f matrices instead of two
   bool tiedEmbeddings = false;  // output layer shares the input embedding's weights
-  int experts = 0;              // E, 0 = dense
-  int topK = 0;                 // k experts per token
+  int experts = 0;              // E routed experts, 0 = dense
+  int topK = 0;                 // k routed experts per token
   int expertFfn = 0;            // inner size of one expert; 0 = ffn
+  int sharedExperts = 0;        // experts every token passes through, each of expertFfn
+  int denseLayers = 0;  // the first blocks keep a dense MLP of ffn (DeepSeek's first_k_dense)
+  // Multi-head latent attention (DeepSeek-V2/V3); kvLoraRank > 0 turns it on.
+  int qLoraRank = 0;      // query compression; 0 = queries projected from h directly
+  int kvLoraRank = 0;     // joint key/value compression
+  int qkNopeHeadDim = 0;  // per-head query/key dim without rotary embedding
+  int qkRopeHeadDim = 0;  // per-head dim of the decoupled rotary query/key
+  int vHeadDim = 0;       // per-head value dim
+
+  bool mla() const { return kvLoraRank > 0; }
+  double mlpMatrices() const { return gatedMlp ? 3.0 : 2.0; }
+  double expertWidth() const { return expertFfn > 0 ? expertFfn : ffn; }
+  // Whether block `block` (1-based, counted over the whole model) is a MoE block.
+  bool moeBlock(int block) const { return experts > 0 && block > denseLayers; }
+  bool moe() const { return experts > 0; }
+  AttentionShape attention() const;
+  BlockWeights weights(int block) const;
 
   bool operator==(const TransformerConfig&) const = default;
 };
@@ -118,8 +161,8 @@ struct CnnConfig {
 };
 
 // Deep Learning Recommendation Model (Naumov et al. 2019): dense features through a
-// bottom MLP, sparse features through embedding tables sharded over all NPUs,
-// pairwise dot-product interaction, top MLP.
+// bottom MLP, sparse features through embedding tables sharded over all NPUs
+// (model parallel), pairwise dot-product interaction, top MLP (data parallel).
 struct DlrmConfig {
   int denseFeatures = 0;       // input width of the bottom MLP
   std::vector<int> bottomMlp;  // output width of each bottom layer
@@ -127,9 +170,25 @@ struct DlrmConfig {
   int tables = 0;              // embedding tables (one lookup each per sample)
   int embeddingDim = 0;
   int interactionWidth = 0;  // top MLP input; 0 = bottom output + C(tables + 1, 2)
+  // Rows of each embedding table, one entry per table; empty = not published (then
+  // the tables' weights and memory are unknown).
+  std::vector<std::int64_t> tableRows;
+
+  // Pairwise dot products of the tables' vectors and the bottom MLP's output.
+  double pairs() const { return (tables + 1.0) * tables / 2; }
+  // The widths of the bottom (or top) MLP, its input first.
+  std::vector<double> widths(bool bottom) const;
+  double mlpWeights() const;
+  double tableWeights() const;  // sum of rows x dim; 0 when the rows are unknown
 
   bool operator==(const DlrmConfig&) const = default;
 };
+
+// How many bytes of optimizer state a weight needs (memory, docs/workloads.md
+// section 2.10): Adam keeps momentum and variance, SGD (without momentum) none;
+// both keep an fp32 master copy of 16-bit weights.
+enum class Optimizer { Adam, Sgd };
+std::string_view toString(Optimizer optimizer);  // "adam", "sgd"
 
 struct Preset {
   std::string id;      // e.g. "gpt3-175b"
@@ -151,11 +210,17 @@ struct Preset {
   // to train; 0 = none published.
   double trainTokens = 0;
   int bytesPerElement = 2;  // activations, weights and gradients on the wire (2 = BF16)
-  Parallelism defaults;     // parallelism used when the caller gives none
+  Optimizer optimizer = Optimizer::Adam;  // of the published training recipe
+  Parallelism defaults;                   // parallelism used when the caller gives none
 
   ModelFamily family() const;
-  // Weights of the whole model (biases and normalization weights not counted).
+  // Weights of the whole model (biases and normalization weights not counted;
+  // DLRM: MLPs and, when their rows are known, the embedding tables).
   double parameterCount() const;
+  // The weights one token (sample) uses: a transformer's blocks with k of their E
+  // routed experts, and the embedding and output layers ("activated parameters");
+  // parameterCount() for CNN and DLRM.
+  double activeParameterCount() const;
   // Throws InputError naming the preset and the bad hyperparameter.
   void validate() const;
   bool operator==(const Preset&) const = default;

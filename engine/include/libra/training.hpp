@@ -35,21 +35,25 @@ double pipelineBubble(int stages, std::int64_t microBatches, int virtualStages =
 // data-parallel ranks, trained with Adam in mixed precision (Rajbhandari et al.,
 // arXiv:1910.02054, section 3.1): 2 bytes of weights, 2 of gradients, 12 of
 // optimizer state (fp32 master copy, momentum, variance) per weight; with 4-byte
-// (fp32) training 4 + 4 + 8. ZeRO stage 1 divides the optimizer state by
-// `replicas`, stage 2 the gradients too, stage 3 the weights too.
+// (fp32) training 4 + 4 + 8. SGD without momentum keeps no state but the fp32
+// master copy of 16-bit weights (4 bytes; none in fp32). ZeRO stage 1 divides the
+// optimizer state by `replicas`, stage 2 the gradients too, stage 3 the weights too.
 struct ModelStates {
   double weights = 0;
   double gradients = 0;
   double optimizer = 0;
   double total() const { return weights + gradients + optimizer; }
 };
-ModelStates modelStateBytes(double params, double replicas, int zeroStage, int bytesPerElement);
+ModelStates modelStateBytes(double params, double replicas, int zeroStage, int bytesPerElement,
+                            Optimizer optimizer = Optimizer::Adam);
 
-// Activation bytes one transformer layer keeps for the backward pass, for one
-// micro-batch of `microBatch` sequences (Korthikanti et al., Table 2, generalized
-// to grouped-query attention, gated MLPs and experts; docs/workloads.md 2.10).
+// Activation bytes transformer block `block` (1-based, over the whole model: it
+// says whether the block is dense or a mixture of experts) keeps for the backward
+// pass, for one micro-batch of `microBatch` sequences (Korthikanti et al., Table 2,
+// generalized to grouped-query and latent attention, gated MLPs and experts;
+// docs/workloads.md 2.10).
 double activationBytesPerLayer(const TransformerConfig& model, double sequenceLength,
-                               double microBatch, const Parallelism& resolved);
+                               double microBatch, const Parallelism& resolved, int block = 1);
 
 struct MemoryUse {
   double weights = 0;
@@ -71,11 +75,24 @@ struct MemoryEstimate {
   std::string describe() const;
 };
 
-// The memory of the most loaded NPU: with pipeline parallelism under 1F1B the
-// first stage keeps min(p, m) micro-batches of activations and the embedding, the
-// last one micro-batch, the output layer and its fp32 logits; the larger wins.
+// Micro-batches of a whole stage's activations that pipeline stage `stage` (0 =
+// the first) of `stages` keeps in flight with m micro-batches: min(p - stage, m)
+// under 1F1B; with v > 1 virtual stages (interleaved 1F1B, Megatron-LM's schedule)
+// min(2 (p - stage - 1) + (v - 1) p + 1, m v) chunks of 1 / v of the stage, so the
+// first stage holds p + (p - 1) / v micro-batches of its layers, i.e. the L (1 +
+// (p - 1) / (p v)) layers of Korthikanti et al., arXiv:2205.05198, section 4.2.3.
+double microBatchesInFlight(int stages, int stage, std::int64_t microBatches,
+                            int virtualStages = 1);
+
+// The memory of the most loaded NPU. DLRM: the MLPs' states, data parallel, and the
+// embedding tables placed whole (largest first, on the least loaded NPU) with the
+// sparse gradient of their looked-up rows; unknown when the table rows are. With
+// pipeline parallelism the first stage
+// keeps microBatchesInFlight(p, 0, m, v) micro-batches of activations and the
+// embedding, the last microBatchesInFlight(p, p - 1, m, v) (1 under 1F1B), the output
+// layer and its fp32 logits; the larger wins.
 MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& resolved,
-                              const BatchPlan& batch, const Device& device);
+                              const BatchPlan& batch, const Device& device, int virtualStages = 1);
 
 // --- what a project's workload means for training -------------------------------
 struct TrainingFacts {

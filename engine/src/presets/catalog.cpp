@@ -22,6 +22,10 @@ std::string_view toString(ModelFamily family) {
   return "transformer";
 }
 
+std::string_view toString(Optimizer optimizer) {
+  return optimizer == Optimizer::Sgd ? "sgd" : "adam";
+}
+
 std::string_view toString(WorkloadLayout layout) {
   return layout == WorkloadLayout::Megatron ? "megatron" : "libra";
 }
@@ -41,43 +45,82 @@ ModelFamily Preset::family() const {
   return ModelFamily::Dlrm;
 }
 
-namespace {
-
-double transformerBlockDense(const TransformerConfig& m) {
-  const double h = m.hidden;
-  const double hkv = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
-  const double attention = 2 * h * h + 2 * h * hkv;
-  if (m.experts > 0) return attention + h * m.experts;  // + router
-  return attention + (m.gatedMlp ? 3.0 : 2.0) * h * m.ffn;
+AttentionShape TransformerConfig::attention() const {
+  const double h = hidden;
+  const double a = heads;
+  AttentionShape s;
+  if (mla()) {
+    // DeepSeek-V2/V3 (arXiv:2412.19437, section 2.1.1): queries through an optional
+    // low-rank compression, keys and values through a joint compression of kvLoraRank
+    // plus a shared rotary key of qkRopeHeadDim, expanded per head.
+    const double qk = qkNopeHeadDim + qkRopeHeadDim;
+    s.q = qLoraRank > 0 ? h * qLoraRank + qLoraRank * a * qk : h * a * qk;
+    s.k = h * (kvLoraRank + qkRopeHeadDim) + kvLoraRank * a * qkNopeHeadDim;
+    s.v = kvLoraRank * a * vHeadDim;
+    s.out = a * vHeadDim * h;
+    s.qkWidth = a * qk;
+    s.vWidth = a * vHeadDim;
+    return s;
+  }
+  const double hkv = static_cast<double>(kvHeads > 0 ? kvHeads : heads) * (h / a);
+  s.q = h * h;
+  s.k = h * hkv;
+  s.v = h * hkv;
+  s.out = h * h;
+  s.qkWidth = h;
+  s.vWidth = h;
+  return s;
 }
 
-double transformerBlockExperts(const TransformerConfig& m) {
-  if (m.experts <= 0) return 0;
-  const double fe = m.expertFfn > 0 ? m.expertFfn : m.ffn;
-  return static_cast<double>(m.experts) * (m.gatedMlp ? 3.0 : 2.0) * m.hidden * fe;
+BlockWeights TransformerConfig::weights(int block) const {
+  BlockWeights w;
+  const double h = hidden;
+  w.attention = attention().weights();
+  if (!moeBlock(block)) {
+    w.mlp = mlpMatrices() * h * ffn;
+    return w;
+  }
+  const double expert = mlpMatrices() * h * expertWidth();
+  w.mlp = sharedExperts * expert;
+  w.router = h * experts;
+  w.experts = experts * expert;
+  w.activeExperts = topK * expert;
+  return w;
 }
 
-std::vector<double> dlrmWidths(const DlrmConfig& m, bool bottom) {
+std::vector<double> DlrmConfig::widths(bool bottom) const {
   std::vector<double> w;
   if (bottom) {
-    w.push_back(m.denseFeatures);
-    for (int x : m.bottomMlp) w.push_back(x);
+    w.push_back(denseFeatures);
+    for (int x : bottomMlp) w.push_back(x);
   } else {
-    const double pairs = static_cast<double>(m.tables + 1) * m.tables / 2;
-    w.push_back(m.interactionWidth > 0 ? m.interactionWidth
-                                       : (m.bottomMlp.empty() ? 0 : m.bottomMlp.back()) + pairs);
-    for (int x : m.topMlp) w.push_back(x);
+    w.push_back(interactionWidth > 0 ? interactionWidth
+                                     : (bottomMlp.empty() ? 0 : bottomMlp.back()) + pairs());
+    for (int x : topMlp) w.push_back(x);
   }
   return w;
 }
 
-}  // namespace
+double DlrmConfig::mlpWeights() const {
+  double n = 0;
+  for (bool bottom : {true, false}) {
+    const std::vector<double> w = widths(bottom);
+    for (std::size_t i = 1; i < w.size(); ++i) n += w[i - 1] * w[i];
+  }
+  return n;
+}
+
+double DlrmConfig::tableWeights() const {
+  double rows = 0;
+  for (std::int64_t r : tableRows) rows += static_cast<double>(r);
+  return rows * embeddingDim;
+}
 
 double Preset::parameterCount() const {
   if (const auto* t = std::get_if<TransformerConfig>(&model)) {
-    const double embeddings =
-        static_cast<double>(t->vocab) * t->hidden * (t->tiedEmbeddings ? 1.0 : 2.0);
-    return t->layers * (transformerBlockDense(*t) + transformerBlockExperts(*t)) + embeddings;
+    double n = static_cast<double>(t->vocab) * t->hidden * (t->tiedEmbeddings ? 1.0 : 2.0);
+    for (int i = 1; i <= t->layers; ++i) n += t->weights(i).total();
+    return n;
   }
   if (const auto* c = std::get_if<CnnConfig>(&model)) {
     double n = 0;
@@ -87,12 +130,16 @@ double Preset::parameterCount() const {
     return n;
   }
   const auto& d = std::get<DlrmConfig>(model);
-  double n = 0;
-  for (bool bottom : {true, false}) {
-    const std::vector<double> w = dlrmWidths(d, bottom);
-    for (std::size_t i = 1; i < w.size(); ++i) n += w[i - 1] * w[i];
+  return d.mlpWeights() + d.tableWeights();
+}
+
+double Preset::activeParameterCount() const {
+  if (const auto* t = std::get_if<TransformerConfig>(&model)) {
+    double n = 2.0 * t->vocab * t->hidden;  // the embedding row and the output layer
+    for (int i = 1; i <= t->layers; ++i) n += t->weights(i).active();
+    return n;
   }
-  return n;
+  return parameterCount();
 }
 
 void Preset::validate() const {
@@ -133,6 +180,20 @@ void Preset::validate() const {
       throw InputError(where + ": top-k " + std::to_string(t->topK) +
                        " must be between 1 and the " + std::to_string(t->experts) + " experts");
     }
+    if (t->sharedExperts < 0 || t->denseLayers < 0 || t->denseLayers > t->layers) {
+      throw InputError(where +
+                       ": the shared experts must be >= 0 and the dense layers between 0 "
+                       "and the " +
+                       std::to_string(t->layers) + " layers");
+    }
+    if (t->qLoraRank < 0 || t->kvLoraRank < 0 || t->qkNopeHeadDim < 0 || t->qkRopeHeadDim < 0 ||
+        t->vHeadDim < 0) {
+      throw InputError(where + ": the latent-attention ranks and head dims must be >= 0");
+    }
+    if (t->mla() && (t->qkNopeHeadDim + t->qkRopeHeadDim < 1 || t->vHeadDim < 1)) {
+      throw InputError(where + ": latent attention (KV rank " + std::to_string(t->kvLoraRank) +
+                       ") needs a query/key head dim and a value head dim of at least 1");
+    }
   } else if (const auto* c = std::get_if<CnnConfig>(&model)) {
     if (c->layers.empty()) throw InputError(where + ": the CNN has no layers");
     for (const ConvLayer& l : c->layers) {
@@ -152,6 +213,15 @@ void Preset::validate() const {
     for (int w : d.bottomMlp) positive(w, "a bottom MLP width");
     for (int w : d.topMlp) positive(w, "a top MLP width");
     if (d.interactionWidth < 0) throw InputError(where + ": the interaction width must be >= 0");
+    if (!d.tableRows.empty() && d.tableRows.size() != static_cast<std::size_t>(d.tables)) {
+      throw InputError(where + ": " + std::to_string(d.tableRows.size()) +
+                       " table row counts for " + std::to_string(d.tables) + " tables");
+    }
+    for (std::int64_t r : d.tableRows) {
+      if (r < 1)
+        throw InputError(where + ": an embedding table has " + std::to_string(r) +
+                         " rows; it needs at least 1");
+    }
   }
 }
 
@@ -232,9 +302,11 @@ std::vector<Preset> buildPresets() {
   tp16.tp = 16;
   Parallelism tp128;
   tp128.tp = 128;
+  // Megatron-LM refuses a mixture of experts with TP > 1 without sequence parallelism.
   Parallelism moe;
   moe.tp = 8;
   moe.ep = 8;
+  moe.sequenceParallel = true;
 
   add("turing-nlg-17b", "Turing-NLG 17B",
       "Microsoft Research blog, 'Turing-NLG: A 17-billion-parameter language model by "
@@ -271,6 +343,39 @@ std::vector<Preset> buildPresets() {
   batch(3072, 1, 0,
         "3072 sequences per iteration, assumed (the batch of the 1-trillion-parameter GPT of "
         "Narayanan et al., arXiv:2104.04473, Table 1); no published token budget");
+  // The GPT models of Korthikanti et al., "Reducing Activation Recomputation in Large
+  // Transformer Models", arXiv:2205.05198, Table 3 (with GPT-3 175B above), the
+  // configurations of its Table 5 measurements on A100s.
+  const std::string korthikanti =
+      "Korthikanti et al., 'Reducing Activation Recomputation in Large Transformer Models', "
+      "arXiv:2205.05198, Table 3 and section 6 (sequence 2048, vocabulary 51200)";
+  add("megatron-gpt-22b", "GPT 22B (Megatron-LM)",
+      korthikanti + ": 22B, 64 heads, hidden 6144, 48 layers, TP 8",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); a benchmark configuration, never "
+      "trained to convergence",
+      dense(48, 6144, 4 * 6144, 64, 0, 51200, false, true), 2048, 4, 2, tp8);
+  batch(4, 4, 0,
+        "4 sequences per iteration in micro-batches of 4, the evaluation batch of Korthikanti et "
+        "al. Table 3 (no data parallelism); no token budget");
+  add("mt-nlg-530b", "MT-NLG 530B",
+      korthikanti + ": 530B (MT-NLG), 128 heads, hidden 20480, 105 layers, TP 8 x PP 35",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); MT-NLG itself: Smith et al., "
+      "arXiv:2201.11990. Default parallelism TP 8 (add --pp 35 for the paper's layout: 35 "
+      "stages divide few networks)",
+      dense(105, 20480, 4 * 20480, 128, 0, 51200, false, true), 2048, 1, 2, tp8);
+  batch(280, 1, 0,
+        "280 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+        "et al. Table 3 at TP 8 x PP 35 without data parallelism; no token budget");
+  add("megatron-gpt-1t", "GPT 1T (Megatron-LM)",
+      korthikanti + ": 1T, 160 heads, hidden 25600, 128 layers, TP 8 x PP 64",
+      "FFN 4 h and tied embeddings (Megatron-LM's GPT); the 1T model of Narayanan et al., "
+      "arXiv:2104.04473, Table 1; a benchmark configuration, never trained to convergence",
+      dense(128, 25600, 4 * 25600, 160, 0, 51200, false, true), 2048, 1, 2, tp8);
+  list.back().defaults.pp = 64;
+  batch(512, 1, 0,
+        "512 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+        "et al. Table 3 at TP 8 x PP 64 without data parallelism (Narayanan et al. Table 1 train "
+        "it at 3072); no token budget");
   add("llama3-70b", "Llama 3 70B",
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
       "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
@@ -299,11 +404,46 @@ std::vector<Preset> buildPresets() {
         "hidden 6144, intermediate 16384, 48 heads, 8 key/value heads, 8 experts, 2 per token, "
         "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
         "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
-        "supports 65536) is our choice; TP 8 x EP 8",
+        "supports 65536) is our choice; TP 8 x EP 8 with sequence parallelism (Megatron-LM "
+        "requires it for MoE with TP > 1)",
         m, 4096, 1, 2, moe);
     batch(1024, 1, 0,
           "1024 sequences of 4096 = 4 M tokens per iteration, assumed (not published); no "
           "published token budget");
+  }
+  {
+    // DeepSeek-V3 (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437).
+    TransformerConfig m = dense(61, 7168, 18432, 128, 0, 129280, true, false);
+    m.experts = 256;
+    m.topK = 8;
+    m.expertFfn = 2048;
+    m.sharedExperts = 1;
+    m.denseLayers = 3;
+    m.qLoraRank = 1536;
+    m.kvLoraRank = 512;
+    m.qkNopeHeadDim = 128;
+    m.qkRopeHeadDim = 64;
+    m.vHeadDim = 128;
+    Parallelism ds;
+    ds.pp = 16;
+    ds.ep = 64;
+    add("deepseek-v3", "DeepSeek-V3 (671B, 37B activated)",
+        "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv:2412.19437, section 4.2 "
+        "(Hyper-Parameters): 61 layers, hidden 7168, 128 heads of 128, KV compression 512, query "
+        "compression 1536, rotary head dim 64; all FFNs but the first three are MoE with 1 shared "
+        "and 256 routed experts of inner size 2048, 8 routed per token; 671B total, 37B "
+        "activated. Dense FFN 18432, vocabulary 129280, value head dim 128 and untied embeddings "
+        "from https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json",
+        "SwiGLU experts; the multi-token-prediction module (1 extra block, section 2.2) is not "
+        "modelled; balanced routing, not the node-limited routing (at most 4 nodes per token) of "
+        "section 2.1.2; BF16 (the report trains in FP8, section 3.3); all attention projections "
+        "split over TP. Default parallelism PP 16 x EP 64 as in section 3.2 (DualPipe itself is "
+        "modelled as interleaved 1F1B at best)",
+        m, 4096, 1, 2, ds);
+    batch(15360, 1, 14.8e12,
+          "15360 sequences of 4096 = 62.9 M tokens per iteration, the batch after the first 469 B "
+          "tokens (arXiv:2412.19437, section 4.2, Training Hyper-Parameters: 4K sequences, batch "
+          "grown from 3072 to 15360); 14.8 T training tokens (section 4.1)");
   }
   add("resnet50", "ResNet-50",
       "He et al., 'Deep Residual Learning for Image Recognition', arXiv:1512.03385, Table 1 "
@@ -321,14 +461,22 @@ std::vector<Preset> buildPresets() {
     d.topMlp = {1024, 1024, 512, 256, 1};
     d.tables = 26;
     d.embeddingDim = 128;
+    d.tableRows = {39884406, 39043,    17289,    7420,     20263,  3,     7120, 1543, 63,
+                   38532951, 2953546,  403346,   10,       2208,   11938, 155,  4,    976,
+                   14,       39979771, 25641295, 39664984, 585935, 12972, 108,  36};
     add("dlrm-mlperf", "DLRM (MLPerf, Criteo Terabyte)",
         "Naumov et al., 'Deep Learning Recommendation Model for Personalization and "
         "Recommendation Systems', arXiv:1906.00091; MLPerf configuration from "
-        "https://github.com/facebookresearch/dlrm (README, Criteo Terabyte: "
-        "--arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 "
-        "--arch-mlp-top=1024-1024-512-256-1, mini-batch 2048)",
-        "26 embedding tables sharded over all NPUs (model parallel), MLPs data parallel; FP32", d,
-        1, 2048, 4, tp1);
+        "https://github.com/facebookresearch/dlrm bench/run_and_time.sh "
+        "(--arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 "
+        "--arch-mlp-top=1024-1024-512-256-1 --max-ind-range=40000000, mini-batch 2048, SGD); "
+        "the rows of the 26 Criteo Terabyte tables at --max-ind-range=40000000 as listed in "
+        "https://github.com/mlcommons/inference recommendation/dlrm/pytorch/python/main.py "
+        "('Criteo Terabyte MLPerf training')",
+        "26 embedding tables (187,767,399 rows of 128) sharded whole over all NPUs (model "
+        "parallel), MLPs data parallel; FP32, plain SGD (dlrm_s_pytorch.py)",
+        d, 1, 2048, 4, tp1);
+    list.back().optimizer = Optimizer::Sgd;
     batch(65536, 2048, 4195197692.0,
           "65536 samples per iteration (the 'BS64k' of NVIDIA's DLRM on Criteo 1TB, "
           "https://catalog.ngc.nvidia.com/orgs/nvidia/teams/dle/models/"
@@ -349,8 +497,10 @@ std::vector<Preset> buildPresets() {
         "inputs/workload/DLRM.txt: MLP widths inferred from its per-layer compute times and its "
         "114,823,168-byte gradient AllReduce (57,411,584 FP16 weights)",
         "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
-        "micro-batch 512 reproduce its 4,194,304-byte AllToAll",
+        "micro-batch 512 reproduce its 4,194,304-byte AllToAll; the tables' rows are not "
+        "given, so their weights and memory are unknown; SGD assumed",
         d, 1, 512, 2, tp1);
+    list.back().optimizer = Optimizer::Sgd;
     batch(std::int64_t{512} * 4096, 512, 0,
           "2,097,152 samples per iteration: the reference file's 512 per NPU on the 4096 NPUs of "
           "the reference networks; no published token budget");
@@ -394,10 +544,19 @@ std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) 
     out.emplace_back("vocab", num(t->vocab));
     out.emplace_back("mlp", t->gatedMlp ? "gated (SwiGLU)" : "GeLU");
     out.emplace_back("embeddings", t->tiedEmbeddings ? "tied" : "untied");
+    if (t->mla()) {
+      out.emplace_back("attention", "multi-head latent (q rank " + num(t->qLoraRank) +
+                                        ", kv rank " + num(t->kvLoraRank) + ", head dims " +
+                                        num(t->qkNopeHeadDim) + " + " + num(t->qkRopeHeadDim) +
+                                        " rotary, value " + num(t->vHeadDim) + ")");
+    }
     if (t->experts > 0) {
       out.emplace_back("experts", num(t->experts));
       out.emplace_back("top_k", num(t->topK));
-      out.emplace_back("expert_ffn", num(t->expertFfn > 0 ? t->expertFfn : t->ffn));
+      out.emplace_back("expert_ffn", num(t->expertWidth()));
+      if (t->sharedExperts > 0) out.emplace_back("shared_experts", num(t->sharedExperts));
+      if (t->denseLayers > 0) out.emplace_back("dense_layers", num(t->denseLayers));
+      out.emplace_back("active_parameters", num(preset.activeParameterCount()));
     }
     out.emplace_back("sequence_length", num(preset.sequenceLength));
   } else if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
@@ -409,7 +568,10 @@ std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) 
     out.emplace_back("top_mlp", list(d.topMlp));
     out.emplace_back("tables", num(d.tables));
     out.emplace_back("embedding_dim", num(d.embeddingDim));
+    out.emplace_back("table_rows",
+                     d.tableRows.empty() ? "unknown" : num(d.tableWeights() / d.embeddingDim));
   }
+  out.emplace_back("optimizer", std::string(toString(preset.optimizer)));
   out.emplace_back("global_batch", num(static_cast<double>(preset.globalBatch)));
   out.emplace_back("micro_batch", num(preset.microBatch));
   out.emplace_back("reference_micro_batch", num(preset.referenceMicroBatch));

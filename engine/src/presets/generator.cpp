@@ -1,6 +1,7 @@
 // Workload generators: transformer (dense and mixture of experts), CNN and DLRM.
 // The formulas are documented in docs/workloads.md; section numbers below refer to it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -139,17 +140,17 @@ std::string mlpName(int block, int matrix, int slot, int slots) {
 Workload transformer(const Context& c) {
   const auto& m = std::get<TransformerConfig>(c.preset.model);
   const Parallelism& p = c.par;
-  const bool moe = m.experts > 0;
+  const bool moe = m.moe();
   const bool sp = p.sequenceParallel;
   const double tp = p.tp;
   const double h = m.hidden;
   const double s = c.sequence;
   const double T = c.microBatch * c.sequence;  // tokens per micro-batch
   const double b = c.bytes;
-  const double hkv = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads) * (h / m.heads);
+  const AttentionShape att = m.attention();
   const double act = T * h * b;  // one activation tensor [T, h] in bytes
-  const double mlpMatrices = m.gatedMlp ? 3.0 : 2.0;
-  const double fe = m.expertFfn > 0 ? m.expertFfn : m.ffn;
+  const double mlpMatrices = m.mlpMatrices();
+  const double fe = m.expertWidth();
 
   if (m.hidden % p.tp != 0 || m.heads % p.tp != 0) {
     throw InputError("preset '" + c.preset.id + "': tensor parallel degree TP " +
@@ -165,6 +166,16 @@ Workload transformer(const Context& c) {
     throw InputError("preset '" + c.preset.id + "' is a dense model; expert parallel degree EP " +
                      std::to_string(p.ep) + " needs a mixture-of-experts preset");
   }
+  if (moe && p.tp > 1 && !sp) {
+    // Megatron-LM: MoELayer.forward raises "During training, performance may degrade
+    // if MoE and tensor parallelism are enabled without also enabling sequence
+    // parallelism" (megatron/core/transformer/moe/moe_layer.py).
+    throw InputError("preset '" + c.preset.id + "': a mixture of experts with tensor parallelism " +
+                     "TP " + std::to_string(p.tp) +
+                     " needs sequence parallelism (--sequence-parallel), as Megatron-LM "
+                     "requires: its token dispatcher sends each tensor-parallel rank's 1 / TP of "
+                     "the tokens");
+  }
 
   const std::vector<int>& tpG = c.map.tensor();
   const std::vector<int>& epG = c.map.expert();
@@ -176,13 +187,14 @@ Workload transformer(const Context& c) {
   const bool denseGrad = denseDegree > 1 || c.libra;
   const bool expertGrad = p.dp > 1 || c.libra;
 
-  // Parameters per NPU (section 2.2).
-  const double attentionParams = (2 * h * h + 2 * h * hkv) / tp;
-  const double blockDense =
-      moe ? attentionParams + h * m.experts : attentionParams + mlpMatrices * h * m.ffn / tp;
-  // Experts per expert-parallel rank: a whole number (ep divides the experts).
-  const int expertsPerRank = m.experts / p.ep;
-  const double blockExperts = moe ? expertsPerRank * mlpMatrices * h * fe / tp : 0.0;
+  // Weights per NPU of block `global` (1-based over the model; section 2.2): the
+  // non-expert ones, replicated over EP x DP (the router over TP too), and the E / EP
+  // routed experts of the rank (EP divides E), replicated over DP.
+  auto denseParams = [&](int global) {
+    const BlockWeights w = m.weights(global);
+    return (w.attention + w.mlp) / tp + w.router;
+  };
+  auto expertParams = [&](int global) { return m.weights(global).experts / p.ep / tp; };
 
   // Collective helpers (section 2.3).
   auto tpGather = [&]() { return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false}; };
@@ -245,6 +257,9 @@ Workload transformer(const Context& c) {
         " block copies; choose a larger micro-batch (fewer micro-batches)");
   }
   const int slots = static_cast<int>(slotCount);
+  // The written stage is the last: its blocks are the model's last stageBlocks ones
+  // (which of them are dense in a model with dense first blocks).
+  const int stageFirstBlock = p.pp > 1 ? std::max(1, m.layers - stageBlocks + 1) : 1;
   const bool withEmbedding = !c.libra && m.vocab > 0 && p.pp == 1;
   const bool withOutput = !c.libra && m.vocab > 0;
 
@@ -290,40 +305,49 @@ Workload transformer(const Context& c) {
     }
     for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
       const int i = firstBlock + inChunk;
+      const int global = stageFirstBlock + i - 1;
+      const bool moeBlock = m.moeBlock(global);
       auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
       std::vector<Op> block;
-      Op q = gemm(name("Q"), 2 * T * h * h / tp);
+      Op q = gemm(name("Q"), 2 * T * att.q / tp);
       enterTp(q);
-      if (lastToFinish && denseGrad) {
-        const double params = c.libra ? blocks * blockDense : blockDense;
-        if (!c.libra || inChunk == 1)
-          q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
+      if (lastToFinish && denseGrad && (!c.libra || inChunk == 1)) {
+        // The Libra layout puts the gradients of all the slot's blocks on its first.
+        double params = denseParams(global);
+        if (c.libra) {
+          params = 0;
+          for (int j = 0; j < blocks; ++j) params += denseParams(global + j);
+        }
+        q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
       }
       if (p.zero3 && denseGrad) {
-        const Coll g = paramGather(blockDense, denseG, denseDegree);
+        const Coll g = paramGather(denseParams(global), denseG, denseDegree);
         q.at(PhaseKind::Forward).push_back(g);
         q.at(PhaseKind::InputGrad).push_back(g);
       }
       block.push_back(q);
-      block.push_back(gemm(name("K"), 2 * T * h * hkv / tp));
-      block.push_back(gemm(name("V"), 2 * T * h * hkv / tp));
-      for (const char* base : {"QK", "softmax"}) {
-        // Scores Q K^T and their product with V: 2 T s h / tp each; no weights, so the
-        // backward pass is all input gradient (twice the forward).
+      block.push_back(gemm(name("K"), 2 * T * att.k / tp));
+      block.push_back(gemm(name("V"), 2 * T * att.v / tp));
+      const std::array<std::pair<const char*, double>, 2> scores{
+          {{"QK", att.qkWidth}, {"softmax", att.vWidth}}};
+      for (const auto& [base, width] : scores) {
+        // Scores Q K^T and their product with V: 2 T s qkWidth / tp and 2 T s vWidth /
+        // tp (2 T s h / tp each for multi-head attention); no weights, so the backward
+        // pass is all input gradient (twice the forward).
         Op a;
         a.name = name(base);
-        const double f = c.ns(2 * T * s * h / tp);
+        const double f = c.ns(2 * T * s * width / tp);
         a.computeNs = {f, 2 * f, 0};
         block.push_back(a);
       }
-      Op o = gemm(name("concat"), 2 * T * h * h / tp);
+      Op o = gemm(name("concat"), 2 * T * att.out / tp);
       leaveTp(o);
       if (c.libra && !sp) {
         // The reference files' extra input-gradient AllGather of one TP shard.
         o.at(PhaseKind::InputGrad).push_back(tpGather());
       }
       block.push_back(o);
-      if (!moe) {
+      if (!moeBlock) {
         // The reference files' names: X<i>W1b1 (up projection, gate included when
         // gated) and X<i>W2b2 (down projection).
         Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m.ffn * (mlpMatrices - 1) / tp);
@@ -333,38 +357,65 @@ Workload transformer(const Context& c) {
         leaveTp(down);
         block.push_back(down);
       } else {
-        Op router = gemm(name("router"), 2 * T * h * m.experts / (sp ? tp : 1.0));
-        enterTp(router);
+        // Megatron-LM's MoE layer with the AllToAll token dispatcher (section 2.5): the
+        // layer's input stays sequence parallel (TP > 1 needs SP), so the router sees
+        // the rank's T / TP tokens and sends their k copies to the experts.
+        Op router = gemm(name("router"), 2 * T * h * m.experts / tp);
         block.push_back(router);
-        const double a2a = T * m.topK * h * b;  // tokens x k copies x h per NPU
+        if (m.sharedExperts > 0) {
+          // Shared experts: a dense MLP of sharedExperts x f_e every token passes through.
+          const double fs = m.sharedExperts * fe;
+          Op up = gemm(name("sharedW1_"), 2 * T * h * fs * (mlpMatrices - 1) / tp);
+          enterTp(up);
+          block.push_back(up);
+          Op down = gemm(name("sharedW2_"), 2 * T * fs * h / tp);
+          leaveTp(down);
+          block.push_back(down);
+        }
+        // The k copies of the micro-batch's T tokens, in bytes; each TP rank holds
+        // 1 / TP of them.
+        const double routed = T * m.topK * h * b;
+        const Coll a2a{CollectiveType::AllToAll, routed / tp, epG, "ep", false};
+        const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG, "tp", false};
+        const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG, "tp", false};
+        // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
+        // is the mirror image.
         Op dispatch;
         dispatch.name = name("dispatch");
         if (epColl) {
-          dispatch.at(PhaseKind::Forward)
-              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
-          dispatch.at(PhaseKind::InputGrad)
-              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+          dispatch.at(PhaseKind::Forward).push_back(a2a);
+          dispatch.at(PhaseKind::InputGrad).push_back(a2a);
+        }
+        if (tpColl) {
+          dispatch.at(PhaseKind::Forward).push_back(tpGatherRouted);
+          dispatch.at(PhaseKind::InputGrad).push_back(tpScatterRouted);
         }
         block.push_back(dispatch);
+        // The experts of the rank compute all T k routed token copies of the TP group
+        // with 1 / TP of their weights.
         Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp);
         if (p.zero3 && expertGrad) {
-          const Coll g = paramGather(blockExperts, dpG, p.dp);
+          const Coll g = paramGather(expertParams(global), dpG, static_cast<double>(p.dp));
           w1.at(PhaseKind::Forward).push_back(g);
           w1.at(PhaseKind::InputGrad).push_back(g);
         }
         block.push_back(w1);
         Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp);
         if (lastToFinish && expertGrad) {
-          w2.at(PhaseKind::WeightGrad).push_back(gradient(blockExperts, dpG));
+          w2.at(PhaseKind::WeightGrad).push_back(gradient(expertParams(global), dpG));
         }
         block.push_back(w2);
+        // combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute. (Written AllToAll
+        // first, as dispatch: the order within an op does not change the time.)
         Op combine;
         combine.name = name("combine");
         if (epColl) {
-          combine.at(PhaseKind::Forward)
-              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
-          combine.at(PhaseKind::InputGrad)
-              .push_back({CollectiveType::AllToAll, a2a, epG, "ep", false});
+          combine.at(PhaseKind::Forward).push_back(a2a);
+          combine.at(PhaseKind::InputGrad).push_back(a2a);
+        }
+        if (tpColl) {
+          combine.at(PhaseKind::Forward).push_back(tpScatterRouted);
+          combine.at(PhaseKind::InputGrad).push_back(tpGatherRouted);
         }
         block.push_back(combine);
       }
@@ -372,7 +423,6 @@ Workload transformer(const Context& c) {
       norm.name = name("layerNorm");
       const double nf = c.ns(2 * T * h / (sp ? tp : 1.0));
       norm.computeNs = {nf, nf, nf};
-      if (moe) leaveTp(norm);  // the experts' row-parallel output
       block.push_back(norm);
       if (p.recompute) {
         for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
@@ -519,8 +569,12 @@ Workload dlrm(const Context& c) {
       in = outs[i];
     }
   };
-  // Embedding lookups: each NPU serves the lookups of its tables for the global
-  // batch, on average microBatch x tables vectors, and exchanges them by AllToAll.
+  // Embedding lookups (model parallel): each NPU serves the lookups of its tables for
+  // the global batch, on average microBatch x tables vectors (b N samples x tables / N
+  // tables), and exchanges them by AllToAll so that every NPU gets the vectors of its
+  // own b samples (Naumov et al., arXiv:1906.00091, section 3, the "butterfly
+  // shuffle"); the gradients go back the same way. The tables' weights are not
+  // replicated, so they have no gradient AllReduce: the MLPs' gradients do.
   const double exchanged = b * m.tables * m.embeddingDim * c.bytes;
   Op embedding;
   embedding.name = "Embedding";
@@ -529,9 +583,8 @@ Workload dlrm(const Context& c) {
       .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
   embedding.at(PhaseKind::InputGrad)
       .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
-  const double pairs = static_cast<double>(m.tables + 1) * m.tables / 2;
-  const double interactionIn =
-      m.interactionWidth > 0 ? m.interactionWidth : m.bottomMlp.back() + pairs;
+  const double pairs = m.pairs();
+  const double interactionIn = m.widths(false).front();
   Op interaction;
   interaction.name = "Interaction";
   const double fi = c.ns(2 * b * pairs * m.embeddingDim);
