@@ -8,6 +8,7 @@
 
 #include "libra/edits.hpp"
 #include "libra/error.hpp"
+#include "result_json.hpp"
 
 namespace libra {
 
@@ -177,31 +178,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// Finite numbers as themselves, anything else as null.
-Json number(double v) {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
-}
-Json numbers(const std::vector<double>& v) {
-  Json out = Json::array();
-  for (double x : v) out.push_back(number(x));
-  return out;
-}
-Json optionalNumber(const std::optional<double>& v) {
-  return v ? number(*v) : Json(nullptr);
-}
-
-// The throughput keys spec/cli.md fixes, null where unknown.
-Json throughputKeys(const TrainingFacts& facts, const Throughput& t) {
-  Json j;
-  j["tokens_per_iteration"] = optionalNumber(facts.tokensPerIteration);
-  j["tokens_per_second"] = optionalNumber(t.tokensPerSecond);
-  j["model_tflops_per_npu"] = optionalNumber(t.modelTflopsPerNpu);
-  j["mfu"] = optionalNumber(t.mfu);
-  j["time_to_train_s"] = optionalNumber(t.timeToTrainS);
-  return j;
-}
+using namespace result_json;  // the writers shared with compare.cpp
 
 Json memoryKeys(const MemoryEstimate& m) {
   Json j;
@@ -297,22 +274,6 @@ Json sensitivityKeys(const Sensitivity& s) {
   j["bottlenecks"] = s.bottlenecks();
   if (!s.computed) j["sensitivity_note"] = s.note;
   return j;
-}
-
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-// Shortest text that reads back to the same double; empty for non-finite values.
-std::string exact(double v) {
-  if (!std::isfinite(v)) return "";
-  return Json(v).dump();
 }
 
 double timeCostOf(const Solution& s) {
