@@ -97,12 +97,13 @@ constexpr Migration kMigrations[] = {
      "schema 2 -> 3: \"scenarios\" (several named designs in one project) is new; a "
      "version-2 file is a project of one unnamed scenario, in the layout version 3 keeps for it",
      [](Json& doc, const std::string& source) {
-       // Nothing to rewrite, but a version-2 file cannot hold scenarios: a
-       // version that knows no scenarios would refuse the key, not the version.
+       // Nothing to rewrite, but a file before schema 3 cannot hold scenarios:
+       // a version that knows no scenarios would refuse the key, not the version.
        if (doc.contains("scenarios") || doc.contains("active_scenario")) {
          throw InputError(source + ": " +
                           (doc.contains("scenarios") ? "scenarios" : "active_scenario") +
-                          ": schema version 2 has no scenarios (they came with schema 3); set "
+                          ": schema " + doc["schema_version"].dump() +
+                          " has no scenarios (they came with schema 3); set "
                           "\"schema_version\" to 3");
        }
      }},

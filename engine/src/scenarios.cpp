@@ -110,6 +110,7 @@ void setScenarios(Project& project, std::vector<NamedScenario> list, std::size_t
                      std::to_string(list.size()) + " given)");
   }
   std::vector<std::string> names;
+  names.reserve(list.size());
   for (const NamedScenario& s : list) names.push_back(s.name);
   checkNames(names);
   put(project, std::move(list), active);

@@ -1010,7 +1010,9 @@ const ErrorCase kScenarioErrorCases[] = {
     {"BadConstraintInside", [](Json& d) { d["scenarios"][2]["constraints"][0] = "bw[pod] <= 3"; },
      "scenarios[2] ('small'): constraints[0]: ", "no dimension named 'pod'"},
     {"Schema2WithScenarios", [](Json& d) { d["schema_version"] = 2; }, "scenarios: ",
-     "schema version 2 has no scenarios (they came with schema 3); set \"schema_version\" to 3"},
+     "schema 2 has no scenarios (they came with schema 3); set \"schema_version\" to 3"},
+    {"Schema1WithScenarios", [](Json& d) { d["schema_version"] = 1; },
+     "scenarios: ", "schema 1 has no scenarios (they came with schema 3)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, ProjectIoScenarioError, ::testing::ValuesIn(kScenarioErrorCases),
