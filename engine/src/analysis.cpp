@@ -83,6 +83,7 @@ std::optional<Baseline> equalSplitBaseline(const Problem& problem, const Network
 Analysis analyze(const Project& project, const AnalysisOptions& options) {
   Analysis a;
   a.projectName = project.name;
+  a.scenarioName = project.scenarioName;
   a.objective = options.objective.value_or(project.objective);
   a.backend = options.backend;
   if (options.projectConstraints) a.constraints = project.constraints;
@@ -360,6 +361,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j.update(trainingDetails(a.training));
   j["dimensions_without_traffic"] = a.dimensionsWithoutTraffic;
   j["project"] = a.projectName;
+  j["scenario"] = a.scenarioName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["busy_time_ns"] = numbers(d.eval.busyNs);
   j["exposed_communication_ns"] = numbers(d.eval.communicationByDimNs);
@@ -416,6 +418,7 @@ Json paretoObject(const Analysis& a) {
   j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training, a.costScope);
   j["nearest_point_index"] = nearestFrontPoint(a.front);
   j["project"] = a.projectName;
+  j["scenario"] = a.scenarioName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["min_cost_usd"] = number(a.front.minCostUsd);
   j["max_cost_usd"] = number(a.front.maxCostUsd);
