@@ -37,6 +37,7 @@ constexpr const char* kFooter =
     "  libra solve gpt3.json --objective perf-per-cost --constraint 'cost <= 5e8' --json\n"
     "  libra evaluate gpt3.json --bandwidth 200,200,100\n"
     "  libra pareto gpt3.json --points 20 --csv > front.csv\n"
+    "  libra compare designs.json --scenarios fast,cheap --baseline cheap\n"
     "\n"
     "Run 'libra COMMAND --help' for a command's flags.\n"
     "Exit codes: 0 success; 1 no solution (infeasible, unbounded, solver failure);\n"

@@ -40,6 +40,7 @@ void registerNew(CLI::App& app, Context& context);             // new_command.cp
 void registerSweep(CLI::App& app, Context& context);           // sweep_command.cpp
 void registerValidate(CLI::App& app, Context& context);        // validate_command.cpp
 void registerExportAstraSim(CLI::App& app, Context& context);  // export_command.cpp
+void registerCompare(CLI::App& app, Context& context);         // compare_command.cpp
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

@@ -89,6 +89,31 @@ Project loadProjectFile(const std::string& path) {
   }
 }
 
+Project loadProjectFile(const std::string& path, const std::string& scenario) {
+  Project project = loadProjectFile(path);
+  if (scenario.empty()) return project;
+  const std::optional<std::size_t> index = findScenario(project, scenario);
+  if (!index) {
+    std::string names;
+    for (const std::string& n : scenarioNames(project)) {
+      names += (names.empty() ? "'" : ", '") + n + "'";
+    }
+    throw InputError("--scenario: " + path + " has no scenario named '" + scenario + "'" +
+                     (scenarioCount(project) == 1 && project.scenarioName.empty()
+                          ? std::string(" (it has one unnamed scenario)")
+                          : " (its scenarios are " + names + ")"));
+  }
+  activateScenario(project, *index);
+  return project;
+}
+
+void addScenarioFlag(CLI::App* command, std::string& scenario) {
+  command
+      ->add_option("--scenario", scenario,
+                   "Scenario of the project to use (see 'libra compare'); default: its active one")
+      ->type_name("NAME");
+}
+
 Problem buildProblemFor(const Project& project, const std::string& source,
                         std::span<const std::string> extraConstraints) {
   try {

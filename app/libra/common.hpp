@@ -16,6 +16,12 @@ namespace libra::cli {
 
 // Loads a project file. Every failure is an InputError whose message names the file.
 Project loadProjectFile(const std::string& path);
+// The same, with scenario `scenario` made the active one unless it is empty
+// (--scenario); a name the file does not have is an InputError that lists the
+// names it has.
+Project loadProjectFile(const std::string& path, const std::string& scenario);
+// --scenario NAME on the commands that read one project.
+void addScenarioFlag(CLI::App* command, std::string& scenario);
 
 // Checks that `path` names a readable regular file; `flag` (e.g. "--network")
 // names where it came from in the message.

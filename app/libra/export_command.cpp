@@ -43,6 +43,7 @@ constexpr const char* kExportFooter =
 
 struct ExportArgs {
   std::string project;
+  std::string scenario;
   std::string bandwidth;
   std::string output;
   bool force = false;
@@ -62,7 +63,7 @@ int runExport(const ExportArgs& args, Context& context) {
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
-  const Project project = loadProjectFile(args.project);
+  const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   ExportDirectory target{};
   try {
@@ -129,6 +130,7 @@ void registerExportAstraSim(CLI::App& app, Context& context) {
   CLI::App* cmd = app.add_subcommand(
       "export-astra-sim", "Write a design as ASTRA-sim 2 input (network, system, workload)");
   cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
+  addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--bandwidth", args->bandwidth,
                   "Export these bandwidths (GB/s per NPU per dimension, innermost first, "
                   "comma-separated) instead of the optimum")

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
            registerSolve,
            registerEvaluate,
            registerPareto,
+           registerCompare,
            registerSweep,
            registerValidate,
            registerExportAstraSim,

@@ -322,6 +322,7 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   const Evaluation& e = d.eval;
   std::vector<std::pair<std::string, std::string>> head{
       {"Project", a.projectName.empty() ? "(unnamed)" : a.projectName}};
+  if (!a.scenarioName.empty()) head.emplace_back("Scenario", a.scenarioName);
   if (a.evaluated) {
     head.emplace_back("Design", "given bandwidths, evaluated (not optimized)");
   } else {

@@ -37,6 +37,7 @@ constexpr const char* kParetoFooter =
 
 struct ParetoArgs {
   std::string project;
+  std::string scenario;
   std::string points = "50";
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
@@ -54,12 +55,16 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
   const ParetoFront& front = a.front;
   const Problem& problem = *a.problem;
   const Solution& opt = front.perfPerCostOptimum;
-  printFields(out, style,
-              {{"Project", a.projectName.empty() ? "(unnamed)" : a.projectName},
-               {"Solver", std::string(toString(a.backend)) + ", " + std::to_string(opt.iterations) +
-                              " iterations, " + formatDuration(a.solveNs)},
-               {"Cost range", formatUsd(front.minCostUsd) + " .. " + formatUsd(front.maxCostUsd)},
-               {"Points", std::to_string(front.points.size())}});
+  std::vector<std::pair<std::string, std::string>> head{
+      {"Project", a.projectName.empty() ? "(unnamed)" : a.projectName}};
+  if (!a.scenarioName.empty()) head.emplace_back("Scenario", a.scenarioName);
+  head.emplace_back("Solver", std::string(toString(a.backend)) + ", " +
+                                  std::to_string(opt.iterations) + " iterations, " +
+                                  formatDuration(a.solveNs));
+  head.emplace_back("Cost range",
+                    formatUsd(front.minCostUsd) + " .. " + formatUsd(front.maxCostUsd));
+  head.emplace_back("Points", std::to_string(front.points.size()));
+  printFields(out, style, head);
   out << '\n';
   Table table;
   table.addColumn("#");
@@ -140,7 +145,7 @@ int runPareto(const ParetoArgs& args, Context& context) {
   // perf-per-cost one, read off the front.
   options.objective = Objective::PerfPerCost;
   options.frontWithinCostBudget = true;
-  const Project project = loadProjectFile(args.project);
+  const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   const Analysis analysis = analyze(project, options);
 
@@ -171,6 +176,7 @@ void registerPareto(CLI::App& app, Context& context) {
   CLI::App* cmd = app.add_subcommand(
       "pareto", "Least time for N network cost budgets, and the perf-per-cost optimum");
   cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
+  addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--points", args->points,
                   "Number of cost budgets, " + std::to_string(kMinPoints) + " to " +
                       std::to_string(kMaxPoints) + " (default 50)")

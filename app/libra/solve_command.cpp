@@ -45,6 +45,7 @@ constexpr const char* kEvaluateFooter =
 
 struct SolveArgs {
   std::string project;
+  std::string scenario;
   std::string objective;
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
@@ -55,6 +56,7 @@ struct SolveArgs {
 
 struct EvaluateArgs {
   std::string project;
+  std::string scenario;
   std::string bandwidth;
   std::string objective;
   std::vector<std::string> constraints;
@@ -83,7 +85,7 @@ int runSolve(const SolveArgs& args, Context& context) {
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
-  const Project project = loadProjectFile(args.project);
+  const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   return emit(context, analyze(project, options), args.json);
 }
@@ -95,7 +97,7 @@ int runEvaluate(const EvaluateArgs& args, Context& context) {
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
-  const Project project = loadProjectFile(args.project);
+  const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   return emit(context, analyze(project, options), args.json);
 }
@@ -109,6 +111,7 @@ void registerSolve(CLI::App& app, Context& context) {
   cmd->add_option("PROJECT", args->project, "Project file (JSON, e.g. written by import-libra)")
       ->required()
       ->type_name("FILE");
+  addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--objective", args->objective,
                   "performance (least time) or perf-per-cost (least time x cost); default: the "
                   "project's")
@@ -138,6 +141,7 @@ void registerEvaluate(CLI::App& app, Context& context) {
                   "comma-separated")
       ->required()
       ->type_name("B0,B1,...");
+  addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--objective", args->objective,
                   "Objective to report (perf-per-cost adds time x cost); default: the project's")
       ->type_name("NAME");

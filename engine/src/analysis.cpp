@@ -8,6 +8,7 @@
 
 #include "libra/edits.hpp"
 #include "libra/error.hpp"
+#include "result_json.hpp"
 
 namespace libra {
 
@@ -82,6 +83,7 @@ std::optional<Baseline> equalSplitBaseline(const Problem& problem, const Network
 Analysis analyze(const Project& project, const AnalysisOptions& options) {
   Analysis a;
   a.projectName = project.name;
+  a.scenarioName = project.scenarioName;
   a.objective = options.objective.value_or(project.objective);
   a.backend = options.backend;
   if (options.projectConstraints) a.constraints = project.constraints;
@@ -177,31 +179,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// Finite numbers as themselves, anything else as null.
-Json number(double v) {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
-}
-Json numbers(const std::vector<double>& v) {
-  Json out = Json::array();
-  for (double x : v) out.push_back(number(x));
-  return out;
-}
-Json optionalNumber(const std::optional<double>& v) {
-  return v ? number(*v) : Json(nullptr);
-}
-
-// The throughput keys spec/cli.md fixes, null where unknown.
-Json throughputKeys(const TrainingFacts& facts, const Throughput& t) {
-  Json j;
-  j["tokens_per_iteration"] = optionalNumber(facts.tokensPerIteration);
-  j["tokens_per_second"] = optionalNumber(t.tokensPerSecond);
-  j["model_tflops_per_npu"] = optionalNumber(t.modelTflopsPerNpu);
-  j["mfu"] = optionalNumber(t.mfu);
-  j["time_to_train_s"] = optionalNumber(t.timeToTrainS);
-  return j;
-}
+using namespace result_json;  // the writers shared with compare.cpp
 
 Json memoryKeys(const MemoryEstimate& m) {
   Json j;
@@ -299,22 +277,6 @@ Json sensitivityKeys(const Sensitivity& s) {
   return j;
 }
 
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-// Shortest text that reads back to the same double; empty for non-finite values.
-std::string exact(double v) {
-  if (!std::isfinite(v)) return "";
-  return Json(v).dump();
-}
-
 double timeCostOf(const Solution& s) {
   return s.eval.iterationNs * s.eval.costUsd;
 }
@@ -399,6 +361,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
   j.update(trainingDetails(a.training));
   j["dimensions_without_traffic"] = a.dimensionsWithoutTraffic;
   j["project"] = a.projectName;
+  j["scenario"] = a.scenarioName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["busy_time_ns"] = numbers(d.eval.busyNs);
   j["exposed_communication_ns"] = numbers(d.eval.communicationByDimNs);
@@ -455,6 +418,7 @@ Json paretoObject(const Analysis& a) {
   j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training, a.costScope);
   j["nearest_point_index"] = nearestFrontPoint(a.front);
   j["project"] = a.projectName;
+  j["scenario"] = a.scenarioName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};
   j["min_cost_usd"] = number(a.front.minCostUsd);
   j["max_cost_usd"] = number(a.front.maxCostUsd);

@@ -94,7 +94,7 @@ void addBound(Problem& p, int d, Relation rel, double value, const char* what) {
 
 }  // namespace
 
-std::optional<NpuPrice> npuPrice(const Project& project) {
+std::optional<NpuPrice> npuPrice(const Scenario& project) {
   if (project.npuPriceUsd) return NpuPrice{*project.npuPriceUsd, "npu_price_usd"};
   const Device* device = nullptr;
   for (const Workload& w : project.workloads) {
@@ -111,7 +111,7 @@ std::optional<NpuPrice> npuPrice(const Project& project) {
                   "list price of the " + device->name + " (" + device->priceSource + ")"};
 }
 
-double npuCostUsd(const Project& project) {
+double npuCostUsd(const Scenario& project) {
   if (project.costScope == CostScope::Network) return 0;
   if (project.npuPriceUsd && (!std::isfinite(*project.npuPriceUsd) || *project.npuPriceUsd < 0)) {
     throw InputError("npu_price_usd: " + text::formatNumber(*project.npuPriceUsd) +
@@ -132,7 +132,7 @@ double npuCostUsd(const Project& project) {
   return usd;
 }
 
-Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints) {
+Problem buildProblem(const Scenario& project, std::span<const std::string> extraConstraints) {
   project.network.validate();
   Problem p;
   p.dimNames = project.network.names();
@@ -191,7 +191,7 @@ void followDescribedName(const Project& before, Project& after) {
   after.name = describedName(after);
 }
 
-void applyModelOverrides(Project& project, const ModelOverrides& overrides) {
+void applyModelOverrides(Scenario& project, const ModelOverrides& overrides) {
   if (overrides.chunks) project.model.collectives.chunks = *overrides.chunks;
   if (overrides.costScope) project.costScope = *overrides.costScope;
   if (overrides.npuPriceUsd) {
@@ -222,7 +222,20 @@ void applyModelOverrides(Project& project, const ModelOverrides& overrides) {
 }
 
 void validateProject(const Project& project) {
-  (void)buildProblem(project);
+  validateScenarioNames(project);
+  if (project.otherScenarios.empty()) {
+    (void)buildProblem(project);
+    return;
+  }
+  const std::vector<NamedScenario> list = scenarios(project);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    try {
+      (void)buildProblem(list[i].scenario);
+    } catch (const InputError& e) {
+      throw InputError("scenarios[" + std::to_string(i) + "] ('" + text::abbreviate(list[i].name) +
+                       "'): " + e.what());
+    }
+  }
 }
 
 }  // namespace libra

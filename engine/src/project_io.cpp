@@ -1,21 +1,35 @@
-// The project file (schema in project_io.hpp's users' spec):
+// The project file (schema in project_io.hpp's users' spec). A project of one
+// unnamed scenario (most projects) keeps the layout of schema 2:
 //
-//   { "format": "libra-project", "schema_version": 1, "name": ...,
+//   { "format": "libra-project", "schema_version": 2, "name": ...,
 //     "network": {"dimensions": [...]}, "cost_model": {...}, "workloads": [...],
 //     "training_loop": ..., "chunks": ..., "constraints": [...], "objective": ...,
 //     "cost_scope": ..., "npu_price_usd": ..., "ui": {...} }
+//
+// A project of several (or of one named) scenario lists them, each with the
+// scenario keys above (network ... npu_price_usd) and its "name":
+//
+//   { "format": "libra-project", "schema_version": 3, "name": ...,
+//     "active_scenario": "fast", "scenarios": [{"name": "fast", "network": ...}, ...],
+//     "ui": {...} }
+//
+// Such a file says schema 3 so that a version before scenarios refuses it as
+// newer instead of dropping the other scenarios; a project of one unnamed
+// scenario says 2, so it stays byte for byte what earlier versions wrote, and
+// they can still open it. Scenario names are non-empty and unique;
+// "active_scenario" (optional: the first) names one of them.
 //
 // Reading is strict: unknown keys are errors everywhere except inside "ui" (the
 // GUI's opaque view state), so a typo never silently drops a setting. Optional on
 // reading: the dimension bounds, a workload's "weight" (1) and "origin",
 // "device" and "parameters" inside an origin, a layer's "update_ns" (0), a
 // phase's own "groups" (written only when the phase has them), a dimension's
-// "latency_ns" (0), and the top-level "training_loop" (no-overlap), "chunks"
+// "latency_ns" (0), and in a scenario "training_loop" (no-overlap), "chunks"
 // ("ideal": LIBRA's model; written only when not ideal), "limits" (the building
 // blocks' BlockLimits defaults; written only when not those), "constraints" ([]),
 // "objective" (performance), "cost_scope" (network; written only when "system"),
-// "npu_price_usd" (the device's list price; written only when set) and "ui". Every error is one
-// line: source, JSON path, problem.
+// "npu_price_usd" (the device's list price; written only when set), and "ui".
+// Every error is one line: source, JSON path, problem.
 #include "libra/project_io.hpp"
 
 #include <fcntl.h>
@@ -59,16 +73,74 @@ std::string errnoText(int error) {
 }
 
 // ---------------------------------------------------------------------------
-// Schema migrations. Every upgrade of the file format lives here: a file of
-// version v is upgraded step by step to kProjectSchemaVersion before it is read,
-// so the reader only ever knows the current schema. Keep a frozen file of every
-// old version in the tests.
+// Schema migrations. Every upgrade of the file format lives here, one step per
+// version: a file of version v goes through the steps v -> v + 1 -> ... up to
+// kProjectSchemaVersion before it is read, so the reader only ever knows the
+// current schema. Each step says what changed and what it means for an old
+// file (readProject reports the steps a file went through). Keep a frozen file
+// of every old version in the tests.
 
-void migrate(Json& doc, [[maybe_unused]] int fromVersion) {
-  // 1 -> 2: "chunks" and a dimension's "latency_ns" are new and optional; a
-  // version-1 file has neither, which means LIBRA's ideal model, as it did.
-  // Nothing to rewrite. A later step adds `if (fromVersion <= 2) { ... }` here.
+struct Migration {
+  int from;  // upgrades a document of this schema to from + 1
+  const char* explanation;
+  // Rewrites the document, or throws InputError (naming `source`) for content
+  // its version cannot hold.
+  void (*apply)(Json& doc, const std::string& source);
+};
+
+constexpr Migration kMigrations[] = {
+    {1,
+     "schema 1 -> 2: \"chunks\" and a dimension's \"latency_ns\" are new and optional; a "
+     "version-1 file has neither, which means LIBRA's ideal model, as it did",
+     [](Json&, const std::string&) {}},
+    {2,
+     "schema 2 -> 3: \"scenarios\" (several named designs in one project) is new; a "
+     "version-2 file is a project of one unnamed scenario, in the layout version 3 keeps for it",
+     [](Json& doc, const std::string& source) {
+       // Nothing to rewrite, but a file before schema 3 cannot hold scenarios:
+       // a version that knows no scenarios would refuse the key, not the version.
+       if (doc.contains("scenarios") || doc.contains("active_scenario")) {
+         throw InputError(source + ": " +
+                          (doc.contains("scenarios") ? "scenarios" : "active_scenario") +
+                          ": schema " + doc["schema_version"].dump() +
+                          " has no scenarios (they came with schema 3); set "
+                          "\"schema_version\" to 3");
+       }
+     }},
+};
+static_assert(std::size(kMigrations) == kProjectSchemaVersion - 1,
+              "one migration step per schema version");
+
+// Upgrades `doc` from `fromVersion`; returns the explanations of the steps taken.
+std::vector<std::string> migrate(Json& doc, int fromVersion, const std::string& source) {
+  std::vector<std::string> steps;
+  for (const Migration& m : kMigrations) {
+    if (m.from < fromVersion) continue;
+    m.apply(doc, source);
+    steps.emplace_back(m.explanation);
+  }
   doc["schema_version"] = kProjectSchemaVersion;
+  return steps;
+}
+
+// The keys of a scenario: at the top level of a one-scenario file, inside each
+// element of "scenarios" otherwise.
+constexpr std::string_view kScenarioKeys[] = {
+    "network", "cost_model",  "workloads", "training_loop", "chunks",
+    "limits",  "constraints", "objective", "cost_scope",    "npu_price_usd"};
+
+std::vector<std::string_view> keysWith(std::initializer_list<std::string_view> before,
+                                       std::initializer_list<std::string_view> after) {
+  std::vector<std::string_view> keys(before);
+  keys.insert(keys.end(), std::begin(kScenarioKeys), std::end(kScenarioKeys));
+  keys.insert(keys.end(), after);
+  return keys;
+}
+
+// The schema a project is written in: 2 (the layout without scenarios) for a
+// project of one unnamed scenario, else the current one.
+int writtenSchemaVersion(const Project& project) {
+  return project.otherScenarios.empty() && project.scenarioName.empty() ? 2 : kProjectSchemaVersion;
 }
 
 // ---------------------------------------------------------------------------
@@ -122,11 +194,11 @@ class Writer {
     return Json(value);
   }
 
-  Json network(const Network& network) const {
+  Json network(const Network& network, const std::string& at) const {
     Json dims = Json::array();
     for (std::size_t i = 0; i < network.dims.size(); ++i) {
       const Dimension& d = network.dims[i];
-      const std::string path = element("network.dimensions", i);
+      const std::string path = element(member(at, "dimensions"), i);
       Json j = Json::object();
       j["name"] = d.name;
       j["block"] = std::string(toString(d.block));
@@ -149,10 +221,10 @@ class Writer {
     return j;
   }
 
-  Json costModel(const CostModel& model) const {
+  Json costModel(const CostModel& model, const std::string& at) const {
     Json j = Json::object();
     for (const auto& [name, level] : model.levels) {
-      const std::string path = member("cost_model", name);
+      const std::string path = member(at, name);
       Json l = Json::object();
       if (level.link) l["Link"] = number(*level.link, path + ".Link");
       if (level.switchPrice) l["Switch"] = number(*level.switchPrice, path + ".Switch");
@@ -205,6 +277,36 @@ class Writer {
     j["layers"] = std::move(layers);
     return j;
   }
+
+  // A scenario's keys, added to `doc` (the top level or an element of
+  // "scenarios", whose JSON path is `at`).
+  void scenario(Json& doc, const Scenario& s, const std::string& at) const {
+    doc["network"] = network(s.network, member(at, "network"));
+    doc["cost_model"] = costModel(s.costModel, member(at, "cost_model"));
+    Json workloads = Json::array();
+    for (std::size_t i = 0; i < s.workloads.size(); ++i) {
+      workloads.push_back(workload(s.workloads[i], element(member(at, "workloads"), i)));
+    }
+    doc["workloads"] = std::move(workloads);
+    doc["training_loop"] = std::string(toString(s.model.trainingLoop));
+    const ChunkSetting& chunks = s.model.collectives.chunks;
+    if (chunks.kind == ChunkSetting::Kind::Fixed) {
+      doc["chunks"] = chunks.count;
+    } else if (chunks.kind == ChunkSetting::Kind::Auto) {
+      doc["chunks"] = "auto";
+    }
+    if (!(s.limits == BlockLimits{})) {
+      Json limits = Json::object();
+      limits["fully_connected_ports"] = s.limits.fullyConnectedPorts;
+      limits["switch_radix"] = s.limits.switchRadix;
+      doc["limits"] = std::move(limits);
+    }
+    doc["constraints"] = s.constraints;
+    doc["objective"] = std::string(toString(s.objective));
+    // Written only when set, so network-scope projects stay as they were.
+    if (s.costScope != CostScope::Network) doc["cost_scope"] = std::string(toString(s.costScope));
+    if (s.npuPriceUsd) doc["npu_price_usd"] = number(*s.npuPriceUsd, member(at, "npu_price_usd"));
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -222,7 +324,7 @@ class Reader {
   class Object {
    public:
     Object(const Reader& reader, const Json& value, std::string path,
-           std::initializer_list<std::string_view> keys)
+           const std::vector<std::string_view>& keys)
         : reader_(reader), value_(value), path_(std::move(path)) {
       if (!value.is_object()) reader.fail(path_, "expected an object, got " + describe(value));
       for (const auto& item : value.items()) {
@@ -294,86 +396,143 @@ class Reader {
   }
 
   Project project(const Json& doc) const {
-    const Object top(
-        *this, doc, "",
-        {"format", "schema_version", "name", "network", "cost_model", "workloads", "training_loop",
-         "chunks", "limits", "constraints", "objective", "cost_scope", "npu_price_usd", "ui"});
+    if (doc.contains("scenarios")) return projectOfScenarios(doc);
+    const Object top(*this, doc, "", keysWith({"format", "schema_version", "name"}, {"ui"}));
     Project p;
     p.name = string(top.required("name"), "name");
-    p.network = network(Object(*this, top.required("network"), "network", {"dimensions"}));
-    p.costModel = costModel(top.required("cost_model"), "cost_model");
-
-    const Json& workloads = top.required("workloads");
-    if (!workloads.is_array()) fail("workloads", "expected a list, got " + describe(workloads));
-    for (std::size_t i = 0; i < workloads.size(); ++i) {
-      p.workloads.push_back(workload(workloads[i], element("workloads", i), p.network));
-    }
-
-    if (const Json* loop = top.optional("training_loop")) {
-      const std::string s = string(*loop, "training_loop");
-      auto parsed = parseTrainingLoop(s);
-      if (!parsed) {
-        fail("training_loop", "unknown training loop '" + text::abbreviate(s) +
-                                  "' (expected no-overlap, recompute or overlap)");
-      }
-      p.model.trainingLoop = *parsed;
-    }
-    if (const Json* chunks = top.optional("chunks"))
-      p.model.collectives.chunks = chunkSetting(*chunks);
-    if (const Json* limits = top.optional("limits")) {
-      const Object obj(*this, *limits, "limits", {"fully_connected_ports", "switch_radix"});
-      if (const Json* v = obj.optional("fully_connected_ports")) {
-        p.limits.fullyConnectedPorts = integer(*v, obj.at("fully_connected_ports"), 1,
-                                               std::numeric_limits<int>::max(), "an integer >= 1");
-      }
-      if (const Json* v = obj.optional("switch_radix")) {
-        p.limits.switchRadix = integer(*v, obj.at("switch_radix"), 2,
-                                       std::numeric_limits<int>::max(), "an integer >= 2");
-      }
-    }
-    if (const Json* list = top.optional("constraints")) {
-      if (!list->is_array())
-        fail("constraints", "expected a list of strings, got " + describe(*list));
-      for (std::size_t i = 0; i < list->size(); ++i) {
-        p.constraints.push_back(string((*list)[i], element("constraints", i)));
-      }
-    }
-    if (const Json* objective = top.optional("objective")) {
-      const std::string s = string(*objective, "objective");
-      auto parsed = parseObjective(s);
-      if (!parsed) {
-        fail("objective", "unknown objective '" + text::abbreviate(s) +
-                              "' (expected performance or perf-per-cost)");
-      }
-      p.objective = *parsed;
-    }
-    if (const Json* scope = top.optional("cost_scope")) {
-      const std::string s = string(*scope, "cost_scope");
-      auto parsed = parseCostScope(s);
-      if (!parsed) {
-        fail("cost_scope",
-             "unknown cost scope '" + text::abbreviate(s) + "' (expected network or system)");
-      }
-      p.costScope = *parsed;
-    }
-    if (const Json* price = top.optional("npu_price_usd")) {
-      p.npuPriceUsd = nonNegative(*price, "npu_price_usd");
-    }
-    if (const Json* ui = top.optional("ui")) {
-      p.uiState = ui->dump(-1, ' ', false, Json::error_handler_t::replace);
-    }
+    static_cast<Scenario&>(p) = scenario(top);
+    p.uiState = uiState(top);
     return p;
   }
 
  private:
-  ChunkSetting chunkSetting(const Json& v) const {
+  // The "scenarios" layout: every scenario in its own object.
+  Project projectOfScenarios(const Json& doc) const {
+    for (std::string_view key : kScenarioKeys) {
+      if (doc.contains(std::string(key))) {
+        fail(std::string(key),
+             "a project with \"scenarios\" keeps this in each scenario, "
+             "not at the top level");
+      }
+    }
+    const Object top(*this, doc, "",
+                     {"format", "schema_version", "name", "active_scenario", "scenarios", "ui"});
+    Project p;
+    p.name = string(top.required("name"), "name");
+    const Json& list = top.required("scenarios");
+    if (!list.is_array()) fail("scenarios", "expected a list, got " + describe(list));
+    if (list.empty()) fail("scenarios", "expected at least one scenario, got an empty list");
+    std::vector<NamedScenario> all;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Object item(*this, list[i], element("scenarios", i), keysWith({"name"}, {}));
+      NamedScenario named;
+      named.name = nonEmptyString(item.required("name"), item.at("name"));
+      for (std::size_t j = 0; j < i; ++j) {
+        if (all[j].name == named.name) {
+          fail(item.at("name"), "the name '" + text::abbreviate(named.name) +
+                                    "' is already used by " + element("scenarios", j));
+        }
+      }
+      named.scenario = scenario(item);
+      all.push_back(std::move(named));
+    }
+    std::size_t active = 0;
+    if (const Json* name = top.optional("active_scenario")) {
+      const std::string wanted = string(*name, "active_scenario");
+      std::string known;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        if (all[i].name == wanted) active = i;
+        known += (known.empty() ? "'" : ", '") + text::abbreviate(all[i].name) + "'";
+      }
+      if (all[active].name != wanted) {
+        fail("active_scenario", "no scenario is named '" + text::abbreviate(wanted) +
+                                    "' (the scenarios are " + known + ")");
+      }
+    }
+    setScenarios(p, std::move(all), active);
+    p.uiState = uiState(top);
+    return p;
+  }
+
+  std::string uiState(const Object& top) const {
+    const Json* ui = top.optional("ui");
+    return ui ? ui->dump(-1, ' ', false, Json::error_handler_t::replace) : std::string();
+  }
+
+  // A scenario's keys in `obj` (the top level, or an element of "scenarios").
+  Scenario scenario(const Object& obj) const {
+    Scenario p;
+    p.network = network(Object(*this, obj.required("network"), obj.at("network"), {"dimensions"}));
+    p.costModel = costModel(obj.required("cost_model"), obj.at("cost_model"));
+
+    const Json& workloads = obj.required("workloads");
+    const std::string workloadsAt = obj.at("workloads");
+    if (!workloads.is_array()) fail(workloadsAt, "expected a list, got " + describe(workloads));
+    for (std::size_t i = 0; i < workloads.size(); ++i) {
+      p.workloads.push_back(workload(workloads[i], element(workloadsAt, i), p.network));
+    }
+
+    if (const Json* loop = obj.optional("training_loop")) {
+      const std::string s = string(*loop, obj.at("training_loop"));
+      auto parsed = parseTrainingLoop(s);
+      if (!parsed) {
+        fail(obj.at("training_loop"), "unknown training loop '" + text::abbreviate(s) +
+                                          "' (expected no-overlap, recompute or overlap)");
+      }
+      p.model.trainingLoop = *parsed;
+    }
+    if (const Json* chunks = obj.optional("chunks"))
+      p.model.collectives.chunks = chunkSetting(*chunks, obj.at("chunks"));
+    if (const Json* limits = obj.optional("limits")) {
+      const Object l(*this, *limits, obj.at("limits"), {"fully_connected_ports", "switch_radix"});
+      if (const Json* v = l.optional("fully_connected_ports")) {
+        p.limits.fullyConnectedPorts = integer(*v, l.at("fully_connected_ports"), 1,
+                                               std::numeric_limits<int>::max(), "an integer >= 1");
+      }
+      if (const Json* v = l.optional("switch_radix")) {
+        p.limits.switchRadix = integer(*v, l.at("switch_radix"), 2, std::numeric_limits<int>::max(),
+                                       "an integer >= 2");
+      }
+    }
+    if (const Json* list = obj.optional("constraints")) {
+      if (!list->is_array())
+        fail(obj.at("constraints"), "expected a list of strings, got " + describe(*list));
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        p.constraints.push_back(string((*list)[i], element(obj.at("constraints"), i)));
+      }
+    }
+    if (const Json* objective = obj.optional("objective")) {
+      const std::string s = string(*objective, obj.at("objective"));
+      auto parsed = parseObjective(s);
+      if (!parsed) {
+        fail(obj.at("objective"), "unknown objective '" + text::abbreviate(s) +
+                                      "' (expected performance or perf-per-cost)");
+      }
+      p.objective = *parsed;
+    }
+    if (const Json* scope = obj.optional("cost_scope")) {
+      const std::string s = string(*scope, obj.at("cost_scope"));
+      auto parsed = parseCostScope(s);
+      if (!parsed) {
+        fail(obj.at("cost_scope"),
+             "unknown cost scope '" + text::abbreviate(s) + "' (expected network or system)");
+      }
+      p.costScope = *parsed;
+    }
+    if (const Json* price = obj.optional("npu_price_usd")) {
+      p.npuPriceUsd = nonNegative(*price, obj.at("npu_price_usd"));
+    }
+    return p;
+  }
+
+  ChunkSetting chunkSetting(const Json& v, const std::string& path) const {
     const std::string expected =
         "an integer 1.." + std::to_string(kMaxChunks) + ", \"ideal\" or \"auto\"";
     if (v.is_string()) {
       if (auto parsed = parseChunkSetting(v.get<std::string>())) return *parsed;
-      fail("chunks", "expected " + expected + ", got " + describe(v));
+      fail(path, "expected " + expected + ", got " + describe(v));
     }
-    return ChunkSetting::fixed(integer(v, "chunks", 1, kMaxChunks, expected));
+    return ChunkSetting::fixed(integer(v, path, 1, kMaxChunks, expected));
   }
 
   Network network(const Object& obj) const {
@@ -525,8 +684,9 @@ class Reader {
   std::string source_;
 };
 
-// Checks "format" and "schema_version" and upgrades an older document.
-void checkVersion(Json& doc, const Reader& reader, const std::string& source) {
+// Checks "format" and "schema_version" and upgrades an older document; returns
+// the schema the file was written in.
+int checkVersion(Json& doc, const Reader& reader, const std::string& source) {
   const std::string notProject = "; this is not a Libra Studio project file";
   if (!doc.is_object()) {
     reader.fail("", "expected a JSON object at the top level, got " + describe(doc) + notProject);
@@ -552,58 +712,56 @@ void checkVersion(Json& doc, const Reader& reader, const std::string& source) {
                      "; this version reads up to " + std::to_string(kProjectSchemaVersion) +
                      "): update Libra Studio");
   }
-  migrate(doc, version->get<int>());
+  return version->get<int>();
 }
 
 }  // namespace
 
-Project projectFromJson(std::string_view text, const std::string& source) {
+LoadedProject readProject(std::string_view text, const std::string& source) {
   Json doc = parseDocument(text, source);
   const Reader reader(source);
-  checkVersion(doc, reader, source);
-  Project project = reader.project(doc);
+  LoadedProject loaded;
+  loaded.fileSchemaVersion = checkVersion(doc, reader, source);
+  loaded.upgrades = migrate(doc, loaded.fileSchemaVersion, source);
+  loaded.project = reader.project(doc);
 
   try {
-    validateProject(project);
+    validateProject(loaded.project);
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
-  return project;
+  return loaded;
+}
+
+Project projectFromJson(std::string_view text, const std::string& source) {
+  return readProject(text, source).project;
 }
 
 std::string projectToJson(const Project& project) {
+  try {
+    validateScenarioNames(project);
+  } catch (const InputError& e) {
+    throw InputError(std::string("project: ") + e.what());
+  }
   const Writer w;
   Json doc = Json::object();
   doc["format"] = std::string(kProjectFormat);
-  doc["schema_version"] = kProjectSchemaVersion;
+  doc["schema_version"] = writtenSchemaVersion(project);
   doc["name"] = project.name;
-  doc["network"] = w.network(project.network);
-  doc["cost_model"] = w.costModel(project.costModel);
-  Json workloads = Json::array();
-  for (std::size_t i = 0; i < project.workloads.size(); ++i) {
-    workloads.push_back(w.workload(project.workloads[i], element("workloads", i)));
+  if (writtenSchemaVersion(project) == 2) {
+    w.scenario(doc, project, "");
+  } else {
+    doc["active_scenario"] = project.scenarioName;
+    Json list = Json::array();
+    const std::vector<NamedScenario> all = scenarios(project);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      Json item = Json::object();
+      item["name"] = all[i].name;
+      w.scenario(item, all[i].scenario, element("scenarios", i));
+      list.push_back(std::move(item));
+    }
+    doc["scenarios"] = std::move(list);
   }
-  doc["workloads"] = std::move(workloads);
-  doc["training_loop"] = std::string(toString(project.model.trainingLoop));
-  const ChunkSetting& chunks = project.model.collectives.chunks;
-  if (chunks.kind == ChunkSetting::Kind::Fixed) {
-    doc["chunks"] = chunks.count;
-  } else if (chunks.kind == ChunkSetting::Kind::Auto) {
-    doc["chunks"] = "auto";
-  }
-  if (!(project.limits == BlockLimits{})) {
-    Json limits = Json::object();
-    limits["fully_connected_ports"] = project.limits.fullyConnectedPorts;
-    limits["switch_radix"] = project.limits.switchRadix;
-    doc["limits"] = std::move(limits);
-  }
-  doc["constraints"] = project.constraints;
-  doc["objective"] = std::string(toString(project.objective));
-  // Written only when set, so network-scope projects stay as they were.
-  if (project.costScope != CostScope::Network) {
-    doc["cost_scope"] = std::string(toString(project.costScope));
-  }
-  if (project.npuPriceUsd) doc["npu_price_usd"] = w.number(*project.npuPriceUsd, "npu_price_usd");
   if (!project.uiState.empty()) {
     try {
       doc["ui"] = Json::parse(project.uiState);

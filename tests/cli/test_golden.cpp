@@ -179,6 +179,64 @@ TEST_F(CliTest, EvaluateComparesWithTheEqualSplitOfTheSameTotal) {
   EXPECT_TRUE(contains(text.out, "300.000 GB/s on each dimension (same total)")) << text.out;
 }
 
+// Ratios read the right way round (issue 10: "communication 0.81x faster than
+// the equal split" meant slower). At 100/400/400 the chip dimension paces the
+// collective: 1.5e9 / 100 ns against 1.5e9 / 300 for the equal split of the
+// same 900 GB/s, so the design is slower, and dearer per unit of time x cost.
+TEST_F(CliTest, EvaluateSaysSlowerWhenTheEqualSplitIsFaster) {
+  const OneCollective m;
+  const std::vector<double> design{100, 400, 400}, equal{300, 300, 300};
+  const double designTime = OneCollective::kComputeNs + collectiveTime(m.v, design);
+  const double equalTime = OneCollective::kComputeNs + collectiveTime(m.v, equal);
+  const double designCost = networkCost(OneCollective::kNpus, m.price, design);
+  const double equalCost = networkCost(OneCollective::kNpus, m.price, equal);
+  ASSERT_GT(designTime, equalTime);
+  char perIteration[48], communication[48], timeCost[48];
+  std::snprintf(perIteration, sizeof perIteration, "%.3fx slower per iteration",
+                designTime / equalTime);
+  std::snprintf(communication, sizeof communication, "%.3fx slower",
+                collectiveTime(m.v, design) / collectiveTime(m.v, equal));
+  std::snprintf(timeCost, sizeof timeCost, "%.3fx worse",
+                designTime * designCost / (equalTime * equalCost));
+  const std::vector<std::string> args{"evaluate",    dataFile("one_collective.json"),
+                                      "--bandwidth", "100,400,400",
+                                      "--objective", "perf-per-cost"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  auto line = [&](const std::string& label) {
+    for (const std::string& l : r.outLines()) {
+      if (l.rfind(label, 0) == 0) return l;
+    }
+    ADD_FAILURE() << "no line '" << label << "'";
+    return std::string();
+  };
+  EXPECT_TRUE(contains(line("  this design is"), perIteration)) << r.out;
+  EXPECT_TRUE(contains(line("  communication"), communication)) << r.out;
+  EXPECT_TRUE(contains(line("  time x cost"), timeCost)) << r.out;
+  EXPECT_FALSE(contains(r.out, "faster")) << r.out;
+  EXPECT_FALSE(contains(r.out, "better")) << r.out;
+}
+
+// evaluate --no-project-constraints checks the design against the given
+// constraints only (here none): nothing is violated, not even total == 500.
+TEST_F(CliTest, EvaluateWithoutProjectConstraints) {
+  const std::vector<std::string> args{"evaluate",    dataFile("one_collective.json"), "--bandwidth",
+                                      "400,300,200", "--no-project-constraints",      "--json"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  const json j = parseJson(r.out);
+  EXPECT_EQ(j["constraints"], json::array());
+  EXPECT_EQ(j["violated_constraints"], json::array());
+  EXPECT_EQ(j["equal_split"]["satisfies_constraints"], true);
+  const ProcessResult other =
+      runLibra({"evaluate", dataFile("one_collective.json"), "--bandwidth", "400,300,200",
+                "--no-project-constraints", "--constraint", "total == 900", "--json"});
+  ASSERT_EQ(other.exitCode, 0) << other.err;
+  EXPECT_EQ(parseJson(other.out)["violated_constraints"], json::array());
+}
+
 // The equal split is always reported; when it breaks a constraint it says which.
 TEST_F(CliTest, EqualSplitThatBreaksAConstraintIsFlagged) {
   const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--constraint",

@@ -504,6 +504,119 @@ TEST(ProjectIo, ReadsAFrozenVersion1File) {
   EXPECT_EQ(p.model.trainingLoop, TrainingLoop::Overlap);
   EXPECT_EQ(p.objective, Objective::PerfPerCost);
   EXPECT_EQ(p.constraints, std::vector<std::string>{"total == 100"});
+
+  // Each migration step says what it changed and what that means for the file.
+  const LoadedProject loaded = readProject(v1, "frozen-v1.json");
+  EXPECT_EQ(loaded.project, p);
+  EXPECT_EQ(loaded.fileSchemaVersion, 1);
+  ASSERT_EQ(loaded.upgrades.size(), 2u);
+  EXPECT_THAT(loaded.upgrades[0], HasSubstr("schema 1 -> 2: "));
+  EXPECT_THAT(loaded.upgrades[0], HasSubstr("LIBRA's ideal model, as it did"));
+  EXPECT_THAT(loaded.upgrades[1], HasSubstr("schema 2 -> 3: "));
+  EXPECT_THAT(loaded.upgrades[1], HasSubstr("one unnamed scenario"));
+}
+
+// A file as version 2 wrote it (the chunked model, before scenarios), frozen:
+// a project of one unnamed scenario, which this version still writes byte for
+// byte the same way.
+TEST(ProjectIo, ReadsAFrozenVersion2File) {
+  const std::string v2 = R"({
+  "format": "libra-project",
+  "schema_version": 2,
+  "name": "frozen v2",
+  "network": {
+    "dimensions": [
+      {
+        "name": "package",
+        "block": "FullyConnected",
+        "npus": 8,
+        "cost_level": "InterPackage",
+        "latency_ns": 500
+      },
+      {
+        "name": "pod",
+        "block": "Switch",
+        "npus": 16,
+        "cost_level": "InterPod",
+        "max_bandwidth_gbps": 50
+      }
+    ]
+  },
+  "cost_model": {
+    "InterPackage": {
+      "Link": 4,
+      "Switch": 13
+    },
+    "InterPod": {
+      "Link": 7.8,
+      "Switch": 18,
+      "Nic": 31.6
+    }
+  },
+  "workloads": [
+    {
+      "name": "w",
+      "weight": 1,
+      "communicator": {
+        "forward": [
+          8,
+          1
+        ],
+        "input_grad": [
+          8,
+          1
+        ],
+        "weight_grad": [
+          1,
+          16
+        ]
+      },
+      "layers": [
+        {
+          "name": "L",
+          "forward": {
+            "compute_ns": 5,
+            "collective": "None",
+            "size_bytes": 0
+          },
+          "input_grad": {
+            "compute_ns": 5,
+            "collective": "AllReduce",
+            "size_bytes": 1024
+          },
+          "weight_grad": {
+            "compute_ns": 5,
+            "collective": "ReduceScatter",
+            "size_bytes": 2048
+          },
+          "update_ns": 10
+        }
+      ]
+    }
+  ],
+  "training_loop": "overlap",
+  "chunks": 16,
+  "constraints": [
+    "total == 100"
+  ],
+  "objective": "perf-per-cost",
+  "cost_scope": "system",
+  "npu_price_usd": 25000
+}
+)";
+  const LoadedProject loaded = readProject(v2, "frozen-v2.json");
+  const Project& p = loaded.project;
+  EXPECT_EQ(loaded.fileSchemaVersion, 2);
+  ASSERT_EQ(loaded.upgrades.size(), 1u);
+  EXPECT_THAT(loaded.upgrades[0], HasSubstr("schema 2 -> 3: "));
+  EXPECT_EQ(p.name, "frozen v2");
+  EXPECT_EQ(scenarioCount(p), 1u);
+  EXPECT_EQ(p.scenarioName, "");
+  EXPECT_EQ(p.network.dims[0].latencyNs, 500);
+  EXPECT_EQ(p.model.collectives.chunks, ChunkSetting::fixed(16));
+  EXPECT_EQ(p.costScope, CostScope::System);
+  EXPECT_EQ(p.npuPriceUsd, 25000.0);
+  EXPECT_EQ(projectToJson(p), v2);
 }
 
 // ---------------------------------------------------------------------------
@@ -511,11 +624,11 @@ TEST(ProjectIo, ReadsAFrozenVersion1File) {
 
 TEST(ProjectIo, RefusesFilesFromANewerVersion) {
   Json doc = Json::parse(projectToJson(sampleProject()));
-  doc["schema_version"] = 3;
+  doc["schema_version"] = 4;
   doc["a_key_from_the_future"] = 1;  // refused for its version, not for this key
   EXPECT_EQ(loadError(doc.dump(), "future.json"),
-            "future.json was written by a newer Libra Studio (schema 3; this version reads up "
-            "to 2): update Libra Studio");
+            "future.json was written by a newer Libra Studio (schema 4; this version reads up "
+            "to 3): update Libra Studio");
 }
 
 // Schema 1 (before the chunked model) had neither "chunks" nor "latency_ns":
@@ -740,6 +853,188 @@ TEST(ProjectIo, NetworkErrorsFromValidationNameTheSource) {
   doc["network"]["dimensions"] = Json::array();
   doc["workloads"] = Json::array();
   EXPECT_THAT(loadError(doc.dump()), HasSubstr("proj.json: network: it has no dimensions"));
+}
+
+// ---------------------------------------------------------------------------
+// Scenarios.
+
+// sampleProject() as the middle of three scenarios: "base" (its content with
+// total == 1000), "sample" (active) and "small" (one dimension, one workload).
+Project sampleScenarios() {
+  Project p = sampleProject();
+  Scenario base = p;
+  base.constraints = {"total == 1000"};
+  Scenario small = p;
+  small.network.dims.resize(1);
+  small.network.dims[0].fixedBandwidth.reset();
+  small.costModel.levels = {{"InterChiplet", {2.0, std::nullopt, std::nullopt}}};
+  small.workloads.resize(1);
+  small.workloads[0].communicator.groups = {std::vector<int>{4}, std::vector<int>{4},
+                                            std::vector<int>{1}};
+  small.constraints = {"total == 100"};
+  small.objective = Objective::Performance;
+  small.costScope = CostScope::System;
+  small.npuPriceUsd = 30000;
+  setScenarios(p, {{"base", base}, {"sample", p}, {"small", small}}, 1);
+  return p;
+}
+
+TEST(ProjectIoScenarios, RoundTripAndLayout) {
+  const Project p = sampleScenarios();
+  validateProject(p);
+  const std::string text = projectToJson(p);
+  EXPECT_EQ(projectFromJson(text, "s.json"), p);
+  EXPECT_EQ(projectToJson(projectFromJson(text)), text);
+
+  const Json doc = Json::parse(text);
+  std::vector<std::string> keys;
+  for (const auto& item : doc.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"format", "schema_version", "name", "active_scenario",
+                                            "scenarios", "ui"}));
+  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_EQ(doc["active_scenario"], "sample");
+  ASSERT_EQ(doc["scenarios"].size(), 3u);
+  // Each scenario holds its own content, with the keys of a one-scenario file.
+  const Json one = Json::parse(projectToJson(sampleProject()));
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Json& s = doc["scenarios"][i];
+    EXPECT_EQ(s["name"], (std::vector<std::string>{"base", "sample", "small"})[i]);
+    for (const char* key : {"network", "cost_model", "workloads", "constraints", "objective"}) {
+      EXPECT_TRUE(s.contains(key)) << i << " " << key;
+    }
+  }
+  Json sample = doc["scenarios"][1];
+  sample.erase("name");
+  for (const auto& item : sample.items()) EXPECT_EQ(item.value(), one[item.key()]) << item.key();
+  EXPECT_EQ(doc["scenarios"][2]["cost_scope"], "system");
+  EXPECT_EQ(doc["scenarios"][2]["network"]["dimensions"].size(), 1u);
+}
+
+// A project of one unnamed scenario keeps the layout and version of schema 2
+// (ProjectIo.WritesTheSchemaLayout has the text); naming the scenario, or
+// adding one, moves it to the scenarios layout.
+TEST(ProjectIoScenarios, OnlyScenariosMoveAFileToSchema3) {
+  Project p = sampleProject();
+  Json doc = Json::parse(projectToJson(p));
+  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_FALSE(doc.contains("scenarios"));
+
+  p.scenarioName = "only";
+  doc = Json::parse(projectToJson(p));
+  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_FALSE(doc.contains("network"));
+  ASSERT_EQ(doc["scenarios"].size(), 1u);
+  EXPECT_EQ(doc["scenarios"][0]["name"], "only");
+  EXPECT_EQ(projectFromJson(doc.dump()), p);
+
+  // A project left with one named scenario keeps its name.
+  Project q = sampleScenarios();
+  removeScenario(q, 0);
+  removeScenario(q, 1);
+  EXPECT_EQ(scenarioNames(q), std::vector<std::string>{"sample"});
+  EXPECT_EQ(projectFromJson(projectToJson(q)), q);
+}
+
+TEST(ProjectIoScenarios, ActiveScenarioIsOptionalAndNamesOne) {
+  Json doc = Json::parse(projectToJson(sampleScenarios()));
+  doc.erase("active_scenario");
+  const Project p = projectFromJson(doc.dump());
+  EXPECT_EQ(p.activeScenario, 0u);
+  EXPECT_EQ(p.scenarioName, "base");
+  EXPECT_EQ(p.constraints, std::vector<std::string>{"total == 1000"});
+  doc["active_scenario"] = "small";
+  const Project q = projectFromJson(doc.dump());
+  EXPECT_EQ(q.activeScenario, 2u);
+  EXPECT_EQ(q.network.size(), 1);
+  EXPECT_EQ(scenarioNames(q), (std::vector<std::string>{"base", "sample", "small"}));
+}
+
+// The reader refuses, in a file with scenarios, what the JSON parser lets
+// through: a key given twice inside a scenario.
+TEST(ProjectIoScenarios, DuplicateKeysInAScenarioAreRefused) {
+  std::string text = projectToJson(sampleScenarios());
+  const std::string first = "\"name\": \"small\",";
+  const std::size_t at = text.find(first);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + first.size(), " \"objective\": \"performance\",");
+  const std::string message = loadError(text, "dup.json");
+  EXPECT_EQ(message,
+            "dup.json: scenarios[2] has the key \"objective\" twice (a second one would "
+            "silently replace the first)");
+}
+
+class ProjectIoScenarioError : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ProjectIoScenarioError, NamesTheScenarioTheKeyAndTheProblem) {
+  const ErrorCase& c = GetParam();
+  Json doc = Json::parse(projectToJson(sampleScenarios()));
+  c.edit(doc);
+  const std::string message = loadError(doc.dump(2), "designs.json");
+  EXPECT_THAT(message, HasSubstr("designs.json: " + c.path));
+  EXPECT_THAT(message, HasSubstr(c.problem));
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+const ErrorCase kScenarioErrorCases[] = {
+    {"DuplicateName", [](Json& d) { d["scenarios"][2]["name"] = "base"; },
+     "scenarios[2].name: ", "the name 'base' is already used by scenarios[0]"},
+    {"EmptyName", [](Json& d) { d["scenarios"][1]["name"] = " "; },
+     "scenarios[1].name: ", "expected a non-empty string, got \" \""},
+    {"MissingName", [](Json& d) { d["scenarios"][1].erase("name"); },
+     "scenarios[1]: ", "missing key 'name'"},
+    {"UnknownKey", [](Json& d) { d["scenarios"][1]["netwrok"] = 1; },
+     "scenarios[1]: ", "unknown key 'netwrok' (expected name, network, cost_model, workloads"},
+    {"MissingNetwork", [](Json& d) { d["scenarios"][0].erase("network"); },
+     "scenarios[0]: ", "missing key 'network'"},
+    {"ScenarioKeyAtTheTop", [](Json& d) { d["constraints"] = Json::array(); }, "constraints: ",
+     "a project with \"scenarios\" keeps this in each scenario, not at the top level"},
+    {"UnknownTopLevelKey", [](Json& d) { d["scenario"] = "base"; }, "",
+     "unknown key 'scenario' (expected format, schema_version, name, active_scenario, "
+     "scenarios, ui)"},
+    {"UnknownActive", [](Json& d) { d["active_scenario"] = "fast"; }, "active_scenario: ",
+     "no scenario is named 'fast' (the scenarios are 'base', 'sample', 'small')"},
+    {"ActiveNotAString", [](Json& d) { d["active_scenario"] = 1; },
+     "active_scenario: ", "expected a string, got 1"},
+    {"EmptyList", [](Json& d) { d["scenarios"] = Json::array(); },
+     "scenarios: ", "expected at least one scenario, got an empty list"},
+    {"NotAList", [](Json& d) { d["scenarios"] = Json::object(); },
+     "scenarios: ", "expected a list, got an object"},
+    {"ScenarioNotAnObject", [](Json& d) { d["scenarios"][1] = "sample"; },
+     "scenarios[1]: ", "expected an object, got \"sample\""},
+    {"BadValueInside", [](Json& d) { d["scenarios"][1]["network"]["dimensions"][0]["npus"] = 1; },
+     "scenarios[1].network.dimensions[0].npus: ", "expected an integer >= 2, got 1"},
+    {"BadChunksInside", [](Json& d) { d["scenarios"][2]["chunks"] = 0; },
+     "scenarios[2].chunks: ", "expected an integer 1..1024"},
+    {"BadObjectiveInside", [](Json& d) { d["scenarios"][0]["objective"] = "speed"; },
+     "scenarios[0].objective: ", "unknown objective 'speed'"},
+    {"BadConstraintInside", [](Json& d) { d["scenarios"][2]["constraints"][0] = "bw[pod] <= 3"; },
+     "scenarios[2] ('small'): constraints[0]: ", "no dimension named 'pod'"},
+    {"Schema2WithScenarios", [](Json& d) { d["schema_version"] = 2; }, "scenarios: ",
+     "schema 2 has no scenarios (they came with schema 3); set \"schema_version\" to 3"},
+    {"Schema1WithScenarios", [](Json& d) { d["schema_version"] = 1; },
+     "scenarios: ", "schema 1 has no scenarios (they came with schema 3)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, ProjectIoScenarioError, ::testing::ValuesIn(kScenarioErrorCases),
+                         [](const auto& info) { return info.param.name; });
+
+// Random projects of one to four scenarios (each a generated project's
+// content) load back as they were saved.
+RC_GTEST_PROP(ProjectIoProperty, ScenariosRoundTrip, ()) {
+  Project p = *genProject();
+  const int count = *rc::gen::inRange(1, 5);
+  std::vector<NamedScenario> list;
+  for (int i = 0; i < count; ++i) {
+    const Project other = i == 0 ? p : *genProject();
+    // Unique, non-blank names with the characters JSON escapes.
+    list.push_back({*genText() + "#" + std::to_string(i), other});
+  }
+  setScenarios(p, std::move(list), *rc::gen::inRange<std::size_t>(0, count));
+  const std::string json = projectToJson(p);
+  RC_LOG() << json;
+  const Project back = projectFromJson(json, "generated.json");
+  RC_ASSERT(back == p);
+  RC_ASSERT(projectToJson(back) == json);
 }
 
 // ---------------------------------------------------------------------------

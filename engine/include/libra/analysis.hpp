@@ -105,6 +105,7 @@ struct Analysis {
   Backend backend = Backend::Native;
 
   std::string projectName;
+  std::string scenarioName;              // the active scenario's; empty for a lone unnamed one
   std::vector<std::string> constraints;  // the expressions in force, as written
   std::optional<double> costBudgetUsd;   // the `cost <= C` among them
   std::shared_ptr<const Problem> problem;

@@ -1,9 +1,11 @@
 // A Libra Studio project: everything needed to pose and solve one design problem.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libra/cost.hpp"
@@ -13,8 +15,9 @@
 
 namespace libra {
 
-struct Project {
-  std::string name;
+// What one scenario poses: a network, the workloads it trains, the model, the
+// constraints and the objective; everything one solve needs.
+struct Scenario {
   Network network;
   CostModel costModel;
   std::vector<Workload> workloads;       // weighted sum when there are several
@@ -24,10 +27,69 @@ struct Project {
   Objective objective = Objective::Performance;
   CostScope costScope = CostScope::Network;  // what perf-per-cost and budgets count
   std::optional<double> npuPriceUsd;         // $ per NPU; overrides the device's list price
+
+  bool operator==(const Scenario&) const = default;
+};
+
+struct NamedScenario {
+  std::string name;
+  Scenario scenario;
+
+  bool operator==(const NamedScenario&) const = default;
+};
+
+// A project is a list of named scenarios (designs to compare), one of them
+// active. The active scenario is the Project itself (its Scenario base): every
+// function that poses, edits, solves or shows "the project" works on the
+// active scenario, and the GUI edits it; the others wait in otherScenarios.
+// Most projects have one scenario, unnamed (scenarioName empty, no others); a
+// project of several gives each a unique, non-empty name (validateScenarioNames).
+//
+// The order of the scenarios is the order of otherScenarios with the active one
+// inserted at activeScenario (0..otherScenarios.size()); scenarios() lists them.
+struct Project : Scenario {
+  std::string name;
+  std::string scenarioName;                   // the active scenario's name
+  std::vector<NamedScenario> otherScenarios;  // the inactive ones, in order
+  std::size_t activeScenario = 0;             // the active one's position among all
   std::string uiState;  // opaque JSON text owned by the GUI (view state); may be empty
 
   bool operator==(const Project&) const = default;
 };
+
+// --- scenarios (engine/src/scenarios.cpp) ------------------------------------------
+
+std::size_t scenarioCount(const Project& project);
+// Every scenario in order, the active one at project.activeScenario.
+std::vector<NamedScenario> scenarios(const Project& project);
+std::vector<std::string> scenarioNames(const Project& project);
+// The position of the scenario named `name`, nullopt when there is none.
+std::optional<std::size_t> findScenario(const Project& project, std::string_view name);
+// Throws InputError when the names break the rule above: a project of several
+// scenarios with an empty (or blank) or repeated name, naming the position
+// ("scenario 2: the name 'A' is already used by scenario 1"); also an
+// activeScenario past the end.
+void validateScenarioNames(const Project& project);
+// Replaces the scenarios: `list` in order, list[active] active. Checks the
+// names (validateScenarioNames) and leaves the project unchanged when they are
+// bad. Throws InputError for an empty list or `active` past its end.
+void setScenarios(Project& project, std::vector<NamedScenario> list, std::size_t active);
+// Makes scenario `index` the active one (the others keep their order and
+// content). Throws InputError when there is no such scenario.
+void activateScenario(Project& project, std::size_t index);
+// A copy of the project with scenario `index` active.
+Project withActiveScenario(const Project& project, std::size_t index);
+// Adds a copy of the active scenario named `name` right after it and makes it
+// the active one (the GUI's "Duplicate scenario"). An unnamed active scenario
+// is first named freshScenarioName(). Throws InputError for a bad name.
+void duplicateScenario(Project& project, const std::string& name);
+void renameScenario(Project& project, std::size_t index, const std::string& name);
+// Removes scenario `index`; when it was the active one, its successor (else
+// its predecessor) becomes active. The last scenario cannot be removed.
+void removeScenario(Project& project, std::size_t index);
+// A name no scenario has: "Scenario 2", "Scenario 3", ... (counting from the
+// number of scenarios plus one).
+std::string freshScenarioName(const Project& project);
 
 // Model settings a command line or a study sets for one run over the
 // project's own (spec/cli.md: --chunks, --latency).
@@ -41,10 +103,11 @@ struct ModelOverrides {
 
   bool empty() const { return !chunks && latencyNs.empty() && !costScope && !npuPriceUsd; }
 };
-// Applies `overrides` to `project`. Throws InputError naming the flag (--chunks,
-// --latency) when a value does not fit: a latency that is negative or not
-// finite, or a list whose length is neither 1 nor the dimension count.
-void applyModelOverrides(Project& project, const ModelOverrides& overrides);
+// Applies `overrides` to `project` (a Project: its active scenario). Throws
+// InputError naming the flag (--chunks, --latency) when a value does not fit: a
+// latency that is negative or not finite, or a list whose length is neither 1
+// nor the dimension count.
+void applyModelOverrides(Scenario& project, const ModelOverrides& overrides);
 
 // The price of one NPU for the system cost scope and where it comes from: the
 // project's npu_price_usd, else the list price of the device its workloads were
@@ -54,11 +117,11 @@ struct NpuPrice {
   double usd = 0;
   std::string source;  // "npu_price_usd" or "list price of <device name> (<source>)"
 };
-std::optional<NpuPrice> npuPrice(const Project& project);
+std::optional<NpuPrice> npuPrice(const Scenario& project);
 // What the NPUs add to every cost: N * npuPrice in the system cost scope, 0 in
 // the network scope (Problem::fixedCostUsd). Throws InputError when the scope
 // is system and no price is known, or the product is too large.
-double npuCostUsd(const Project& project);
+double npuCostUsd(const Scenario& project);
 
 // The name a project's content suggests: its workloads (preset names, else the
 // workload names, joined by " + ") on its network, "GPT-3 175B on a 4D network
@@ -69,12 +132,16 @@ std::string describedName(const Project& project);
 // `after` gets its own described name; a name the user chose is kept.
 void followDescribedName(const Project& before, Project& after);
 
-// Validates the project and compiles it. `extraConstraints` are added to the
-// project's own. Throws InputError (or ConstraintError) naming what is wrong.
-Problem buildProblem(const Project& project, std::span<const std::string> extraConstraints = {});
+// Validates a scenario (a Project: its active one) and compiles it.
+// `extraConstraints` are added to its own. Throws InputError (or
+// ConstraintError) naming what is wrong.
+Problem buildProblem(const Scenario& project, std::span<const std::string> extraConstraints = {});
 
 // Throws InputError for an invalid project: network, prices, workloads (layers,
-// communicators, phase groups, weights) and constraints ("constraints[2]: ...").
+// communicators, phase groups, weights) and constraints ("constraints[2]: ...")
+// of every scenario, and the scenario names. In a project of several scenarios
+// a message starts with the scenario's position in the file and its name:
+// "scenarios[1] ('fast'): constraints[0]: ...".
 void validateProject(const Project& project);
 
 }  // namespace libra
