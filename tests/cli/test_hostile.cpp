@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <regex>
+#include <tuple>
 
 #include "cli_test_support.hpp"
 
@@ -81,6 +82,72 @@ TEST_F(HostileTest, NestingUpToTheLimitIsRead) {
   const std::vector<std::string> args{"solve", path};
   const ProcessResult r = runLibra(args);
   EXPECT_EQ(r.exitCode, 0) << describe(args, r);
+}
+
+// Runs `libra import-libra` on the tiny LIBRA inputs with the file of `flag`
+// replaced by `file`.
+ProcessResult importWith(const std::string& flag, const std::string& file, const std::string& out) {
+  std::vector<std::string> args{"import-libra",
+                                "--network",
+                                dataFile("libra/tiny_network.yml"),
+                                "--communicator",
+                                dataFile("libra/tiny_communicator.yml"),
+                                "--cost-model",
+                                dataFile("libra/tiny_cost_model.yml"),
+                                "--workload",
+                                dataFile("libra/tiny_workload.txt"),
+                                "-o",
+                                out};
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == flag) args[i + 1] = file;
+  }
+  return runLibra(args);
+}
+
+TEST_F(HostileTest, DeepYamlNestingIsRefusedWithItsPosition) {
+  // yaml-cpp 0.7's own guard stopped its recursive parser near 500 levels with
+  // "malformed YAML: bad file" at line 1, column 1, saying neither what nor where.
+  // 100,000 levels of flow lists, flow maps and block lists (found by fuzzing).
+  const std::string out = tmp("out.json");
+  std::string blockLists;
+  for (int i = 0; i < 100000; ++i) blockLists += "- ";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"--network", "flow.yml",
+       "# a comment\nTopology: " + std::string(100000, '[') + std::string(100000, ']') + "\n"},
+      {"--cost-model", "maps.yml",
+       "Pod:\n  Link: " +
+           [] {
+             std::string s;
+             for (int i = 0; i < 100000; ++i) s += "{a: ";
+             return s;
+           }()},
+      {"--communicator", "block.yml", "Forward:\n  " + blockLists + "1\n"}};
+  for (const auto& [flag, name, text] : cases) {
+    const std::string path = tmp(name);
+    writeText(path, text);
+    const ProcessResult r = importWith(flag, path, out);
+    EXPECT_EQ(r.exitCode, 2) << flag << " " << r.err;
+    EXPECT_FALSE(r.signaled) << flag;
+    ASSERT_EQ(r.errLines().size(), 1u) << flag << " " << r.err;
+    EXPECT_TRUE(contains(r.err, "YAML nested deeper than 64 levels")) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // Where the 65th level opens: line 2, column 10 + 64 (the top-level map is level 1).
+  EXPECT_TRUE(contains(importWith("--network", tmp("flow.yml"), out).err, "flow.yml:2:74:"));
+}
+
+TEST_F(HostileTest, YamlNestingUpToTheLimitIsOnlyRefusedForItsContent) {
+  // 64 levels: the top-level map and 63 lists. Read, then refused as a
+  // network whose Topology is not a list of names.
+  const std::string path = tmp("deep_ok.yml");
+  writeText(path, "Topology: " + std::string(63, '[') + std::string(63, ']') +
+                      "\nNpusCount: [2]\nCostDimension: [InterPod]\n");
+  const ProcessResult r = importWith("--network", path, tmp("out.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+  EXPECT_FALSE(contains(r.err, "deeper")) << r.err;
+  EXPECT_TRUE(contains(r.err, "deep_ok.yml:1:12: Topology[0]: expected a single value, got a list"))
+      << r.err;
 }
 
 TEST_F(HostileTest, AFileLargerThanTheLimitIsRefusedBeforeReading) {
