@@ -43,6 +43,20 @@ if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 
+# clang 14 and its libFuzzer and sanitizer runtimes (Debian 12), installed when missing.
+missing=()
+for p in clang-14 libfuzzer-14-dev libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "fuzz.sh: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
 build=$root/build/fuzz
 if [[ ! -f $build/CMakeCache.txt ]]; then
   launcher=()
