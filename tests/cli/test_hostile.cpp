@@ -206,6 +206,38 @@ TEST_F(HostileTest, ABandwidthThatOverflowsTheCostIsRefused) {
   EXPECT_TRUE(contains(r.err, "overflow")) << describe(args, r);
 }
 
+TEST_F(HostileTest, WorkloadTotalsThatOverflowTheTimeAreRefused) {
+  // Finite values whose sums overflow made every time infinite, whatever the
+  // bandwidths: `evaluate` printed '-' with a note blaming a dimension without
+  // bandwidth, `solve` exited 1 (found by the workload fuzz target).
+  const std::string compute = variant("one_collective.json", "compute.json", [](json& doc) {
+    json& layers = doc["workloads"][0]["layers"];
+    layers[0]["forward"]["compute_ns"] = 1e308;
+    layers.push_back(layers[0]);
+  });
+  expectRefusedByEveryReader(compute,
+                             {"compute.json", "'single all-reduce'", "compute time", "overflow"});
+  const std::string bytes = variant("one_collective.json", "bytes.json", [](json& doc) {
+    doc["workloads"][0]["layers"][0]["weight_grad"]["size_bytes"] = 1e308;
+  });
+  expectRefusedByEveryReader(bytes, {"bytes.json", "move over dimension 0 ('chip')", "overflow"});
+  const std::string weight = variant("one_collective.json", "weight.json",
+                                     [](json& doc) { doc["workloads"][0]["weight"] = 1e300; });
+  expectRefusedByEveryReader(weight, {"weight.json", "weight 1e+300", "overflow"});
+
+  // The same from the LIBRA text format: import-libra writes no project.
+  const std::string text = tmp("overflow.txt");
+  writeText(text,
+            "l1 -1 1e308 NONE 0 1e308 NONE 0 1e308 NONE 0 0\n"
+            "l2 -1 1e308 NONE 0 1e308 NONE 0 1e308 NONE 0 0\n");
+  const ProcessResult r = importWith("--workload", text, tmp("out.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+  EXPECT_TRUE(contains(r.err, "workload 'overflow'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "compute time")) << r.err;
+  EXPECT_FALSE(fs::exists(tmp("out.json")));
+}
+
 TEST_F(HostileTest, NoResultShowsInfinityOrNaN) {
   // Large but finite numbers everywhere: the outputs hold no inf or nan.
   const std::string path = variant("one_collective.json", "large.json", [](json& doc) {
