@@ -238,6 +238,28 @@ TEST_F(HostileTest, WorkloadTotalsThatOverflowTheTimeAreRefused) {
   EXPECT_FALSE(fs::exists(tmp("out.json")));
 }
 
+TEST_F(HostileTest, ConstraintCoefficientsThatOverflowAreRefused) {
+  // Finite numbers whose product or sum is infinite were accepted as an
+  // infinite coefficient (found by the constraint fuzz target).
+  for (const auto& [expression, column, what] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"1e308*bw[0] + 1e308*bw[0] <= 1", "column 1", "coefficient of bw[0] ('chip')"},
+           {"bw[pod] >= 1e200 * 1e200 * bw[node]", "column 12", "the product"}}) {
+    const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--constraint",
+                                        expression};
+    const ProcessResult r = runLibra(args);
+    EXPECT_EQ(r.exitCode, 2) << describe(args, r);
+    ASSERT_EQ(r.errLines().size(), 1u) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, column)) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, what)) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, "not a finite number")) << describe(args, r);
+  }
+  const std::string path = variant("one_collective.json", "coefficient.json", [](json& doc) {
+    doc["constraints"].push_back("-1e308*bw[chip] - 1e308*bw[chip] <= 5");
+  });
+  expectRefusedByEveryReader(path, {"coefficient.json", "constraints[1]", "not a finite number"});
+}
+
 TEST_F(HostileTest, NoResultShowsInfinityOrNaN) {
   // Large but finite numbers everywhere: the outputs hold no inf or nan.
   const std::string path = variant("one_collective.json", "large.json", [](json& doc) {
