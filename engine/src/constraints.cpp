@@ -478,7 +478,10 @@ RewrittenConstraint rewriteDimensionReferences(std::string_view text,
       out.removedDimensions.push_back(old);
       continue;
     }
-    const std::string key = ref.byName ? keyFor(*now, mapping.newNames) : std::to_string(*now);
+    // An index that does not change stays as written ("bw[02]" is not made "bw[2]").
+    const std::string key = ref.byName    ? keyFor(*now, mapping.newNames)
+                            : *now == old ? ref.key
+                                          : std::to_string(*now);
     rewritten.append(text.substr(copied, ref.keyOffset - copied));
     rewritten.append(key);
     copied = ref.keyOffset + ref.keyLength;
