@@ -150,25 +150,22 @@ TEST_F(HostileTest, YamlNestingUpToTheLimitIsOnlyRefusedForItsContent) {
       << r.err;
 }
 
-TEST_F(HostileTest, AYamlMapOfManyKeysIsCheckedForDuplicatesInLinearTime) {
-  // 200,000 cost levels (3 MB), the first one again at the end: each key was
-  // compared with every earlier one, 2e10 comparisons (found while fuzzing
-  // the cost model reader; an input the fuzzer's size limit cannot reach).
+TEST_F(HostileTest, ADuplicateKeyAfterManyKeysIsNamedWithBothLines) {
+  // 50,000 cost levels (750 KB), the first one again at the end. Each key was
+  // compared with every earlier one (2e10 comparisons, about 50 s, for 200,000
+  // keys); now a hash map (found while fuzzing the cost model reader, by an
+  // input beyond the fuzzer's size limit). The speed is measured by the
+  // benchmark BM_ReadCostModelOfManyLevels.
   std::string text = "# many levels\n";
-  for (int i = 0; i < 200000; ++i) text += "L" + std::to_string(i) + ": {Link: 1}\n";
+  for (int i = 0; i < 50000; ++i) text += "L" + std::to_string(i) + ": {Link: 1}\n";
   text += "L0: {Link: 2}\n";
   const std::string path = tmp("levels.yml");
   writeText(path, text);
-  const auto start = std::chrono::steady_clock::now();
   const ProcessResult r = importWith("--cost-model", path, tmp("out.json"));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.exitCode, 2) << r.err;
   ASSERT_EQ(r.errLines().size(), 1u) << r.err;
-  EXPECT_TRUE(contains(r.err, "levels.yml:200002:1: key 'L0' appears twice (first on line 2)"))
+  EXPECT_TRUE(contains(r.err, "levels.yml:50002:1: key 'L0' appears twice (first on line 2)"))
       << r.err;
-  // About 2 s here (most of it yaml-cpp's parse); the quadratic check took 50 s.
-  EXPECT_LT(seconds, 30.0);
 }
 
 TEST_F(HostileTest, AFileLargerThanTheLimitIsRefusedBeforeReading) {
