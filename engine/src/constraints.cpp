@@ -92,6 +92,13 @@ class Parser {
     for (int d = 0; d < dims; ++d) {
       c.coefficients[d] = left[d] - right[d];
       if (c.coefficients[d] != 0) any = true;
+      // Finite numbers whose products are checked can still add up to infinity
+      // (1e308*bw[0] + 1e308*bw[0]), as can a `cost` term through the prices.
+      if (!std::isfinite(c.coefficients[d])) {
+        fail(1, "the coefficient of bw[" + std::to_string(d) + "] ('" +
+                    text::abbreviate(names_[static_cast<std::size_t>(d)]) +
+                    "') is not a finite number (an overflow)");
+      }
     }
     c.relation = relation_;
     // The fixed part of `cost` is a constant: cost = fixed + sum_d costs_[d] bw_d.
@@ -130,6 +137,18 @@ class Parser {
             break;
         }
       }
+    }
+    for (const DimensionReference& r : s.references) {
+      if (!std::isfinite(r.coefficient)) {
+        fail(static_cast<int>(r.offset) + 1,
+             "the coefficient of bw[" + r.key + "] is not a finite number (an overflow)");
+      }
+    }
+    if (!std::isfinite(s.totalCoefficient)) {
+      fail(1, "the coefficient of total is not a finite number (an overflow)");
+    }
+    if (!std::isfinite(s.costCoefficient)) {
+      fail(1, "the coefficient of cost is not a finite number (an overflow)");
     }
     return s;
   }
@@ -257,6 +276,8 @@ class Parser {
 
   Product product() {
     Product out;
+    skipSpace();
+    const int productStart = column();
     for (;;) {
       skipSpace();
       const int start = column();
@@ -268,6 +289,9 @@ class Parser {
         out.reference = f.reference;
       }
       out.scalar *= f.value;
+      if (!std::isfinite(out.scalar)) {
+        fail(productStart, "the product is not a finite number (an overflow)");
+      }
       skipSpace();
       if (!consume("*")) break;
     }
@@ -454,7 +478,10 @@ RewrittenConstraint rewriteDimensionReferences(std::string_view text,
       out.removedDimensions.push_back(old);
       continue;
     }
-    const std::string key = ref.byName ? keyFor(*now, mapping.newNames) : std::to_string(*now);
+    // An index that does not change stays as written ("bw[02]" is not made "bw[2]").
+    const std::string key = ref.byName    ? keyFor(*now, mapping.newNames)
+                            : *now == old ? ref.key
+                                          : std::to_string(*now);
     rewritten.append(text.substr(copied, ref.keyOffset - copied));
     rewritten.append(key);
     copied = ref.keyOffset + ref.keyLength;

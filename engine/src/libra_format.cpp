@@ -7,6 +7,7 @@
 // names the file and the line or key.
 #include "libra/libra_format.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string_view>
+#include <unordered_map>
 
 #include "json_text.hpp"
 #include "libra/cost.hpp"
@@ -102,11 +105,58 @@ std::string describeNode(const YAML::Node& node) {
   }
 }
 
+// Deepest nesting of YAML lists and maps accepted, as for JSON (json_text.hpp).
+// The LIBRA files need 2 levels. yaml-cpp 0.7's own guard stops its recursive
+// parser near 500 levels with the message "bad file" at line 1, column 1, which
+// says neither what nor where.
+constexpr int kMaxYamlDepth = 64;
+
+// Walks the parser's events of the first document (the one YAML::Load reads)
+// and throws DeepNesting at the first list or map that opens level
+// kMaxYamlDepth + 1, so the recursive parser never goes deeper than that.
+class YamlDepthCheck final : public YAML::EventHandler {
+ public:
+  struct DeepNesting {
+    YAML::Mark mark;
+  };
+
+  void OnDocumentStart(const YAML::Mark& /*mark*/) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/,
+                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {
+    open(mark);
+  }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {
+    open(mark);
+  }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void open(const YAML::Mark& mark) {
+    if (++depth_ > kMaxYamlDepth) throw DeepNesting{mark};
+  }
+  int depth_ = 0;
+};
+
 class YamlSource {
  public:
-  YamlSource(const std::string& text, const std::string& file) : file_(file) {
+  YamlSource(std::string_view text, const std::string& file) : file_(file) {
+    const std::string copy(text);
     try {
-      root_ = YAML::Load(text);
+      std::istringstream in(copy);
+      YAML::Parser parser(in);
+      YamlDepthCheck check;
+      parser.HandleNextDocument(check);
+      root_ = YAML::Load(copy);
+    } catch (const YamlDepthCheck::DeepNesting& e) {
+      throw InputError(location(e.mark) + ": YAML nested deeper than " +
+                       std::to_string(kMaxYamlDepth) + " levels (the limit)");
     } catch (const YAML::Exception& e) {
       throw InputError(location(e.mark) + ": malformed YAML: " + e.msg);
     }
@@ -148,17 +198,17 @@ class YamlSource {
   std::vector<std::pair<Cell, YAML::Node>> entries(const YAML::Node& map,
                                                    const std::string& context) const {
     std::vector<std::pair<Cell, YAML::Node>> out;
-    std::vector<YAML::Node> keyNodes;
+    // Key -> the line it first appeared on. A hash map: comparing each key with
+    // every earlier one took seconds on a map of 50,000 keys (1 MB).
+    std::unordered_map<std::string, int> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const YAML::Node key = it->first;
       if (!key.IsScalar()) fail(key, context + "expected a name as key, got " + describeNode(key));
-      for (std::size_t j = 0; j < out.size(); ++j) {
-        if (out[j].first.text == key.Scalar()) {
-          fail(key, context + "key '" + key.Scalar() + "' appears twice (first on line " +
-                        std::to_string(keyNodes[j].Mark().line + 1) + ")");
-        }
+      const auto [first, inserted] = seen.try_emplace(key.Scalar(), key.Mark().line + 1);
+      if (!inserted) {
+        fail(key, context + "key '" + text::abbreviate(key.Scalar()) +
+                      "' appears twice (first on line " + std::to_string(first->second) + ")");
       }
-      keyNodes.push_back(key);
       out.emplace_back(Cell{key.Scalar(), location(key) + ": " + context + key.Scalar()},
                        it->second);
     }
@@ -202,7 +252,7 @@ std::vector<std::optional<YAML::Node>> namedEntries(const YamlSource& src,
 // ---------------------------------------------------------------------------
 // JSON sources.
 
-Json parseJson(const std::string& text, const std::string& file) {
+Json parseJson(std::string_view text, const std::string& file) {
   return json_text::parse<Json>(text, file);
 }
 
@@ -271,7 +321,7 @@ Network buildNetwork(const CellList& blocks, const CellList& npus, const CellLis
   return network;
 }
 
-NetworkFile networkFromYaml(const std::string& text, const std::string& file) {
+NetworkFile networkFromYaml(std::string_view text, const std::string& file) {
   const YamlSource src(text, file);
   const auto found =
       namedEntries(src, {"Topology", "NpusCount", "CostDimension"}, "a network file");
@@ -282,7 +332,7 @@ NetworkFile networkFromYaml(const std::string& text, const std::string& file) {
   return {buildNetwork(blocks, npus, levels, src.file()), std::nullopt};
 }
 
-NetworkFile networkFromJson(const std::string& text, const std::string& file) {
+NetworkFile networkFromJson(std::string_view text, const std::string& file) {
   const Json doc = parseJson(text, file);
   const std::vector<std::string> keys{"npus-count", "topology", "network-type", "total-bandwidth"};
   if (!doc.is_object()) {
@@ -332,7 +382,7 @@ void setPrice(CostLevel& level, const Cell& key, const Cell& value) {
   }
 }
 
-CostModel costModelFromYaml(const std::string& text, const std::string& file) {
+CostModel costModelFromYaml(std::string_view text, const std::string& file) {
   const YamlSource src(text, file);
   const YAML::Node& root = src.root();
   if (!root.IsMap()) {
@@ -355,7 +405,7 @@ CostModel costModelFromYaml(const std::string& text, const std::string& file) {
   return model;
 }
 
-CostModel costModelFromJson(const std::string& text, const std::string& file) {
+CostModel costModelFromJson(std::string_view text, const std::string& file) {
   const Json doc = parseJson(text, file);
   if (!doc.is_object()) {
     throw InputError(file + ": expected a JSON object with one object of prices per cost level");
@@ -482,24 +532,35 @@ std::string bracketed(const std::vector<int>& groups) {
 
 // ---------------------------------------------------------------------------
 
+NetworkFile readNetworkText(std::string_view text, const std::string& source) {
+  if (looksLikeJson(text)) return networkFromJson(text, source);
+  return networkFromYaml(text, source);
+}
+
 NetworkFile readNetworkFileWithBudget(const std::filesystem::path& path) {
-  const std::string text = readFile(path);
-  if (looksLikeJson(text)) return networkFromJson(text, path.string());
-  return networkFromYaml(text, path.string());
+  return readNetworkText(readFile(path), path.string());
 }
 
 Network readNetworkFile(const std::filesystem::path& path) {
   return readNetworkFileWithBudget(path).network;
 }
 
+CostModel readCostModelText(std::string_view text, const std::string& source) {
+  if (looksLikeJson(text)) return costModelFromJson(text, source);
+  return costModelFromYaml(text, source);
+}
+
 CostModel readCostModelFile(const std::filesystem::path& path) {
-  const std::string text = readFile(path);
-  if (looksLikeJson(text)) return costModelFromJson(text, path.string());
-  return costModelFromYaml(text, path.string());
+  return readCostModelText(readFile(path), path.string());
 }
 
 Communicator readCommunicatorFile(const std::filesystem::path& path, const Network& network) {
-  const YamlSource src(readFile(path), path.string());
+  return readCommunicatorText(readFile(path), path.string(), network);
+}
+
+Communicator readCommunicatorText(std::string_view text, const std::string& source,
+                                  const Network& network) {
+  const YamlSource src(text, source);
   const auto found =
       namedEntries(src, {"Forward", "InputGrad", "WeightGrad"}, "a communicator file");
   Communicator comm;

@@ -154,6 +154,65 @@ std::vector<std::pair<int, double>> toList(const std::map<int, double>& terms) {
   return {terms.begin(), terms.end()};
 }
 
+// Adds `group`'s weighted compute time, and per dimension its collectives'
+// bytes and link latency, to the totals; throws when one exceeds
+// kMaxIterationTotal (or overflows).
+void checkTotals(const TimeModel::Group& group, const TimeModel& model, const Network& network,
+                 const std::string& where, double& computeTotal, std::vector<double>& bytesTotal,
+                 std::vector<double>& latencyTotal) {
+  const std::string limit = "the limit of " + text::formatNumber(kMaxIterationTotal);
+  // "2e+308", or what to say when the sum itself overflowed.
+  const auto amount = [](double total, const char* unit) {
+    return std::isfinite(total) ? "it adds up to " + text::formatNumber(total) + unit
+                                : std::string("its sum overflows");
+  };
+  computeTotal += group.weight * group.computeNs;
+  if (!(computeTotal <= kMaxIterationTotal)) {
+    throw InputError(
+        where + ": the compute time of one iteration" +
+        (group.weight == 1 ? "" : " (weight " + text::formatNumber(group.weight) + ")") +
+        " is over " + limit + " ns for all workloads together (" + amount(computeTotal, " ns") +
+        "); times would overflow");
+  }
+  for (const auto& [k, count] : group.occurrences) {
+    const TimeTerm& term = model.terms[static_cast<std::size_t>(k)];
+    // The serial, pipelined and occupancy parts each describe the whole
+    // collective; the largest per dimension bounds every time made of them.
+    std::vector<double> bytes(bytesTotal.size(), 0.0);
+    std::vector<double> latency(latencyTotal.size(), 0.0);
+    for (const auto* parts : {&term.serial, &term.pipelined, &term.occupancy}) {
+      std::vector<double> b(bytes.size(), 0.0);
+      std::vector<double> l(latency.size(), 0.0);
+      for (const DimTime& part : *parts) {
+        b[static_cast<std::size_t>(part.dim)] += part.bytes;
+        l[static_cast<std::size_t>(part.dim)] += part.constantNs;
+      }
+      for (std::size_t d = 0; d < bytes.size(); ++d) {
+        bytes[d] = std::max(bytes[d], b[d]);
+        latency[d] = std::max(latency[d], l[d]);
+      }
+    }
+    for (std::size_t d = 0; d < bytes.size(); ++d) {
+      bytesTotal[d] += group.weight * count * bytes[d];
+      latencyTotal[d] += group.weight * count * latency[d];
+    }
+  }
+  for (std::size_t d = 0; d < bytesTotal.size(); ++d) {
+    const std::string dim =
+        "dimension " + std::to_string(d) + " ('" + text::abbreviate(network.dims[d].name) + "')";
+    if (!(bytesTotal[d] <= kMaxIterationTotal)) {
+      throw InputError(where + ": the bytes the collectives of one iteration move over " + dim +
+                       " are over " + limit + " for all workloads together (" +
+                       amount(bytesTotal[d], "") + "); times would overflow");
+    }
+    if (!(latencyTotal[d] <= kMaxIterationTotal)) {
+      throw InputError(where + ": the link latency of one iteration's collectives on " + dim +
+                       " is over " + limit + " ns for all workloads together (" +
+                       amount(latencyTotal[d], " ns") + "); times would overflow");
+    }
+  }
+}
+
 }  // namespace
 
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
@@ -162,6 +221,10 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
   TimeModel model;
   model.dims = network.size();
   TermTable table(model);
+  // Weighted totals over the workloads so far (kMaxIterationTotal).
+  double computeTotal = 0;
+  std::vector<double> bytesTotal(network.dims.size(), 0.0);
+  std::vector<double> latencyTotal(network.dims.size(), 0.0);
   for (std::size_t w = 0; w < workloads.size(); ++w) {
     const Workload& workload = workloads[w];
     const std::string where =
@@ -260,6 +323,7 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
         group.pieces.push_back({ready[j].constant, toList(terms)});
       }
     }
+    checkTotals(group, model, network, where, computeTotal, bytesTotal, latencyTotal);
     model.groups.push_back(std::move(group));
   }
   return model;

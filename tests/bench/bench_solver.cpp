@@ -179,6 +179,24 @@ BENCHMARK(BM_IpoptScalingCollectives)
     ->Range(1, 100)
     ->Unit(benchmark::kMillisecond);
 
+// Reading a cost model of N levels (the YAML reader checks every map for
+// duplicate keys): linear in N. A check against every earlier key took about
+// 50 s for 200,000 levels.
+void BM_ReadCostModelOfManyLevels(benchmark::State& state) {
+  std::string text;
+  for (int i = 0; i < state.range(0); ++i) text += "L" + std::to_string(i) + ": {Link: 1}\n";
+  for (auto _ : state) {
+    CostModel model = readCostModelText(text, "levels.yml");
+    benchmark::DoNotOptimize(model);
+  }
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_ReadCostModelOfManyLevels)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Complexity()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

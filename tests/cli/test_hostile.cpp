@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <regex>
+#include <tuple>
 
 #include "cli_test_support.hpp"
 
@@ -83,6 +84,90 @@ TEST_F(HostileTest, NestingUpToTheLimitIsRead) {
   EXPECT_EQ(r.exitCode, 0) << describe(args, r);
 }
 
+// Runs `libra import-libra` on the tiny LIBRA inputs with the file of `flag`
+// replaced by `file`.
+ProcessResult importWith(const std::string& flag, const std::string& file, const std::string& out) {
+  std::vector<std::string> args{"import-libra",
+                                "--network",
+                                dataFile("libra/tiny_network.yml"),
+                                "--communicator",
+                                dataFile("libra/tiny_communicator.yml"),
+                                "--cost-model",
+                                dataFile("libra/tiny_cost_model.yml"),
+                                "--workload",
+                                dataFile("libra/tiny_workload.txt"),
+                                "-o",
+                                out};
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == flag) args[i + 1] = file;
+  }
+  return runLibra(args);
+}
+
+TEST_F(HostileTest, DeepYamlNestingIsRefusedWithItsPosition) {
+  // yaml-cpp 0.7's own guard stopped its recursive parser near 500 levels with
+  // "malformed YAML: bad file" at line 1, column 1, saying neither what nor where.
+  // 100,000 levels of flow lists, flow maps and block lists (found by fuzzing).
+  const std::string out = tmp("out.json");
+  std::string blockLists;
+  for (int i = 0; i < 100000; ++i) blockLists += "- ";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"--network", "flow.yml",
+       "# a comment\nTopology: " + std::string(100000, '[') + std::string(100000, ']') + "\n"},
+      {"--cost-model", "maps.yml",
+       "Pod:\n  Link: " +
+           [] {
+             std::string s;
+             for (int i = 0; i < 100000; ++i) s += "{a: ";
+             return s;
+           }()},
+      {"--communicator", "block.yml", "Forward:\n  " + blockLists + "1\n"}};
+  for (const auto& [flag, name, text] : cases) {
+    const std::string path = tmp(name);
+    writeText(path, text);
+    const ProcessResult r = importWith(flag, path, out);
+    EXPECT_EQ(r.exitCode, 2) << flag << " " << r.err;
+    EXPECT_FALSE(r.signaled) << flag;
+    ASSERT_EQ(r.errLines().size(), 1u) << flag << " " << r.err;
+    EXPECT_TRUE(contains(r.err, "YAML nested deeper than 64 levels")) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // Where the 65th level opens: line 2, column 10 + 64 (the top-level map is level 1).
+  EXPECT_TRUE(contains(importWith("--network", tmp("flow.yml"), out).err, "flow.yml:2:74:"));
+}
+
+TEST_F(HostileTest, YamlNestingUpToTheLimitIsOnlyRefusedForItsContent) {
+  // 64 levels: the top-level map and 63 lists. Read, then refused as a
+  // network whose Topology is not a list of names.
+  const std::string path = tmp("deep_ok.yml");
+  writeText(path, "Topology: " + std::string(63, '[') + std::string(63, ']') +
+                      "\nNpusCount: [2]\nCostDimension: [InterPod]\n");
+  const ProcessResult r = importWith("--network", path, tmp("out.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+  EXPECT_FALSE(contains(r.err, "deeper")) << r.err;
+  EXPECT_TRUE(contains(r.err, "deep_ok.yml:1:12: Topology[0]: expected a single value, got a list"))
+      << r.err;
+}
+
+TEST_F(HostileTest, ADuplicateKeyAfterManyKeysIsNamedWithBothLines) {
+  // 50,000 cost levels (750 KB), the first one again at the end. Each key was
+  // compared with every earlier one (2e10 comparisons, about 50 s, for 200,000
+  // keys); now a hash map (found while fuzzing the cost model reader, by an
+  // input beyond the fuzzer's size limit). The speed is measured by the
+  // benchmark BM_ReadCostModelOfManyLevels.
+  std::string text = "# many levels\n";
+  for (int i = 0; i < 50000; ++i) text += "L" + std::to_string(i) + ": {Link: 1}\n";
+  text += "L0: {Link: 2}\n";
+  const std::string path = tmp("levels.yml");
+  writeText(path, text);
+  const ProcessResult r = importWith("--cost-model", path, tmp("out.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+  EXPECT_TRUE(contains(r.err, "levels.yml:50002:1: key 'L0' appears twice (first on line 2)"))
+      << r.err;
+}
+
 TEST_F(HostileTest, AFileLargerThanTheLimitIsRefusedBeforeReading) {
   // A sparse file of 64 MiB + 1 byte: no disk space, and refused by its size
   // (fstat) before any byte is read.
@@ -137,6 +222,60 @@ TEST_F(HostileTest, ABandwidthThatOverflowsTheCostIsRefused) {
   EXPECT_EQ(r.errLines().size(), 1u) << describe(args, r);
   EXPECT_TRUE(contains(r.err, "bandwidth")) << describe(args, r);
   EXPECT_TRUE(contains(r.err, "overflow")) << describe(args, r);
+}
+
+TEST_F(HostileTest, WorkloadTotalsThatOverflowTheTimeAreRefused) {
+  // Finite values whose sums overflow made every time infinite, whatever the
+  // bandwidths: `evaluate` printed '-' with a note blaming a dimension without
+  // bandwidth, `solve` exited 1 (found by the workload fuzz target).
+  const std::string compute = variant("one_collective.json", "compute.json", [](json& doc) {
+    json& layers = doc["workloads"][0]["layers"];
+    layers[0]["forward"]["compute_ns"] = 1e308;
+    layers.push_back(layers[0]);
+  });
+  expectRefusedByEveryReader(compute,
+                             {"compute.json", "'single all-reduce'", "compute time", "overflow"});
+  const std::string bytes = variant("one_collective.json", "bytes.json", [](json& doc) {
+    doc["workloads"][0]["layers"][0]["weight_grad"]["size_bytes"] = 1e308;
+  });
+  expectRefusedByEveryReader(bytes, {"bytes.json", "move over dimension 0 ('chip')", "overflow"});
+  const std::string weight = variant("one_collective.json", "weight.json",
+                                     [](json& doc) { doc["workloads"][0]["weight"] = 1e300; });
+  expectRefusedByEveryReader(weight, {"weight.json", "weight 1e+300", "overflow"});
+
+  // The same from the LIBRA text format: import-libra writes no project.
+  const std::string text = tmp("overflow.txt");
+  writeText(text,
+            "l1 -1 1e308 NONE 0 1e308 NONE 0 1e308 NONE 0 0\n"
+            "l2 -1 1e308 NONE 0 1e308 NONE 0 1e308 NONE 0 0\n");
+  const ProcessResult r = importWith("--workload", text, tmp("out.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+  EXPECT_TRUE(contains(r.err, "workload 'overflow'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "compute time")) << r.err;
+  EXPECT_FALSE(fs::exists(tmp("out.json")));
+}
+
+TEST_F(HostileTest, ConstraintCoefficientsThatOverflowAreRefused) {
+  // Finite numbers whose product or sum is infinite were accepted as an
+  // infinite coefficient (found by the constraint fuzz target).
+  for (const auto& [expression, column, what] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"1e308*bw[0] + 1e308*bw[0] <= 1", "column 1", "coefficient of bw[0] ('chip')"},
+           {"bw[pod] >= 1e200 * 1e200 * bw[node]", "column 12", "the product"}}) {
+    const std::vector<std::string> args{"solve", dataFile("one_collective.json"), "--constraint",
+                                        expression};
+    const ProcessResult r = runLibra(args);
+    EXPECT_EQ(r.exitCode, 2) << describe(args, r);
+    ASSERT_EQ(r.errLines().size(), 1u) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, column)) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, what)) << describe(args, r);
+    EXPECT_TRUE(contains(r.err, "not a finite number")) << describe(args, r);
+  }
+  const std::string path = variant("one_collective.json", "coefficient.json", [](json& doc) {
+    doc["constraints"].push_back("-1e308*bw[chip] - 1e308*bw[chip] <= 5");
+  });
+  expectRefusedByEveryReader(path, {"coefficient.json", "constraints[1]", "not a finite number"});
 }
 
 TEST_F(HostileTest, NoResultShowsInfinityOrNaN) {

@@ -470,6 +470,19 @@ TEST(RewriteReferences, ChangesOnlyTheKeysAndKeepsTheFormatting) {
   EXPECT_TRUE(r.removedDimensions.empty());
 }
 
+TEST(RewriteReferences, AnIndexThatDoesNotChangeStaysAsWritten) {
+  // The identity rewrote bw[02] to bw[2] (found by the constraint fuzz target,
+  // whose invariant is that the identity edit changes nothing).
+  const DimensionMapping identity = DimensionMapping::identity({"a", "b", "c"});
+  EXPECT_EQ(rewriteDimensionReferences("3+bw[02]<=3+333", identity).text, "3+bw[02]<=3+333");
+  DimensionMapping m;
+  m.oldNames = {"a", "b", "c"};
+  m.newIndex = {1, 0, 2};
+  m.newNames = {"b", "a", "c"};
+  EXPECT_EQ(rewriteDimensionReferences("bw[000] + bw[01] + bw[002] <= 1", m).text,
+            "bw[1] + bw[0] + bw[002] <= 1");
+}
+
 TEST(RewriteReferences, ANameThatWouldNotReadBackBecomesAnIndex) {
   DimensionMapping m = DimensionMapping::identity({"a", "b", "c"});
   // Dimension 1 renamed to something bw[...] cannot hold, or to a name dimension 0

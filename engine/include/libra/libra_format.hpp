@@ -32,6 +32,14 @@ CostModel readCostModelFile(const std::filesystem::path& path);
 // Communicator yml: Forward / InputGrad / WeightGrad, one group size per dim (-1 = unused).
 Communicator readCommunicatorFile(const std::filesystem::path& path, const Network& network);
 
+// The same readers from text already in memory (the file readers read the file
+// and call these): `source` names the text in messages. YAML and JSON nested
+// deeper than 64 levels are refused with the position of the level too many.
+NetworkFile readNetworkText(std::string_view text, const std::string& source);
+CostModel readCostModelText(std::string_view text, const std::string& source);
+Communicator readCommunicatorText(std::string_view text, const std::string& source,
+                                  const Network& network);
+
 struct WorkloadFile {
   Workload workload;
   // From an ASTRA-sim 1.0 header: the parallelism line and the model-parallel

@@ -88,6 +88,17 @@ struct TimeModel {
 void validateCommunicator(const Communicator& communicator, const Network& network,
                           const std::string& where);
 
+// The largest weighted total a time model accepts: the compute time of one
+// iteration (ns, summed over the workloads by weight), and per dimension the
+// bytes the collectives move and their link latency (ns) in one iteration.
+// Finite values whose sums overflow (two layers of 1e308 ns) would make every
+// time infinite whatever the bandwidths; under this limit a time stays finite
+// for any bandwidth above 1e-200 GB/s.
+inline constexpr double kMaxIterationTotal = 1e100;
+
+// Compiles the workloads. Throws InputError naming the workload (and layer) for
+// a communicator that does not fit, a weight, compute time or size that is not
+// a finite number >= 0, and totals above kMaxIterationTotal.
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
                          const ModelOptions& options);
 
