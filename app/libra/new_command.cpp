@@ -86,6 +86,9 @@ void printWritten(Context& context, const NewArgs& args, const Project& project,
                           {"ep", resolved.ep},
                           {"pp", resolved.pp},
                           {"dp", resolved.dp},
+                          {"attention", std::string(toString(resolved.attention))},
+                          {"moe_dispatcher", std::string(toString(resolved.moeDispatcher))},
+                          {"moe_routing", std::string(toString(resolved.moeRouting))},
                           {"label", resolved.label()}};
   extra.update(trainingSummaryJson(facts));
   std::string detail =

@@ -90,6 +90,19 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
   cmd->add_flag("--recompute", flags.recompute, "Full activation recomputation");
   cmd->add_flag("--selective-recompute", flags.selectiveRecompute,
                 "Recompute the attention scores only (Korthikanti et al. 2022)");
+  cmd->add_option("--attention", flags.attention,
+                  "Attention scores: materialized (written to memory, pre-FlashAttention) or "
+                  "fused (default: the preset's published run)")
+      ->type_name("KIND");
+  cmd->add_option("--moe-dispatcher", flags.moeDispatcher,
+                  "MoE token dispatch: alltoall (Megatron-LM, one copy per expert) or deepep "
+                  "(one copy per destination node and NPU; default: the preset's)")
+      ->type_name("NAME");
+  cmd->add_option("--moe-routing", flags.moeRouting,
+                  "Experts a token is routed to: random (k distinct, within the preset's node "
+                  "limit) or contiguous (k consecutive ids, NeMo AutoModel's balanced gate; "
+                  "default random)")
+      ->type_name("NAME");
   cmd->add_option("--global-batch", flags.globalBatch,
                   "Samples (sequences) per iteration (default: the preset's published batch)")
       ->type_name("N");
@@ -165,6 +178,44 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
         "includes the attention scores); give one");
   }
 
+  const auto* transformer = std::get_if<TransformerConfig>(&choice.preset->model);
+  if (!flags.attention.empty()) {
+    const auto kernel = parseAttentionKernel(flags.attention);
+    if (!kernel) {
+      throw InputError("--attention: '" + flags.attention +
+                       "' is not an attention kernel; use materialized or fused");
+    }
+    if (!transformer) {
+      throw InputError("--attention applies to transformer presets; '" + choice.preset->id +
+                       "' is not one");
+    }
+    p.attention = *kernel;
+  }
+  auto moeOnly = [&](const std::string& flag) {
+    if (!transformer || !transformer->moe()) {
+      throw InputError(flag + " applies to mixture-of-experts presets; '" + choice.preset->id +
+                       "' has no experts");
+    }
+  };
+  if (!flags.moeDispatcher.empty()) {
+    const auto dispatcher = parseMoeDispatcher(flags.moeDispatcher);
+    if (!dispatcher) {
+      throw InputError("--moe-dispatcher: '" + flags.moeDispatcher +
+                       "' is not a dispatcher; use alltoall or deepep");
+    }
+    moeOnly("--moe-dispatcher");
+    p.moeDispatcher = *dispatcher;
+  }
+  if (!flags.moeRouting.empty()) {
+    const auto routing = parseMoeRouting(flags.moeRouting);
+    if (!routing) {
+      throw InputError("--moe-routing: '" + flags.moeRouting +
+                       "' is not a routing; use random or contiguous");
+    }
+    moeOnly("--moe-routing");
+    p.moeRouting = *routing;
+  }
+
   GeneratorOptions& g = choice.generator;
   auto count = [](const std::string& text, const std::string& flag, std::int64_t& into) {
     if (!text.empty()) into = parseWholeNumber(text, flag, 1, kMaxCount);
@@ -215,9 +266,12 @@ const char* const kPresetHelp =
     "bubble by V). The memory per NPU (weights, gradients, Adam states, activations)\n"
     "is checked against the device's; a design that does not fit is refused unless\n"
     "--ignore-memory.\n"
-    "Compute times: FLOPs / (device peak FLOP/s x matmul efficiency x utilization): the\n"
-    "efficiency is the device's measured matmul fraction of its peak, the utilization the\n"
-    "calibrated share of it a training step sustains (transformers 0.77, CNNs 0.19;\n"
-    "docs/workloads.md sections 2.8 and 2.11).";
+    "Compute times: FLOPs / (device peak FLOP/s x matmul efficiency x utilization), or a\n"
+    "kernel's bytes / memory bandwidth when that is longer (norms, activations, attention\n"
+    "scores unless --attention fused): the efficiency is the device's measured matmul\n"
+    "fraction of its peak, the utilization the calibrated share of it a training step\n"
+    "sustains (transformers 0.77, CNNs 0.19; docs/workloads.md sections 2.8 and 2.11).\n"
+    "Mixtures of experts dispatch with --moe-dispatcher alltoall (one copy per expert) or\n"
+    "deepep (one copy per destination node and NPU; section 2.5).";
 
 }  // namespace libra::cli

@@ -26,6 +26,9 @@ struct PresetFlags {
   bool recompute = false;
   std::string zero;  // --zero 0..3
   bool selectiveRecompute = false;
+  std::string attention;      // --attention materialized|fused
+  std::string moeDispatcher;  // --moe-dispatcher alltoall|deepep
+  std::string moeRouting;     // --moe-routing random|contiguous
   std::string globalBatch;
   std::string microBatch;
   std::string sequenceLength;
@@ -56,7 +59,8 @@ struct PresetChoice {
 [[noreturn]] void refuseMemory(const std::string& what, const MemoryEstimate& memory);
 
 // Adds --preset (required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
-// --zero3, --zero, --recompute, --selective-recompute, --global-batch, --micro-batch,
+// --zero3, --zero, --recompute, --selective-recompute, --attention, --moe-dispatcher,
+// --moe-routing, --global-batch, --micro-batch,
 // --micro-batches, --sequence-length, --virtual-stages, --train-tokens, --ignore-memory, --layout,
 // --training-loop and --cost-model to `cmd`.
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);

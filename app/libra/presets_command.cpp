@@ -118,6 +118,9 @@ Json parallelismJson(const Parallelism& p) {
   j["zero_stage"] = p.zero();
   j["recompute"] = p.recompute;
   j["selective_recompute"] = p.selectiveRecompute;
+  j["attention"] = std::string(toString(p.attention));
+  j["moe_dispatcher"] = std::string(toString(p.moeDispatcher));
+  j["moe_routing"] = std::string(toString(p.moeRouting));
   j["label"] = p.label();
   return j;
 }
@@ -139,6 +142,7 @@ Json hyperparametersJson(const Preset& preset) {
     j["shared_experts"] = t->sharedExperts;
     j["dense_layers"] = t->experts > 0 ? t->denseLayers : t->layers;
     j["active_parameters"] = preset.activeParameterCount();
+    j["node_limit"] = t->nodeLimit;  // 0: none
     if (t->mla()) {
       j["attention"] = {
           {"type", "multi-head latent"},          {"q_lora_rank", t->qLoraRank},

@@ -116,8 +116,11 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
     replicated += 2 * sb * h + sb * h;          // MLP input, dropout mask
     split += 2 * sb * m.ffn * m.mlpMatrices();  // up (and gate) outputs, down-projection input
   }
-  const double scores =
-      p.selectiveRecompute ? 0.0 : 5.0 * m.heads * s * s * b;  // softmax, its mask and dropout
+  // Materialized scores keep the softmax, its mask and dropout (5 a s^2 b); a fused
+  // kernel (FlashAttention) keeps only the softmax statistics, 4 a s b bytes (fp32).
+  const double scores = p.attention == AttentionKernel::Fused
+                            ? 4.0 * m.heads * s * b
+                            : (p.selectiveRecompute ? 0.0 : 5.0 * m.heads * s * s * b);
   if (p.sequenceParallel) return (replicated + split + scores) / t;
   return replicated + (split + scores) / t;
 }

@@ -274,6 +274,55 @@ TEST_F(CliTest, NewRefusesTensorParallelMoeWithoutSequenceParallelism) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+// The attention kernel and the expert dispatch and routing: the preset's published
+// choice unless given, recorded in the project's origin; bad values, and expert flags
+// on a dense model, are usage errors naming the flag.
+TEST_F(CliTest, NewTakesTheAttentionKernelAndTheExpertDispatch) {
+  const std::string net = tmp("moe.yml");
+  writeText(net, networkYaml({"FullyConnected", "Switch"}, {8, 8}, {"InterNode", "InterPod"}));
+  const std::string out = tmp("deepseek.json");
+  std::vector<std::string> args{
+      "new", "--preset",       "deepseek-v3", "--network",       net,      "--pp", "1", "--ep",
+      "64",  "--global-batch", "64",          "--ignore-memory", "--json", "-o",   out};
+  ProcessResult r = runLibra(args);
+  ASSERT_EQ(r.exitCode, 0) << describe(args, r);
+  json q = json::parse(readText(out))["workloads"][0]["origin"]["parameters"];
+  EXPECT_EQ(q["fused_attention"], 1);  // DeepSeek-V3's published run
+  EXPECT_EQ(q["deepep_dispatch"], 1);
+  EXPECT_EQ(q["contiguous_routing"], 0);
+  const json printed = json::parse(r.out);
+  EXPECT_EQ(printed["parallelism"]["moe_dispatcher"], "deepep") << r.out;
+  EXPECT_EQ(printed["parallelism"]["attention"], "fused") << r.out;
+
+  args.insert(args.end() - 3, {"--attention", "materialized", "--moe-dispatcher", "AllToAll",
+                               "--moe-routing", "contiguous"});
+  r = runLibra(args);
+  ASSERT_EQ(r.exitCode, 0) << describe(args, r);
+  q = json::parse(readText(out))["workloads"][0]["origin"]["parameters"];
+  EXPECT_EQ(q["fused_attention"], 0);
+  EXPECT_EQ(q["deepep_dispatch"], 0);
+  EXPECT_EQ(q["contiguous_routing"], 1);
+
+  const std::string never = tmp("never.json");
+  const std::string tiny = dataFile("libra/tiny_network.yml");
+  expectUsageError(
+      {"new", "--preset", "gpt3-175b", "--network", tiny, "--attention", "flash", "-o", never},
+      {"--attention", "flash", "fused"});
+  expectUsageError(
+      {"new", "--preset", "deepseek-v3", "--network", net, "--moe-dispatcher", "nccl", "-o", never},
+      {"--moe-dispatcher", "nccl", "deepep"});
+  expectUsageError(
+      {"new", "--preset", "deepseek-v3", "--network", net, "--moe-routing", "hash", "-o", never},
+      {"--moe-routing", "hash", "contiguous"});
+  expectUsageError({"new", "--preset", "gpt3-175b", "--network", tiny, "--moe-dispatcher", "deepep",
+                    "-o", never},
+                   {"--moe-dispatcher", "gpt3-175b", "experts"});
+  expectUsageError(
+      {"new", "--preset", "resnet50", "--network", tiny, "--attention", "fused", "-o", never},
+      {"--attention", "resnet50"});
+  EXPECT_FALSE(fs::exists(never));
+}
+
 TEST_F(CliTest, NewRejectsBadFlagsWithOneLine) {
   const std::string net = dataFile("libra/tiny_network.yml");
   const std::string out = tmp("never.json");
@@ -494,6 +543,7 @@ ProcessResult runAndInterrupt(const std::vector<std::string>& args, const fs::pa
   std::vector<std::string> strings{libraExe()};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(strings.size() + 1);
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid = -1;

@@ -25,7 +25,7 @@ const Phase& phase(const Workload& w, const std::string& layer, PhaseKind kind) 
 }
 
 void expectCollective(const Phase& p, CollectiveType type, double bytes,
-                      std::vector<int> groups = {}) {
+                      const std::vector<int>& groups = {}) {
   EXPECT_EQ(p.collective, type);
   EXPECT_EQ(p.sizeBytes, bytes);
   EXPECT_EQ(p.groups, groups);
@@ -51,14 +51,22 @@ Project projectOf(const Workload& w, const Network& n, TrainingLoop loop) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------
-// The tiny transformer by hand. T = 2 x 16 = 32 tokens, h = 64, f = 256, TP 2 x DP 2
-// on Ring(2) x Ring(2): TP on dimension 0, DP on dimension 1.
+// The tiny transformer by hand. T = 2 x 16 = 32 tokens, h = 64, f = 256, 4 heads,
+// TP 2 x DP 2 on Ring(2) x Ring(2): TP on dimension 0, DP on dimension 1. The device
+// computes 1000 FLOP/ns and moves 1000 bytes/ns (the roofline of section 2.8).
 //   activation      act = T h bytes = 32 * 64 * 2                  = 4096 bytes
 //   block weights   (4 h^2 + 2 h f) / TP = (16384 + 32768) / 2      = 24576 -> 49152 bytes
 //   Q, K, V, concat 2 T h h / TP = 2 * 32 * 64 * 64 / 2             = 131072 FLOP = 131.072 ns
+//                   (bytes 2 (32 (64 + 32) + 64 * 32) = 10240: 10.24 ns, compute bound)
 //   QK, softmax     2 T s h / TP = 2 * 32 * 16 * 64 / 2             = 32768 FLOP  = 32.768 ns
+//                   (score elements T s a / TP = 32 * 16 * 4 / 2 = 1024; streams T h / TP
+//                   = 1024; bytes 2 (2 * 1024 + 1024) = 6144: 6.144 ns, compute bound)
+//   QK's softmax and dropout, materialized: forward 9 * 1024 bytes = 9.216 ns,
+//                   backward 11 * 1024 = 11.264 ns: QK F 41.984, IG 65.536 + 11.264 = 76.8
 //   X W1, X W2      2 T h f / TP = 2 * 32 * 64 * 256 / 2            = 524288 FLOP = 524.288 ns
-//   layerNorm       2 T h = 2 * 32 * 64                             = 4096 FLOP   = 4.096 ns
+//   layerNorm       memory bound: F 2 (10 T h + 2 T f / TP) = 2 (20480 + 8192) = 57344
+//                   bytes = 57.344 ns; IG 2 (12 T h + 3 T f / TP) = 73728 = 73.728 ns;
+//                   WG 2 T h = 4096 FLOP = 4.096 ns
 TEST(TransformerGenerator, TinyModelMegatronSizesByHand) {
   const Network net = ringNetwork({2, 2}, {"a", "b"});
   Parallelism par;
@@ -87,22 +95,27 @@ TEST(TransformerGenerator, TinyModelMegatronSizesByHand) {
                      4096);
     EXPECT_DOUBLE_EQ(phase(w, "Q" + b, PhaseKind::Forward).computeNs, 131.072);
     EXPECT_DOUBLE_EQ(phase(w, "K" + b, PhaseKind::WeightGrad).computeNs, 131.072);
-    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::Forward).computeNs, 32.768);
-    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::InputGrad).computeNs, 65.536);
+    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::Forward).computeNs, 41.984);
+    EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::InputGrad).computeNs, 76.8);
     EXPECT_DOUBLE_EQ(phase(w, "QK" + b, PhaseKind::WeightGrad).computeNs, 0);
+    EXPECT_DOUBLE_EQ(phase(w, "softmax" + b, PhaseKind::Forward).computeNs, 32.768);
+    EXPECT_DOUBLE_EQ(phase(w, "softmax" + b, PhaseKind::InputGrad).computeNs, 65.536);
     EXPECT_DOUBLE_EQ(phase(w, "X" + b + "W1b1", PhaseKind::InputGrad).computeNs, 524.288);
-    EXPECT_DOUBLE_EQ(phase(w, "layerNorm" + b, PhaseKind::Forward).computeNs, 4.096);
+    EXPECT_DOUBLE_EQ(phase(w, "layerNorm" + b, PhaseKind::Forward).computeNs, 57.344);
+    EXPECT_DOUBLE_EQ(phase(w, "layerNorm" + b, PhaseKind::InputGrad).computeNs, 73.728);
+    EXPECT_DOUBLE_EQ(phase(w, "layerNorm" + b, PhaseKind::WeightGrad).computeNs, 4.096);
   }
-  // Per block: 4 GEMMs x 3 x 131.072 + 2 x (32.768 + 65.536) + 2 x 3 x 524.288
-  //            + 3 x 4.096 = 1572.864 + 196.608 + 3145.728 + 12.288 = 4927.488 ns.
-  EXPECT_NEAR(totalCompute(w), 2 * 4927.488, 1e-9);
+  // Per block: 4 GEMMs x 3 x 131.072 + (41.984 + 76.8) + (32.768 + 65.536)
+  //            + 2 x 3 x 524.288 + (57.344 + 73.728 + 4.096)
+  //            = 1572.864 + 118.784 + 98.304 + 3145.728 + 135.168 = 5070.848 ns.
+  EXPECT_NEAR(totalCompute(w), 2 * 5070.848, 1e-9);
 
   // At 100 GB/s per dimension: a TP AllReduce moves 2 * 4096 / 2 = 4096 bytes on
   // dimension 0 (40.96 ns), a gradient AllReduce 49152 bytes on dimension 1
-  // (491.52 ns). T = 9854.976 + 2 x (4 x 40.96 + 491.52) = 11165.696 ns.
+  // (491.52 ns). T = 10141.696 + 2 x (4 x 40.96 + 491.52) = 11452.416 ns.
   const Problem problem = buildProblem(projectOf(w, net, TrainingLoop::NoOverlap));
   const std::vector<double> bw{100, 100};
-  EXPECT_NEAR(problem.evaluate(bw).iterationNs, 11165.696, 1e-6);
+  EXPECT_NEAR(problem.evaluate(bw).iterationNs, 11452.416, 1e-6);
 }
 
 TEST(TransformerGenerator, SequenceParallelSplitsEachAllReduce) {
@@ -120,11 +133,16 @@ TEST(TransformerGenerator, SequenceParallelSplitsEachAllReduce) {
   expectCollective(phase(w, "X1W1b1", PhaseKind::InputGrad), CollectiveType::ReduceScatter, 4096);
   expectCollective(phase(w, "X1W2b2", PhaseKind::Forward), CollectiveType::ReduceScatter, 4096);
   expectCollective(phase(w, "X1W2b2", PhaseKind::InputGrad), CollectiveType::AllGather, 2048);
-  // Layer norms run on T / TP tokens: 2 * 32 * 64 / 2 = 2048 FLOP.
-  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::Forward).computeNs, 2.048);
+  // Norms and residual adds run on T / TP = 16 tokens: forward 2 (10 x 16 x 64 +
+  // 2 x 4096) = 36864 bytes, backward 2 (12 x 16 x 64 + 3 x 4096) = 49152 bytes, weight
+  // gradient 2 x 32 x 64 / 2 = 2048 FLOP.
+  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::Forward).computeNs, 36.864);
+  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::InputGrad).computeNs, 49.152);
+  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::WeightGrad).computeNs, 2.048);
 
   // ReduceScatter + AllGather move what the AllReduce moved, so the communication
-  // time is unchanged; the compute is 2 x 3 x 2.048 ns less.
+  // time is unchanged; the compute is 2 x ((57.344 - 36.864) + (73.728 - 49.152) +
+  // (4.096 - 2.048)) = 2 x 47.104 ns less.
   Parallelism plain = par;
   plain.sequenceParallel = false;
   const Workload base = generateWorkload(tinyTransformer(), plain, teraflopDevice(), net);
@@ -132,7 +150,7 @@ TEST(TransformerGenerator, SequenceParallelSplitsEachAllReduce) {
   const Evaluation a = buildProblem(projectOf(w, net, TrainingLoop::NoOverlap)).evaluate(bw);
   const Evaluation b = buildProblem(projectOf(base, net, TrainingLoop::NoOverlap)).evaluate(bw);
   EXPECT_NEAR(a.communicationNs, b.communicationNs, 1e-9);
-  EXPECT_NEAR(b.computeNs - a.computeNs, 12.288, 1e-9);
+  EXPECT_NEAR(b.computeNs - a.computeNs, 94.208, 1e-9);
 }
 
 TEST(TransformerGenerator, Zero3GathersParametersAndReduceScattersGradients) {
@@ -389,10 +407,12 @@ TEST(MoeGenerator, LatentAttentionDenseFirstBlockAndSharedExpertByHand) {
 
   Parallelism par;
   par.ep = 2;
+  par.attention = AttentionKernel::Fused;  // as DeepSeek-V3 runs: the scores stay on chip
   const Workload w =
       generateWorkload(p, par, teraflopDevice(), ringNetwork({2, 2}, {"a", "b"}), batchOf(2, 4));
   // 2 T x weights FLOP at 1 TFLOP/s: Q 114.688 ns, K 65.536, V 16.384, output 131.072;
-  // scores 2 T s 48 = 49.152 and 2 T s 32 = 32.768.
+  // scores 2 T s 48 = 49.152 and 2 T s 32 = 32.768 (they read and write 2 x 2 T 48 and
+  // 2 x 2 T 32 bytes: 6.144 and 4.096 ns, compute bound).
   EXPECT_DOUBLE_EQ(phase(w, "Q1", PhaseKind::Forward).computeNs, 114.688);
   EXPECT_DOUBLE_EQ(phase(w, "K2", PhaseKind::Forward).computeNs, 65.536);
   EXPECT_DOUBLE_EQ(phase(w, "V2", PhaseKind::Forward).computeNs, 16.384);
@@ -436,6 +456,183 @@ TEST(Presets, MixtureOfExpertsCountsMatchTheirReports) {
   const Preset& mixtral = findPreset("mixtral-8x22b");
   EXPECT_NEAR(mixtral.parameterCount() / 141e9, 1.0, 0.01);
   EXPECT_NEAR(mixtral.activeParameterCount() / 39e9, 1.0, 0.01);
+}
+
+// Where a token's k copies land (expertSpread, docs/workloads.md section 2.5), by hand.
+// 8 experts, top-2, EP 4 = 2 nodes of 2 NPUs: 2 experts per NPU, 4 per node.
+//   random: a node's 4 experts are all missed with probability C(4, 2) / C(8, 2) = 6/28,
+//           so 2 (1 - 6/28) = 11/7 distinct nodes; an NPU's 2 with C(6, 2) / C(8, 2) =
+//           15/28, so 4 x 13/28 = 13/7 distinct NPUs
+//   node limit 1: min(1, 11/7) = 1 node; the 2 experts among its 4, an NPU's 2 missed
+//           with C(2, 2) / C(4, 2) = 1/6: 2 x 5/6 = 5/3 NPUs
+//   contiguous: token i gets experts 2i and 2i + 1, both on one NPU: 1 NPU, 1 node
+TEST(MoeRouting, ExpertSpreadByHand) {
+  TransformerConfig m = std::get<TransformerConfig>(tinyTransformer().model);
+  m.experts = 8;
+  m.topK = 2;
+  const ExpertSpread random = expertSpread(m, MoeRouting::Random, 2, 2);
+  EXPECT_DOUBLE_EQ(random.nodes, 11.0 / 7);
+  EXPECT_DOUBLE_EQ(random.npus, 13.0 / 7);
+  const ExpertSpread contiguous = expertSpread(m, MoeRouting::Contiguous, 2, 2);
+  EXPECT_DOUBLE_EQ(contiguous.nodes, 1);
+  EXPECT_DOUBLE_EQ(contiguous.npus, 1);
+  m.nodeLimit = 1;
+  const ExpertSpread limited = expertSpread(m, MoeRouting::Random, 2, 2);
+  EXPECT_DOUBLE_EQ(limited.nodes, 1);
+  EXPECT_DOUBLE_EQ(limited.npus, 5.0 / 3);
+  // A limit that is not below the group's nodes changes nothing.
+  m.nodeLimit = 2;
+  EXPECT_DOUBLE_EQ(expertSpread(m, MoeRouting::Random, 2, 2).nodes, 11.0 / 7);
+  // Top-3 of 8 in consecutive ids crosses NPUs: tokens 0..7 get experts {0,1,2}, {3,4,5},
+  // {6,7,0}, {1,2,3}, {4,5,6}, {7,0,1}, {2,3,4}, {5,6,7}: NPUs (of experts 2j, 2j + 1)
+  // {0,1}, {1,2}, {3,0}, {0,1}, {2,3}, {3,0}, {1,2}, {2,3} (2 each) and nodes (NPUs 0-1,
+  // 2-3) {0}, {0,1}, {1,0}, {0}, {1}, {1,0}, {0,1}, {1}: 12 / 8.
+  m.nodeLimit = 0;
+  m.topK = 3;
+  const ExpertSpread three = expertSpread(m, MoeRouting::Contiguous, 2, 2);
+  EXPECT_DOUBLE_EQ(three.npus, 2);
+  EXPECT_DOUBLE_EQ(three.nodes, 12.0 / 8);
+  EXPECT_THROW(expertSpread(m, MoeRouting::Random, 3, 1), InputError);  // 3 NPUs, 8 experts
+}
+
+// DeepSeek-V3 on EP 64 = 8 nodes of 8 (256 experts, 4 per NPU, 32 per node, top-8,
+// at most 4 nodes per token, arXiv:2412.19437 section 2.1.2):
+//   random: unlimited 8 (1 - C(224, 8) / C(256, 8)) = 5.29 nodes, so the limit 4 binds;
+//           the 8 experts among the 4 nodes' 128 miss an NPU's 4 with C(124, 8) /
+//           C(128, 8) = (120 x 119 x 118 x 117) / (128 x 127 x 126 x 125), so
+//           32 (1 - 197149680 / 256032000) = 7.3594 NPUs
+//   contiguous (NeMo AutoModel's balanced gate): experts 8i .. 8i + 7 lie on 2 NPUs of
+//           one node
+TEST(MoeRouting, DeepSeekV3SpreadOverEightNodes) {
+  const auto& m = std::get<TransformerConfig>(findPreset("deepseek-v3").model);
+  EXPECT_EQ(m.nodeLimit, 4);
+  const ExpertSpread random = expertSpread(m, MoeRouting::Random, 8, 8);
+  EXPECT_DOUBLE_EQ(random.nodes, 4);
+  EXPECT_NEAR(random.npus, 32 * (1 - 197149680.0 / 256032000.0), 1e-12);
+  TransformerConfig unlimited = m;
+  unlimited.nodeLimit = 0;
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (224.0 - i) / (256.0 - i);
+  EXPECT_NEAR(expertSpread(unlimited, MoeRouting::Random, 8, 8).nodes, 8 * (1 - miss), 1e-12);
+  EXPECT_NEAR(8 * (1 - miss), 5.2947, 1e-4);
+  const ExpertSpread contiguous = expertSpread(m, MoeRouting::Contiguous, 8, 8);
+  EXPECT_DOUBLE_EQ(contiguous.nodes, 1);
+  EXPECT_DOUBLE_EQ(contiguous.npus, 2);
+}
+
+// DeepEP's dispatch by hand (section 2.5) on the tiny model with 8 experts, top-2, EP 4
+// on Ring(2) x Ring(2) (the EP group spans both: dimension a is the node), T = 32 tokens
+// per NPU, h = 64, 2 bytes: the AllToAll dispatcher sends T k h = 8192 bytes over [2, 2];
+// DeepEP sends T h x (distinct nodes) over the node dimension b and T h x (distinct NPUs)
+// over the node fabric a, with T h = 4096 bytes.
+TEST(MoeGenerator, DeepEpSendsOneCopyPerNodeAndNpuByHand) {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.experts = 8;
+  t.topK = 2;
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  Parallelism par;
+  par.ep = 4;
+  const Workload megatron = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
+  expectCollective(phase(megatron, "dispatch1", PhaseKind::Forward), CollectiveType::AllToAll, 8192,
+                   {2, 2});
+  par.moeDispatcher = MoeDispatcher::DeepEp;
+  const Workload random = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
+  for (const char* op : {"dispatch1", "combine1"}) {
+    const std::string node = std::string(op) + ".node";
+    for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
+      // 11/7 nodes and 13/7 NPUs per token (ExpertSpreadByHand).
+      EXPECT_EQ(phase(random, op, kind).collective, CollectiveType::AllToAll);
+      EXPECT_DOUBLE_EQ(phase(random, op, kind).sizeBytes, 4096.0 * 11 / 7);
+      EXPECT_EQ(phase(random, op, kind).groups, (std::vector<int>{1, 2}));
+      EXPECT_EQ(phase(random, node, kind).collective, CollectiveType::AllToAll);
+      EXPECT_DOUBLE_EQ(phase(random, node, kind).sizeBytes, 4096.0 * 13 / 7);
+      EXPECT_EQ(phase(random, node, kind).groups, (std::vector<int>{2, 1}));
+    }
+  }
+  // Contiguous routing: both copies on one NPU, so one copy crosses to one node.
+  par.moeRouting = MoeRouting::Contiguous;
+  const Workload contiguous = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
+  expectCollective(phase(contiguous, "dispatch1", PhaseKind::Forward), CollectiveType::AllToAll,
+                   4096, {1, 2});
+  expectCollective(phase(contiguous, "dispatch1.node", PhaseKind::Forward),
+                   CollectiveType::AllToAll, 4096, {2, 1});
+  // Per NPU and dimension (half of each buffer leaves): 2048 bytes instead of the
+  // AllToAll dispatcher's 4096; the experts compute the same T k copies.
+  EXPECT_DOUBLE_EQ(phase(contiguous, "expertsW1_1", PhaseKind::Forward).computeNs,
+                   phase(megatron, "expertsW1_1", PhaseKind::Forward).computeNs);
+  // EP inside one dimension: DeepEP's intranode kernel, one copy per distinct NPU.
+  const Workload intranode =
+      generateWorkload(p, par, teraflopDevice(), ringNetwork({4, 2}, {"a", "b"}), batchOf(2, 8));
+  expectCollective(phase(intranode, "dispatch1", PhaseKind::Forward), CollectiveType::AllToAll,
+                   4096, {4, 1});
+  EXPECT_EQ(findLayer(intranode, "dispatch1.node"), nullptr);
+}
+
+// The roofline (section 2.8) on a device that moves 50 bytes per ns and computes 1000
+// FLOP per ns: the tiny model's Q line (131072 FLOP, 10240 bytes) and up projection
+// (524288 FLOP; 2 (32 (64 + 128) + 64 x 128) = 28672 bytes) become memory bound; the
+// materialized QK line reads and writes 6144 bytes (122.88 ns > 32.768) plus 9216 of
+// softmax and dropout; fused, it reads Q and K and writes nothing else: 4096 bytes.
+TEST(TransformerGenerator, RooflineMakesSmallKernelsMemoryBound) {
+  Device slow = teraflopDevice();
+  slow.memoryBandwidth = 5e10;
+  Parallelism par;
+  par.tp = 2;
+  const Network net = ringNetwork({2, 2}, {"a", "b"});
+  const Workload w = generateWorkload(tinyTransformer(), par, slow, net);
+  EXPECT_DOUBLE_EQ(phase(w, "Q1", PhaseKind::Forward).computeNs, 204.8);
+  EXPECT_DOUBLE_EQ(phase(w, "X1W1b1", PhaseKind::WeightGrad).computeNs, 573.44);
+  EXPECT_DOUBLE_EQ(phase(w, "X1W2b2", PhaseKind::Forward).computeNs, 573.44);
+  EXPECT_DOUBLE_EQ(phase(w, "QK1", PhaseKind::Forward).computeNs, 122.88 + 184.32);
+  EXPECT_DOUBLE_EQ(phase(w, "layerNorm1", PhaseKind::Forward).computeNs, 1146.88);
+  par.attention = AttentionKernel::Fused;
+  const Workload fused = generateWorkload(tinyTransformer(), par, slow, net);
+  EXPECT_DOUBLE_EQ(phase(fused, "QK1", PhaseKind::Forward).computeNs, 81.92);
+  EXPECT_DOUBLE_EQ(phase(fused, "QK1", PhaseKind::InputGrad).computeNs, 163.84);
+  // Without a memory bandwidth the roofline is the compute term: 131.072 ns.
+  slow.memoryBandwidth = 0;
+  EXPECT_DOUBLE_EQ(
+      phase(generateWorkload(tinyTransformer(), par, slow, net), "Q1", PhaseKind::Forward)
+          .computeNs,
+      131.072);
+}
+
+// The run's choices travel with the workload (Workload::origin) and come back when it
+// is regenerated; a workload written before they existed gets its preset's.
+TEST(Presets, AttentionAndDispatcherRoundTripThroughTheOrigin) {
+  const Preset& ds = findPreset("deepseek-v3");
+  EXPECT_EQ(ds.defaults.attention, AttentionKernel::Fused);
+  EXPECT_EQ(ds.defaults.moeDispatcher, MoeDispatcher::DeepEp);
+  EXPECT_EQ(ds.defaults.moeRouting, MoeRouting::Random);
+  EXPECT_EQ(findPreset("mixtral-8x22b").defaults.moeDispatcher, MoeDispatcher::AllToAll);
+  EXPECT_EQ(findPreset("llama3-405b").defaults.attention, AttentionKernel::Fused);
+  EXPECT_EQ(findPreset("megatron-gpt-22b").defaults.attention, AttentionKernel::Materialized);
+  Parallelism par = ds.defaults;
+  par.pp = 1;
+  par.moeRouting = MoeRouting::Contiguous;
+  par.attention = AttentionKernel::Materialized;
+  const Network net = ringNetwork({8, 8}, {"a", "b"});
+  GeneratorOptions g;
+  g.blocks = 4;
+  g.globalBatch = 64;
+  Workload w = generateWorkload(ds, par, findDevice("h100"), net, g);
+  auto choice = presetChoiceOf(w);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->parallelism.attention, AttentionKernel::Materialized);
+  EXPECT_EQ(choice->parallelism.moeDispatcher, MoeDispatcher::DeepEp);
+  EXPECT_EQ(choice->parallelism.moeRouting, MoeRouting::Contiguous);
+  for (const char* key : {"fused_attention", "deepep_dispatch", "contiguous_routing"}) {
+    w.origin->parameters.erase(key);
+  }
+  choice = presetChoiceOf(w);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->parallelism.attention, AttentionKernel::Fused);
+  EXPECT_EQ(choice->parallelism.moeDispatcher, MoeDispatcher::DeepEp);
+  EXPECT_EQ(choice->parallelism.moeRouting, MoeRouting::Random);
+  EXPECT_EQ(parseMoeDispatcher(" DeepEP "), MoeDispatcher::DeepEp);
+  EXPECT_EQ(parseMoeRouting("contiguous"), MoeRouting::Contiguous);
+  EXPECT_EQ(parseAttentionKernel("flash"), std::nullopt);
 }
 
 TEST(MoeGenerator, RejectsBadDegrees) {

@@ -204,14 +204,18 @@ void PresetEditor::apply() {
   g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
   if (const auto old = presetChoiceOf(project.workloads[workload_])) {
     // What the editor has no widget for is kept: the batch, the token budget,
-    // the ZeRO stage and selective recomputation (the engine's plan derives the
-    // rest again for the new degrees).
+    // the ZeRO stage, selective recomputation, the attention kernel and the
+    // expert dispatch and routing (the engine's plan derives the rest again for
+    // the new degrees).
     g.globalBatch = old->generator.globalBatch;
     g.microBatches = old->generator.microBatches;
     g.trainTokens = old->generator.trainTokens;
     g.blocks = old->generator.blocks;
     p.zeroStage = p.zero3 ? 0 : old->parallelism.zeroStage;
     p.selectiveRecompute = !p.recompute && old->parallelism.selectiveRecompute;
+    p.attention = old->parallelism.attention;
+    p.moeDispatcher = old->parallelism.moeDispatcher;
+    p.moeRouting = old->parallelism.moeRouting;
   }
   try {
     const Preset& preset = findPreset(toStd(preset_->currentData().toString()));

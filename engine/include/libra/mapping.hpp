@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,32 @@ inline constexpr std::array<ParallelAxis, 4> kParallelAxes{
 std::string_view toString(ParallelAxis axis);   // "tensor", "expert", "pipeline", "data"
 std::string_view shortName(ParallelAxis axis);  // "TP", "EP", "PP", "DP"
 
+// How a transformer computes its attention scores (docs/workloads.md section 2.1):
+// materialized, as Megatron-LM did before FlashAttention (Q K^T, the softmax and its
+// dropout written to and read from device memory: Korthikanti et al.,
+// arXiv:2205.05198, section 4.1), or fused into one kernel that keeps the scores on
+// chip (FlashAttention, Dao et al., arXiv:2205.14135).
+enum class AttentionKernel { Materialized, Fused };
+std::string_view toString(AttentionKernel kernel);  // "materialized", "fused"
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view text);
+
+// How a mixture of experts sends tokens to their experts (section 2.5): Megatron-LM's
+// AllToAll dispatcher (one copy per routed expert), or DeepEP's (a token crosses to
+// each destination node once and is forwarded inside the node; DeepSeek-V3,
+// arXiv:2412.19437, section 3.2.2; https://github.com/deepseek-ai/DeepEP).
+enum class MoeDispatcher { AllToAll, DeepEp };
+std::string_view toString(MoeDispatcher dispatcher);  // "alltoall", "deepep"
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view text);
+
+// Which experts a token's k routed copies go to (section 2.5), balanced either way:
+// `random`, k distinct experts uniformly at random (within the preset's node limit,
+// when it has one), or `contiguous`, k consecutive expert ids (token i gets experts
+// i k .. i k + k - 1 mod E), as the "fake balanced gate" of NVIDIA NeMo AutoModel's
+// benchmarks routes.
+enum class MoeRouting { Random, Contiguous };
+std::string_view toString(MoeRouting routing);  // "random", "contiguous"
+std::optional<MoeRouting> parseMoeRouting(std::string_view text);
+
 struct Parallelism {
   int tp = 1;                     // tensor parallel (Megatron style)
   int ep = 1;                     // expert parallel (mixture-of-experts layers only)
@@ -46,6 +73,12 @@ struct Parallelism {
   int zeroStage = 0;
   bool recompute = false;           // full activation recomputation
   bool selectiveRecompute = false;  // recompute the attention scores only (Korthikanti et al.)
+  // How the run computes attention and dispatches experts (each preset's default is
+  // what its published run used; a default-constructed Parallelism is the classic
+  // Megatron-LM run: materialized scores, AllToAll dispatcher, random routing).
+  AttentionKernel attention = AttentionKernel::Materialized;
+  MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
+  MoeRouting moeRouting = MoeRouting::Random;
   // Optional hand-given group sizes per dimension (innermost first). Empty = automatic
   // mapping. When any is given, all axes with degree > 1 must be given; an empty
   // vector then means "not used" (all 1).

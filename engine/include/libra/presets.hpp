@@ -61,10 +61,22 @@ struct Device {
   double achievedFlops(ModelFamily family) const {
     return peakFlops * efficiency * utilization(family);
   }
-  // ns for `flops` floating-point operations of a `family` workload. The only
-  // place the generator turns FLOPs into time.
+  // ns for `flops` floating-point operations of a `family` workload at the
+  // sustained rate.
   double computeNs(double flops, ModelFamily family) const {
     return flops / achievedFlops(family) * 1e9;
+  }
+  // ns to move `bytes` to or from device memory at its bandwidth (0 when unknown).
+  double memoryNs(double bytes) const {
+    return memoryBandwidth > 0 ? bytes / memoryBandwidth * 1e9 : 0.0;
+  }
+  // The roofline of one kernel that computes `flops` and moves `bytes` through device
+  // memory: max(computeNs, memoryNs) (docs/workloads.md section 2.8). The only place
+  // the generator turns FLOPs and bytes into time.
+  double kernelNs(double flops, double bytes, ModelFamily family) const {
+    const double compute = computeNs(flops, family);
+    const double memory = memoryNs(bytes);
+    return compute > memory ? compute : memory;
   }
   // Throws InputError when the numbers are not positive and finite, efficiency or a
   // utilization not in (0, 1], or the list price is negative or not finite.
@@ -124,6 +136,9 @@ struct TransformerConfig {
   int expertFfn = 0;            // inner size of one expert; 0 = ffn
   int sharedExperts = 0;        // experts every token passes through, each of expertFfn
   int denseLayers = 0;  // the first blocks keep a dense MLP of ffn (DeepSeek's first_k_dense)
+  // Node-limited routing: a token's k routed experts lie on at most this many nodes
+  // (DeepSeek-V3: 4, arXiv:2412.19437 section 2.1.2); 0 = no limit.
+  int nodeLimit = 0;
   // Multi-head latent attention (DeepSeek-V2/V3); kvLoraRank > 0 turns it on.
   int qLoraRank = 0;      // query compression; 0 = queries projected from h directly
   int kvLoraRank = 0;     // joint key/value compression
@@ -233,6 +248,25 @@ const std::vector<Preset>& presets();
 const Preset& findPreset(std::string_view id);
 // Hyperparameters as (key, value) text, for listings.
 std::vector<std::pair<std::string, std::string>> describe(const Preset& preset);
+
+// Where the k routed copies of one token land (docs/workloads.md section 2.5): the
+// expected number of distinct NPUs and of distinct nodes among an expert-parallel
+// group of `nodes` nodes of `npusPerNode` NPUs each (E / EP experts per NPU, placed in
+// order: NPU r holds experts r E / EP .. (r + 1) E / EP - 1, node j the NPUs
+// j npusPerNode ..).
+struct ExpertSpread {
+  double npus = 0;   // distinct NPUs a token is sent to (at most k)
+  double nodes = 0;  // distinct nodes among them (at most k, and the preset's node limit)
+};
+// Random routing, k distinct experts uniformly at random: a set of K of the E
+// experts is missed with probability C(E - K, k) / C(E, k), so the expected distinct
+// units of K experts each are units x (1 - C(E - K, k) / C(E, k)); with a node limit M
+// < nodes the token first picks M nodes (nodes = min(M, the unlimited expectation))
+// and its experts among their M E / nodes. Contiguous routing: the exact average over
+// the tokens i = 0 .. E / gcd(E, k) - 1 of experts i k + j mod E. Throws InputError
+// when the experts do not split evenly (EP must divide E).
+ExpertSpread expertSpread(const TransformerConfig& model, MoeRouting routing, int npusPerNode,
+                          int nodes);
 
 // ---------------------------------------------------------------------------------
 // Generation

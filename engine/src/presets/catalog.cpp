@@ -186,6 +186,10 @@ void Preset::validate() const {
                        "and the " +
                        std::to_string(t->layers) + " layers");
     }
+    if (t->nodeLimit < 0) {
+      throw InputError(where + ": the node limit " + std::to_string(t->nodeLimit) +
+                       " must be >= 0 (0 = none)");
+    }
     if (t->qLoraRank < 0 || t->kvLoraRank < 0 || t->qkNopeHeadDim < 0 || t->qkRopeHeadDim < 0 ||
         t->vHeadDim < 0) {
       throw InputError(where + ": the latent-attention ranks and head dims must be >= 0");
@@ -298,6 +302,11 @@ std::vector<Preset> buildPresets() {
   Parallelism tp1;
   Parallelism tp8;
   tp8.tp = 8;
+  // Runs after FlashAttention (Dao et al., arXiv:2205.14135, 2022) compute attention
+  // in one fused kernel; the older ones (and Korthikanti et al.'s Megatron-LM, whose
+  // activation accounting stores the score matrices) materialize the scores.
+  Parallelism tp8Fused = tp8;
+  tp8Fused.attention = AttentionKernel::Fused;
   Parallelism tp16;
   tp16.tp = 16;
   Parallelism tp128;
@@ -307,6 +316,7 @@ std::vector<Preset> buildPresets() {
   moe.tp = 8;
   moe.ep = 8;
   moe.sequenceParallel = true;
+  moe.attention = AttentionKernel::Fused;
 
   add("turing-nlg-17b", "Turing-NLG 17B",
       "Microsoft Research blog, 'Turing-NLG: A 17-billion-parameter language model by "
@@ -380,8 +390,9 @@ std::vector<Preset> buildPresets() {
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
       "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
       "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
-      "sequence 8192 (the pre-training context); untied embeddings",
-      dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, tp8);
+      "sequence 8192 (the pre-training context); untied embeddings; fused (FlashAttention) "
+      "attention assumed: materialized scores would not fit (a s^2 x 5 bytes per layer)",
+      dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, tp8Fused);
   batch(2048, 1, 15e12,
         "2048 sequences of 8192 = 16 M tokens per iteration, assumed equal to the 405B's "
         "(arXiv:2407.21783 publishes it for the 405B only); 15 T training tokens (section 3.1: "
@@ -390,8 +401,10 @@ std::vector<Preset> buildPresets() {
       "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 126 layers, model "
       "dimension 16384, FFN 53248, 128 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
       "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
-      "sequence 8192; TP 8 as in the paper's Table 4 (which adds PP 16)",
-      dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2, tp8);
+      "sequence 8192; TP 8 as in the paper's Table 4 (which adds PP 16); fused "
+      "(FlashAttention) attention assumed: materialized scores would not fit (16 heads per GPU "
+      "x 8192^2 x 5 bytes = 5.4 GB per layer)",
+      dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2, tp8Fused);
   batch(2048, 1, 15.6e12,
         "2048 sequences of 8192 = 16 M tokens per iteration (arXiv:2407.21783, Table 4 and "
         "section 3.4.1, the batch of the main stage); 15.6 T training tokens (section 3.4)");
@@ -405,7 +418,8 @@ std::vector<Preset> buildPresets() {
         "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
         "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
         "supports 65536) is our choice; TP 8 x EP 8 with sequence parallelism (Megatron-LM "
-        "requires it for MoE with TP > 1)",
+        "requires it for MoE with TP > 1); fused attention and Megatron-LM's AllToAll "
+        "dispatcher assumed",
         m, 4096, 1, 2, moe);
     batch(1024, 1, 0,
           "1024 sequences of 4096 = 4 M tokens per iteration, assumed (not published); no "
@@ -424,9 +438,12 @@ std::vector<Preset> buildPresets() {
     m.qkNopeHeadDim = 128;
     m.qkRopeHeadDim = 64;
     m.vHeadDim = 128;
+    m.nodeLimit = 4;
     Parallelism ds;
     ds.pp = 16;
     ds.ep = 64;
+    ds.attention = AttentionKernel::Fused;
+    ds.moeDispatcher = MoeDispatcher::DeepEp;
     add("deepseek-v3", "DeepSeek-V3 (671B, 37B activated)",
         "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv:2412.19437, section 4.2 "
         "(Hyper-Parameters): 61 layers, hidden 7168, 128 heads of 128, KV compression 512, query "
@@ -435,8 +452,10 @@ std::vector<Preset> buildPresets() {
         "activated. Dense FFN 18432, vocabulary 129280, value head dim 128 and untied embeddings "
         "from https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json",
         "SwiGLU experts; the multi-token-prediction module (1 extra block, section 2.2) is not "
-        "modelled; balanced routing, not the node-limited routing (at most 4 nodes per token) of "
-        "section 2.1.2; BF16 (the report trains in FP8, section 3.3); all attention projections "
+        "modelled; balanced routing, node-limited to at most 4 nodes per token (section 2.1.2), "
+        "dispatched as DeepSeek's own all-to-all (section 3.2.2, DeepEP: one copy per "
+        "destination node); fused attention; BF16 (the report trains in FP8, section 3.3); all "
+        "attention projections "
         "split over TP. Default parallelism PP 16 x EP 64 as in section 3.2 (DualPipe itself is "
         "modelled as interleaved 1F1B at best)",
         m, 4096, 1, 2, ds);
@@ -556,8 +575,12 @@ std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) 
       out.emplace_back("expert_ffn", num(t->expertWidth()));
       if (t->sharedExperts > 0) out.emplace_back("shared_experts", num(t->sharedExperts));
       if (t->denseLayers > 0) out.emplace_back("dense_layers", num(t->denseLayers));
+      if (t->nodeLimit > 0) out.emplace_back("node_limit", num(t->nodeLimit));
+      out.emplace_back("moe_dispatcher", std::string(toString(preset.defaults.moeDispatcher)));
+      out.emplace_back("moe_routing", std::string(toString(preset.defaults.moeRouting)));
       out.emplace_back("active_parameters", num(preset.activeParameterCount()));
     }
+    out.emplace_back("attention_kernel", std::string(toString(preset.defaults.attention)));
     out.emplace_back("sequence_length", num(preset.sequenceLength));
   } else if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
     out.emplace_back("layers", num(static_cast<double>(c->layers.size())));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <numeric>
 #include <utility>
 
 #include "checked.hpp"
@@ -116,8 +117,10 @@ struct Context {
   bool libra = false;
 
   double ns(double flops) const { return device.computeNs(flops, preset.family()); }
-  double memoryNs(double bytesMoved) const {
-    return device.memoryBandwidth > 0 ? bytesMoved / device.memoryBandwidth * 1e9 : 0.0;
+  double memoryNs(double bytesMoved) const { return device.memoryNs(bytesMoved); }
+  // The roofline of one kernel (Device::kernelNs, section 2.8).
+  double kernel(double flops, double bytesMoved) const {
+    return device.kernelNs(flops, bytesMoved, preset.family());
   }
 };
 
@@ -133,6 +136,80 @@ std::string mlpName(int block, int matrix, int slot, int slots) {
   const std::string m = std::to_string(matrix);
   return "X" + std::to_string(block) + "W" + m + "b" + m + slotSuffix(slot, slots);
 }
+
+// C(N - K, k) / C(N, k): the probability that k distinct items drawn uniformly from N
+// miss a given K of them.
+double missProbability(double n, double missed, int k) {
+  double p = 1;
+  for (int i = 0; i < k; ++i) {
+    const double kept = n - missed - i;
+    if (kept <= 0) return 0;
+    p *= kept / (n - i);
+  }
+  return p;
+}
+
+}  // namespace
+
+ExpertSpread expertSpread(const TransformerConfig& model, MoeRouting routing, int npusPerNode,
+                          int nodes) {
+  const int experts = model.experts;
+  const int k = model.topK;
+  if (experts < 1 || k < 1 || k > experts || npusPerNode < 1 || nodes < 1) {
+    throw InputError(
+        "expert spread: needs experts >= 1, 1 <= top-k <= experts and at least one "
+        "NPU and node (experts " +
+        std::to_string(experts) + ", top-k " + std::to_string(k) + ", " +
+        std::to_string(npusPerNode) + " NPUs per node, " + std::to_string(nodes) + " nodes)");
+  }
+  const std::int64_t ep = static_cast<std::int64_t>(npusPerNode) * nodes;
+  if (experts % ep != 0) {
+    throw InputError("expert spread: the expert-parallel group of " + std::to_string(ep) +
+                     " NPUs must divide the " + std::to_string(experts) + " experts");
+  }
+  const std::int64_t perNpu = experts / ep;
+  const double perNode = static_cast<double>(perNpu) * npusPerNode;
+  ExpertSpread spread;
+  if (routing == MoeRouting::Contiguous) {
+    // Token i is routed to experts i k .. i k + k - 1 (mod E); the pattern repeats
+    // after E / gcd(E, k) tokens, so their average is exact.
+    const std::int64_t period = experts / std::gcd(experts, k);
+    double npuSum = 0, nodeSum = 0;
+    for (std::int64_t i = 0; i < period; ++i) {
+      std::vector<std::int64_t> npuIds, nodeIds;
+      for (int j = 0; j < k; ++j) {
+        const std::int64_t npu = ((i * k + j) % experts) / perNpu;
+        npuIds.push_back(npu);
+        nodeIds.push_back(npu / npusPerNode);
+      }
+      for (auto* ids : {&npuIds, &nodeIds}) {
+        std::sort(ids->begin(), ids->end());
+        ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+      }
+      npuSum += static_cast<double>(npuIds.size());
+      nodeSum += static_cast<double>(nodeIds.size());
+    }
+    spread.npus = npuSum / static_cast<double>(period);
+    spread.nodes = nodeSum / static_cast<double>(period);
+    return spread;
+  }
+  const double e = experts;
+  const double unlimitedNodes = nodes * (1 - missProbability(e, perNode, k));
+  if (model.nodeLimit > 0 && model.nodeLimit < nodes) {
+    // Node-limited routing: M nodes first, then the k experts among their M E / nodes.
+    const double m = model.nodeLimit;
+    spread.nodes = std::min(m, unlimitedNodes);
+    spread.npus =
+        m * npusPerNode * (1 - missProbability(m * perNode, static_cast<double>(perNpu), k));
+  } else {
+    spread.nodes = unlimitedNodes;
+    spread.npus =
+        static_cast<double>(ep) * (1 - missProbability(e, static_cast<double>(perNpu), k));
+  }
+  return spread;
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------------
 // Transformer (section 2.1 - 2.3)
@@ -187,6 +264,32 @@ Workload transformer(const Context& c) {
   const bool denseGrad = denseDegree > 1 || c.libra;
   const bool expertGrad = p.dp > 1 || c.libra;
 
+  // How the routed copies travel (section 2.5). Megatron's AllToAll dispatcher sends
+  // each token's k copies over the whole EP group. DeepEP sends a token once to each
+  // destination node (over the EP group's outer dimensions) and forwards it there to
+  // each destination NPU once (over its innermost dimension, the node's fabric):
+  // per token, `nodeCopies` = the distinct nodes and `copies` = the distinct NPUs
+  // among its k experts (expertSpread).
+  double copies = m.topK;
+  double nodeCopies = 0;
+  std::vector<int> epNode = epG;             // the node fabric part of the EP group
+  std::vector<int> epAcross(epG.size(), 1);  // the part between nodes
+  if (moe && p.moeDispatcher == MoeDispatcher::DeepEp) {
+    const auto inner = std::find_if(epG.begin(), epG.end(), [](int g) { return g > 1; });
+    if (inner != epG.end()) {
+      const auto d = static_cast<std::size_t>(inner - epG.begin());
+      epAcross = epG;
+      epAcross[d] = 1;
+      epNode.assign(epG.size(), 1);
+      epNode[d] = epG[d];
+      int nodes = 1;
+      for (int g : epAcross) nodes *= g;
+      const ExpertSpread spread = expertSpread(m, p.moeRouting, epG[d], nodes);
+      copies = spread.npus;
+      nodeCopies = nodes > 1 ? spread.nodes : 0;
+    }
+  }
+
   // Weights per NPU of block `global` (1-based over the model; section 2.2): the
   // non-expert ones, replicated over EP x DP (the router over TP too), and the E / EP
   // routed experts of the rank (EP divides E), replicated over DP.
@@ -223,10 +326,15 @@ Workload transformer(const Context& c) {
     op.at(PhaseKind::Forward).push_back(tpReduce());
     if (sp) op.at(PhaseKind::InputGrad).push_back(tpGather());
   };
-  auto gemm = [&](const std::string& name, double flops) {
+  // A weight GEMM line (section 2.8): `tokens` rows of width `in` times `weights` (per
+  // NPU) into width `out`. Its input-gradient and weight-gradient GEMMs have the same
+  // FLOPs and read and write the same three matrices, so every phase has one roofline.
+  auto gemm = [&](const std::string& name, double flops, double tokens, double in, double out,
+                  double weights) {
     Op op;
     op.name = name;
-    op.computeNs = {c.ns(flops), c.ns(flops), c.ns(flops)};
+    const double t = c.kernel(flops, b * (tokens * (in + out) + weights));
+    op.computeNs = {t, t, t};
     return op;
   };
 
@@ -309,7 +417,7 @@ Workload transformer(const Context& c) {
       const bool moeBlock = m.moeBlock(global);
       auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
       std::vector<Op> block;
-      Op q = gemm(name("Q"), 2 * T * att.q / tp);
+      Op q = gemm(name("Q"), 2 * T * att.q / tp, T, h, att.q / h / tp, att.q / tp);
       enterTp(q);
       if (lastToFinish && denseGrad && (!c.libra || inChunk == 1)) {
         // The Libra layout puts the gradients of all the slot's blocks on its first.
@@ -326,21 +434,38 @@ Workload transformer(const Context& c) {
         q.at(PhaseKind::InputGrad).push_back(g);
       }
       block.push_back(q);
-      block.push_back(gemm(name("K"), 2 * T * att.k / tp));
-      block.push_back(gemm(name("V"), 2 * T * att.v / tp));
-      const std::array<std::pair<const char*, double>, 2> scores{
-          {{"QK", att.qkWidth}, {"softmax", att.vWidth}}};
-      for (const auto& [base, width] : scores) {
+      block.push_back(gemm(name("K"), 2 * T * att.k / tp, T, h, att.k / h / tp, att.k / tp));
+      block.push_back(gemm(name("V"), 2 * T * att.v / tp, T, h, att.v / h / tp, att.v / tp));
+      {
         // Scores Q K^T and their product with V: 2 T s qkWidth / tp and 2 T s vWidth /
         // tp (2 T s h / tp each for multi-head attention); no weights, so the backward
-        // pass is all input gradient (twice the forward).
-        Op a;
-        a.name = name(base);
-        const double f = c.ns(2 * T * s * width / tp);
-        a.computeNs = {f, 2 * f, 0};
-        block.push_back(a);
+        // pass is all input gradient (twice the forward). Per sequence and head they
+        // are [s, d] x [d, s] and [s, s] x [s, d] products: they read and write Q, K, V
+        // and the output (width qkWidth or vWidth / tp per token), and, when the scores
+        // are materialized, the score matrices (s^2 per sequence and head: T s a / tp
+        // elements) with the softmax and its dropout between them, (4 beta + 1) bytes per
+        // element forward and (5 beta + 1) backward (read and write, a 1-byte mask;
+        // Korthikanti et al., section 4.1). A fused kernel keeps the scores on chip.
+        const double elements =
+            p.attention == AttentionKernel::Materialized ? T * s * m.heads / tp : 0.0;
+        const std::array<std::pair<const char*, double>, 2> scores{
+            {{"QK", att.qkWidth}, {"softmax", att.vWidth}}};
+        for (const auto& [base, width] : scores) {
+          Op a;
+          a.name = name(base);
+          const double f = 2 * T * s * width / tp;
+          const double streams = T * width / tp;  // Q and K, or V and the output
+          double forward = c.kernel(f, b * (2 * streams + elements));
+          double backward = c.kernel(2 * f, b * (4 * streams + 2 * elements));
+          if (std::string_view(base) == "QK") {
+            forward += c.memoryNs((4 * b + 1) * elements);
+            backward += c.memoryNs((5 * b + 1) * elements);
+          }
+          a.computeNs = {forward, backward, 0};
+          block.push_back(a);
+        }
       }
-      Op o = gemm(name("concat"), 2 * T * att.out / tp);
+      Op o = gemm(name("concat"), 2 * T * att.out / tp, T, att.out / h / tp, h, att.out / tp);
       leaveTp(o);
       if (c.libra && !sp) {
         // The reference files' extra input-gradient AllGather of one TP shard.
@@ -350,32 +475,47 @@ Workload transformer(const Context& c) {
       if (!moeBlock) {
         // The reference files' names: X<i>W1b1 (up projection, gate included when
         // gated) and X<i>W2b2 (down projection).
-        Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m.ffn * (mlpMatrices - 1) / tp);
+        const double upWidth = m.ffn * (mlpMatrices - 1) / tp;
+        Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m.ffn * (mlpMatrices - 1) / tp, T, h,
+                     upWidth, h * upWidth);
         enterTp(up);
         block.push_back(up);
-        Op down = gemm(mlpName(i, 2, slot, slots), 2 * T * m.ffn * h / tp);
+        Op down = gemm(mlpName(i, 2, slot, slots), 2 * T * m.ffn * h / tp, T, m.ffn / tp, h,
+                       m.ffn * h / tp);
         leaveTp(down);
         block.push_back(down);
       } else {
         // Megatron-LM's MoE layer with the AllToAll token dispatcher (section 2.5): the
         // layer's input stays sequence parallel (TP > 1 needs SP), so the router sees
         // the rank's T / TP tokens and sends their k copies to the experts.
-        Op router = gemm(name("router"), 2 * T * h * m.experts / tp);
+        Op router =
+            gemm(name("router"), 2 * T * h * m.experts / tp, T / tp, h, m.experts, h * m.experts);
         block.push_back(router);
         if (m.sharedExperts > 0) {
           // Shared experts: a dense MLP of sharedExperts x f_e every token passes through.
           const double fs = m.sharedExperts * fe;
-          Op up = gemm(name("sharedW1_"), 2 * T * h * fs * (mlpMatrices - 1) / tp);
+          const double upWidth = fs * (mlpMatrices - 1) / tp;
+          Op up = gemm(name("sharedW1_"), 2 * T * h * fs * (mlpMatrices - 1) / tp, T, h, upWidth,
+                       h * upWidth);
           enterTp(up);
           block.push_back(up);
-          Op down = gemm(name("sharedW2_"), 2 * T * fs * h / tp);
+          Op down = gemm(name("sharedW2_"), 2 * T * fs * h / tp, T, fs / tp, h, fs * h / tp);
           leaveTp(down);
           block.push_back(down);
         }
-        // The k copies of the micro-batch's T tokens, in bytes; each TP rank holds
-        // 1 / TP of them.
-        const double routed = T * m.topK * h * b;
-        const Coll a2a{CollectiveType::AllToAll, routed / tp, epG, "ep", false};
+        // The copies of the micro-batch's T tokens the NPUs send and receive, in bytes
+        // (k per token with the AllToAll dispatcher); each TP rank holds 1 / TP of them.
+        const double routed = T * copies * h * b;
+        std::vector<Coll> a2a;
+        if (p.moeDispatcher == MoeDispatcher::DeepEp && moe) {
+          if (nodeCopies > 0) {
+            a2a.push_back(
+                {CollectiveType::AllToAll, T * nodeCopies * h * b / tp, epAcross, "ep", false});
+          }
+          a2a.push_back({CollectiveType::AllToAll, routed / tp, epNode, "node", false});
+        } else {
+          a2a.push_back({CollectiveType::AllToAll, routed / tp, epG, "ep", false});
+        }
         const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG, "tp", false};
         const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG, "tp", false};
         // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
@@ -383,8 +523,10 @@ Workload transformer(const Context& c) {
         Op dispatch;
         dispatch.name = name("dispatch");
         if (epColl) {
-          dispatch.at(PhaseKind::Forward).push_back(a2a);
-          dispatch.at(PhaseKind::InputGrad).push_back(a2a);
+          for (const Coll& a : a2a) {
+            dispatch.at(PhaseKind::Forward).push_back(a);
+            dispatch.at(PhaseKind::InputGrad).push_back(a);
+          }
         }
         if (tpColl) {
           dispatch.at(PhaseKind::Forward).push_back(tpGatherRouted);
@@ -393,14 +535,18 @@ Workload transformer(const Context& c) {
         block.push_back(dispatch);
         // The experts of the rank compute all T k routed token copies of the TP group
         // with 1 / TP of their weights.
-        Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp);
+        const double localExperts = static_cast<double>(m.experts) / p.ep;
+        const double expertUp = fe * (mlpMatrices - 1) / tp;
+        Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp,
+                     T * m.topK, h, expertUp, localExperts * h * expertUp);
         if (p.zero3 && expertGrad) {
           const Coll g = paramGather(expertParams(global), dpG, static_cast<double>(p.dp));
           w1.at(PhaseKind::Forward).push_back(g);
           w1.at(PhaseKind::InputGrad).push_back(g);
         }
         block.push_back(w1);
-        Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp);
+        Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp, T * m.topK, fe / tp, h,
+                     localExperts * fe * h / tp);
         if (lastToFinish && expertGrad) {
           w2.at(PhaseKind::WeightGrad).push_back(gradient(expertParams(global), dpG));
         }
@@ -410,8 +556,10 @@ Workload transformer(const Context& c) {
         Op combine;
         combine.name = name("combine");
         if (epColl) {
-          combine.at(PhaseKind::Forward).push_back(a2a);
-          combine.at(PhaseKind::InputGrad).push_back(a2a);
+          for (const Coll& a : a2a) {
+            combine.at(PhaseKind::Forward).push_back(a);
+            combine.at(PhaseKind::InputGrad).push_back(a);
+          }
         }
         if (tpColl) {
           combine.at(PhaseKind::Forward).push_back(tpScatterRouted);
@@ -419,10 +567,21 @@ Workload transformer(const Context& c) {
         }
         block.push_back(combine);
       }
+      // The block's memory-bound kernels (section 2.8): two layer norms (read and
+      // write [T', h]) and two residual adds (read two, write one) on T' = T / TP
+      // tokens with sequence parallelism (T without), and the MLP's activation
+      // function (a gated one reads gate and up and writes their product: m_g
+      // tensors; GeLU two) on the rows the MLP computes; backward, each norm and
+      // residual gradient reads two tensors and writes one, the activation reads
+      // m_g and writes m_g - 1.
       Op norm;
       norm.name = name("layerNorm");
-      const double nf = c.ns(2 * T * h / (sp ? tp : 1.0));
-      norm.computeNs = {nf, nf, nf};
+      const double rows = T / (sp ? tp : 1.0);
+      const double activated = moeBlock ? T * (m.topK + m.sharedExperts) * fe / tp : T * m.ffn / tp;
+      const double nf = 2 * T * h / (sp ? tp : 1.0);
+      norm.computeNs = {c.kernel(nf, b * (10 * rows * h + mlpMatrices * activated)),
+                        c.kernel(nf, b * (12 * rows * h + (2 * mlpMatrices - 1) * activated)),
+                        c.ns(nf)};
       block.push_back(norm);
       if (p.recompute) {
         for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
@@ -438,7 +597,8 @@ Workload transformer(const Context& c) {
     }
     if (withOutput && slot % chunks == 0) {
       // The output layer follows the stage's last chunk: once per micro-batch.
-      Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp);
+      Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp, T, h,
+                    m.vocab / tp, h * m.vocab / tp);
       enterTp(out);  // vocabulary-parallel output layer
       const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
       if (lastToFinish && denseGrad && ownWeights) {
@@ -779,6 +939,9 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["zero_stage"] = c.par.zero();
   q["recompute"] = c.par.recompute ? 1 : 0;
   q["selective_recompute"] = c.par.selectiveRecompute ? 1 : 0;
+  q["fused_attention"] = c.par.attention == AttentionKernel::Fused ? 1 : 0;
+  q["deepep_dispatch"] = c.par.moeDispatcher == MoeDispatcher::DeepEp ? 1 : 0;
+  q["contiguous_routing"] = c.par.moeRouting == MoeRouting::Contiguous ? 1 : 0;
   q["global_batch"] = static_cast<double>(c.batch.globalBatch);
   q["micro_batch"] = static_cast<double>(c.batch.microBatch);
   q["micro_batches"] = static_cast<double>(c.batch.microBatches);
@@ -860,6 +1023,27 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   c.parallelism.zeroStage = c.parallelism.zero3 ? 0 : intParameter(o, "zero_stage", 0);
   c.parallelism.recompute = intParameter(o, "recompute", 0) != 0;
   c.parallelism.selectiveRecompute = intParameter(o, "selective_recompute", 0) != 0;
+  // Written before these existed: the preset's own choices (the model had none).
+  Parallelism defaults;
+  try {
+    defaults = findPreset(c.preset).defaults;
+  } catch (const InputError&) {
+    // An unknown preset keeps the classic defaults; regenerating it fails anyway.
+  }
+  auto choice = [&](const char* key, bool fallback) {
+    return o.parameters.count(key) ? intParameter(o, key, 0) != 0 : fallback;
+  };
+  c.parallelism.attention = choice("fused_attention", defaults.attention == AttentionKernel::Fused)
+                                ? AttentionKernel::Fused
+                                : AttentionKernel::Materialized;
+  c.parallelism.moeDispatcher =
+      choice("deepep_dispatch", defaults.moeDispatcher == MoeDispatcher::DeepEp)
+          ? MoeDispatcher::DeepEp
+          : MoeDispatcher::AllToAll;
+  c.parallelism.moeRouting =
+      choice("contiguous_routing", defaults.moeRouting == MoeRouting::Contiguous)
+          ? MoeRouting::Contiguous
+          : MoeRouting::Random;
   GeneratorOptions& g = c.generator;
   g.sequenceLength = intParameter(o, "sequence_length", 0);
   g.blocks = intParameter(o, "blocks", 0);

@@ -4,6 +4,7 @@
 
 #include "checked.hpp"
 #include "libra/error.hpp"
+#include "text.hpp"
 
 namespace libra {
 
@@ -33,6 +34,39 @@ std::string_view shortName(ParallelAxis axis) {
       return "DP";
   }
   return "TP";
+}
+
+std::string_view toString(AttentionKernel kernel) {
+  return kernel == AttentionKernel::Fused ? "fused" : "materialized";
+}
+
+std::optional<AttentionKernel> parseAttentionKernel(std::string_view text) {
+  const std::string key = text::lower(text::trim(text));
+  if (key == "materialized") return AttentionKernel::Materialized;
+  if (key == "fused") return AttentionKernel::Fused;
+  return std::nullopt;
+}
+
+std::string_view toString(MoeDispatcher dispatcher) {
+  return dispatcher == MoeDispatcher::DeepEp ? "deepep" : "alltoall";
+}
+
+std::optional<MoeDispatcher> parseMoeDispatcher(std::string_view text) {
+  const std::string key = text::lower(text::trim(text));
+  if (key == "alltoall") return MoeDispatcher::AllToAll;
+  if (key == "deepep") return MoeDispatcher::DeepEp;
+  return std::nullopt;
+}
+
+std::string_view toString(MoeRouting routing) {
+  return routing == MoeRouting::Contiguous ? "contiguous" : "random";
+}
+
+std::optional<MoeRouting> parseMoeRouting(std::string_view text) {
+  const std::string key = text::lower(text::trim(text));
+  if (key == "random") return MoeRouting::Random;
+  if (key == "contiguous") return MoeRouting::Contiguous;
+  return std::nullopt;
 }
 
 std::int64_t Parallelism::degree(ParallelAxis axis) const {
