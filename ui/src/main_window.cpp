@@ -18,6 +18,7 @@
 
 #include "autosave.hpp"
 #include "budget_panel.hpp"
+#include "chart_controller.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
 #include "export_controller.hpp"
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   explorer_ = new ExplorerController(document_, results_, this);
   files_ = new FileController(document_, this);
   exports_ = new ExportController(document_, results_, this);
+  charts_ = new ChartController(document_, results_, this);
 
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   QDockWidget* networkDock =
