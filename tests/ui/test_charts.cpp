@@ -1,19 +1,25 @@
 // Reading the charts (issue 10, item 1) with real input events: hovering a
 // front point, clicking it to see its design, making it the current design,
 // zooming, panning, logarithmic axes and axes that hold still during a drag.
+#include <QAbstractGraphicsShapeItem>
 #include <QAction>
 #include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QElapsedTimer>
+#include <QGraphicsScene>
+#include <QLegend>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QProcess>
 #include <QScatterSeries>
 #include <QSlider>
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QToolTip>
@@ -27,6 +33,7 @@
 #include "charts.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
+#include "export.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
 #include "main_window.hpp"
@@ -175,6 +182,7 @@ class ChartsTest : public QObject {
              qPrintable(rows.join(QLatin1Char('\n'))));
     QVERIFY(results()->summaryText().contains(QStringLiteral("Selected: front point 7 of")));
     QVERIFY(results()->summaryText().contains(formatTimeNs(expected.design.eval.iterationNs)));
+    test::saveScreenshot(window_.get(), QStringLiteral("selected-front-point"));
     auto* use = window_->findChild<QToolButton*>(QStringLiteral("useSelectedActionButton"));
     QVERIFY(use && use->isVisible());
 
@@ -243,6 +251,9 @@ class ChartsTest : public QObject {
     QVERIFY(test::close(x2.hi - x2.lo, x1.hi - x1.lo, 1e-9));  // panned, not zoomed
     QVERIFY(x2.lo < x1.lo);                                    // dragged right: cheaper costs
     QVERIFY((pareto()->frontPointPosition(20) - (at + QPoint(50, 0))).manhattanLength() <= 2);
+    test::saveScreenshot(window_.get(), QStringLiteral("zoomed-and-panned"));
+    QTest::qWait(200);
+    test::saveScreenshot(window_.get(), QStringLiteral("zoomed-and-panned-later"));
     QCOMPARE(results()->selectedIndex(), -1);
 
     pareto()->setFocus();
@@ -272,6 +283,8 @@ class ChartsTest : public QObject {
       QVERIFY(plot()->rect().contains(pareto()->frontPointPosition(i)));
     pareto()->logCostAction()->trigger();
     QVERIFY(qobject_cast<QLogValueAxis*>(pareto()->shownCostAxis()));
+    QTest::qWait(100);
+    test::saveScreenshot(window_.get(), QStringLiteral("log-axes"));
     QTest::qWait(50);
     QCOMPARE(solver()->startedJobs(), jobs);
     doc()->undoStack()->undo();
@@ -280,6 +293,70 @@ class ChartsTest : public QObject {
     QVERIFY(!pareto()->logTimeAction()->isChecked());
     QVERIFY(pareto()->chart()->axes(Qt::Vertical).contains(pareto()->timeAxis()));
   }
+
+#ifdef LIBRA_PDFTOPPM
+  // The PDF export as poppler draws it: every legend entry of every chart has
+  // its swatch in its colour (Qt 6.4's PDF engine clipped all but the first
+  // entry's label away).
+  void thePdfExportDrawsEveryLegendEntry() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString pdf = dir.filePath(QStringLiteral("figure.pdf"));
+    const SolveResultPtr result = results()->shownFront();
+    const QString heading = QStringLiteral("legend check");
+    QString error;
+    QVERIFY2(exportFigure(*result, heading, pdf, FigureFormat::Pdf, &error), qPrintable(error));
+    QProcess poppler;
+    poppler.start(QStringLiteral(LIBRA_PDFTOPPM),
+                  {QStringLiteral("-r"), QStringLiteral("100"), QStringLiteral("-png"),
+                   QStringLiteral("-singlefile"), pdf, dir.filePath(QStringLiteral("page"))});
+    QVERIFY(poppler.waitForFinished(60000));
+    QCOMPARE(poppler.exitCode(), 0);
+    const QImage page(dir.filePath(QStringLiteral("page.png")));
+    QVERIFY(!page.isNull());
+
+    // The same layout as the export's, to find where each swatch is.
+    ResultsView view;
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.setHeading(heading);
+    view.resize(kFigureSize);
+    view.showResultNow(result);
+    view.show();
+    QApplication::sendPostedEvents();
+    QApplication::processEvents();
+    // A4 landscape at 100 dpi, 10 mm margins, the figure scaled to fit (export.cpp).
+    const double margin = 10 / 25.4 * 100;
+    const double scale = std::min((page.width() - 2 * margin) / kFigureSize.width(),
+                                  (page.height() - 2 * margin) / kFigureSize.height());
+    int swatches = 0;
+    for (QChartView* chart : view.findChildren<QChartView*>()) {
+      QLegend* legend = chart->chart()->legend();
+      for (QGraphicsItem* item : chart->scene()->items()) {
+        auto* shape = dynamic_cast<QAbstractGraphicsShapeItem*>(item);
+        if (!shape || !item->isVisible() || !legend->isAncestorOf(item) ||
+            shape->brush().style() != Qt::SolidPattern)
+          continue;
+        const QColor want = shape->brush().color();
+        const QPoint inView = chart->viewport()->mapTo(
+            &view, chart->mapFromScene(item->sceneBoundingRect().center()));
+        const QPoint onPage(qRound(margin + inView.x() * scale),
+                            qRound(margin + inView.y() * scale));
+        const QColor got = page.pixelColor(onPage);
+        const int difference = std::abs(got.red() - want.red()) +
+                               std::abs(got.green() - want.green()) +
+                               std::abs(got.blue() - want.blue());
+        QVERIFY2(difference <= 60,
+                 qPrintable(QStringLiteral("%1: swatch %2 drawn as %3 at (%4, %5)")
+                                .arg(chart->objectName(), want.name(), got.name())
+                                .arg(onPage.x())
+                                .arg(onPage.y())));
+        ++swatches;
+      }
+    }
+    // Pareto: front, equal split, perf per cost, optimum; bars: 2; breakdown: compute + 4.
+    QCOMPARE(swatches, 4 + 2 + 5);
+  }
+#endif
 
   // During a slider drag the axes stay put while the data stay inside them;
   // on release they fit the data.

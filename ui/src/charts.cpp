@@ -454,15 +454,13 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
                                 : tr("Network cost (%1)").arg(units_.costUnit);
   if (axisX_->titleText() != xTitle) {
     axisX_->setTitleText(xTitle);
-    logAxisX_->setTitleText(xTitle);
     chart()->setTitle(system ? tr("Iteration time against system cost")
                              : tr("Iteration time against network cost"));
   }
+  if (logAxisX_->titleText() != xTitle) logAxisX_->setTitleText(xTitle);
   const QString yTitle = tr("Iteration time (%1)").arg(units_.timeUnit);
-  if (axisY_->titleText() != yTitle) {
-    axisY_->setTitleText(yTitle);
-    logAxisY_->setTitleText(yTitle);
-  }
+  if (axisY_->titleText() != yTitle) axisY_->setTitleText(yTitle);
+  if (logAxisY_->titleText() != yTitle) logAxisY_->setTitleText(yTitle);
 
   // The fitted ranges, in $ and ns.
   AxisRange fitX{0, units_.usdPerUnit}, fitY{0, units_.nsPerUnit};
@@ -506,11 +504,32 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   layOutNow();
 }
 
+namespace {
+
+// A log axis over [lo, hi]: labels at the powers of ten when it spans two
+// decades or more, else at about five steps of equal ratio (a range within a
+// decade would show one label, or none).
+void setLogRange(QLogValueAxis* axis, double lo, double hi) {
+  const double decades = std::log10(hi / lo);
+  if (decades >= 2 || !std::isfinite(decades)) {
+    axis->setBase(10);
+    axis->setMinorTickCount(8);
+    axis->setLabelFormat(QStringLiteral("%g"));
+  } else {
+    axis->setBase(std::pow(10.0, std::max(decades, 1e-3) / 5));
+    axis->setMinorTickCount(0);
+    axis->setLabelFormat(QStringLiteral("%.3g"));
+  }
+  axis->setRange(lo, hi);
+}
+
+}  // namespace
+
 void ParetoChartView::applyRanges() {
   const double x0 = xRange_.lo / units_.usdPerUnit, x1 = xRange_.hi / units_.usdPerUnit;
   const double y0 = yRange_.lo / units_.nsPerUnit, y1 = yRange_.hi / units_.nsPerUnit;
   if (logCost_) {
-    logAxisX_->setRange(x0, x1);
+    setLogRange(logAxisX_, x0, x1);
   } else if (zoomed_) {
     axisX_->setTickType(QValueAxis::TicksFixed);
     axisX_->setTickCount(8);
@@ -520,7 +539,7 @@ void ParetoChartView::applyRanges() {
     setNiceRange(axisX_, x0, x1, 8);
   }
   if (logTime_) {
-    logAxisY_->setRange(y0, y1);
+    setLogRange(logAxisY_, y0, y1);
   } else if (zoomed_) {
     axisY_->setTickType(QValueAxis::TicksFixed);
     axisY_->setTickCount(6);
