@@ -10,6 +10,7 @@
 #include <QChartView>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -19,6 +20,7 @@
 #include <QSlider>
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -37,6 +39,7 @@
 #include "file_controller.hpp"
 #include "format.hpp"
 #include "main_window.hpp"
+#include "network_panel.hpp"
 #include "project_edits.hpp"
 #include "results_view.hpp"
 #include "sensitivity_view.hpp"
@@ -71,6 +74,29 @@ void wheel(QWidget* widget, const QPoint& at, int delta) {
   QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton,
                     Qt::NoModifier, Qt::NoScrollPhase, false);
   QApplication::sendEvent(widget, &event);
+}
+
+// Every column of the table inside its viewport, at least as wide as its contents.
+bool columnsWhole(QTableView* table) {
+  const QAbstractItemView* view = table;
+  for (int c = 0; c < table->model()->columnCount(); ++c) {
+    const int left = table->columnViewportPosition(c);
+    if (left < 0 || left + table->columnWidth(c) > table->viewport()->width() ||
+        table->columnWidth(c) < view->sizeHintForColumn(c))
+      return false;
+  }
+  return true;
+}
+
+// The legend's labels as drawn (elided when they do not fit).
+QStringList legendLabels(QChartView* chart) {
+  QStringList labels;
+  QLegend* legend = chart->chart()->legend();
+  for (QGraphicsItem* item : chart->scene()->items()) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (text && text->isVisible() && legend->isAncestorOf(item)) labels << text->toPlainText();
+  }
+  return labels;
 }
 
 bool sameRange(const AxisRange& a, const AxisRange& b) {
@@ -120,6 +146,10 @@ class ChartsTest : public QObject {
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
     QVERIFY(waitForCurrentFrame());
+    // The network dock widens to its table after the first layout: let it settle.
+    auto* panel = window_->findChild<NetworkPanel*>();
+    QTRY_VERIFY(panel->width() >= panel->preferredWidth());
+    QTest::qWait(20);
     // The equal split lies far right of the front: hidden, the points spread out.
     pareto()->setEqualSplitShown(false);
   }
@@ -357,6 +387,89 @@ class ChartsTest : public QObject {
     QCOMPARE(swatches, 4 + 2 + 5);
   }
 #endif
+
+  // At 1400 x 900 nothing is cut: the network table's columns (Min, Max and
+  // Fixed were), the bandwidth chart's dimension names ("pack..."), the
+  // breakdown's legend ("Com... chipl...").
+  void nothingIsTruncatedAt1400By900() {
+    QCOMPARE(window_->size(), QSize(1400, 900));
+    auto* panel = window_->findChild<NetworkPanel*>();
+    QVERIFY(panel);
+    QTableView* table = panel->table();
+    // The dock grows to the table once the window is laid out.
+    QTRY_VERIFY(panel->width() >= panel->preferredWidth());
+    QTRY_VERIFY2(
+        columnsWhole(table),
+        qPrintable(
+            QStringLiteral("panel %1, wants %2").arg(panel->width()).arg(panel->preferredWidth())));
+    QVERIFY(!results()->bandwidthChart()->dimensionAxis()->labelsTruncated());
+    for (ResultChartView* chart : std::initializer_list<ResultChartView*>{
+             pareto(), results()->bandwidthChart(), results()->breakdownChart()}) {
+      const QStringList labels = legendLabels(chart);
+      QVERIFY(!labels.isEmpty());
+      for (const QString& label : labels)
+        QVERIFY2(!label.contains(QStringLiteral("...")) && !label.contains(QChar(0x2026)),
+                 qPrintable(chart->objectName() + QStringLiteral(": ") + label));
+    }
+  }
+
+  // The Pareto legend spaces its visible entries evenly after entries come and
+  // go (a cost budget set and removed, the equal split hidden): hidden entries
+  // used to leave their gaps behind.
+  void theParetoLegendSpacesItsEntriesEvenly() {
+    for (int step = 0; step < 3; ++step) {
+      if (step == 0) {
+        doc()->edit(QStringLiteral("budget"), [](Project& p) { setCostBudget(p, 15e6); });
+      } else if (step == 1) {
+        doc()->edit(QStringLiteral("budget"), [](Project& p) { setCostBudget(p, std::nullopt); });
+      } else {
+        pareto()->setEqualSplitShown(true);
+      }
+      QVERIFY(waitForCurrentFrame());
+      QList<QRectF> entries;
+      QLegend* legend = pareto()->chart()->legend();
+      for (QGraphicsItem* item : pareto()->scene()->items()) {
+        if (dynamic_cast<QGraphicsTextItem*>(item) && item->isVisible() &&
+            legend->isAncestorOf(item))
+          entries << item->sceneBoundingRect();
+      }
+      std::sort(entries.begin(), entries.end(),
+                [](const QRectF& a, const QRectF& b) { return a.left() < b.left(); });
+      QCOMPARE(entries.size(), step == 0 ? 5 : 4);
+      double smallest = 1e9, largest = 0;
+      for (int i = 1; i < entries.size(); ++i) {
+        const double gap = entries[i].left() - entries[i - 1].right();
+        smallest = std::min(smallest, gap);
+        largest = std::max(largest, gap);
+      }
+      QVERIFY2(largest - smallest <= 2, qPrintable(QStringLiteral("step %1: gaps from %2 to %3 px")
+                                                       .arg(step)
+                                                       .arg(smallest)
+                                                       .arg(largest)));
+    }
+  }
+
+  // At the window's minimum size the network table shows every row of the
+  // 4-dimension example (it showed a row and a half), and no chart cuts a label.
+  void theMinimumSizeShowsEveryRowAndLabel() {
+    window_->resize(1, 1);  // the layouts' minimum
+    QTRY_COMPARE(window_->size(), window_->minimumSizeHint().expandedTo(window_->minimumSize()));
+    test::saveScreenshot(window_.get(), QStringLiteral("minimum-size"));
+    QTableView* table = window_->findChild<NetworkPanel*>()->table();
+    const int last = table->model()->rowCount() - 1;
+    QCOMPARE(last, 3);
+    QTRY_VERIFY(table->rowViewportPosition(0) >= 0 &&
+                table->rowViewportPosition(last) + table->rowHeight(last) <=
+                    table->viewport()->height());
+    QVERIFY(!results()->bandwidthChart()->dimensionAxis()->labelsTruncated());
+    QVERIFY(!results()->breakdownChart()->designAxis()->labelsTruncated());
+    for (ResultChartView* chart : std::initializer_list<ResultChartView*>{
+             pareto(), results()->bandwidthChart(), results()->breakdownChart()}) {
+      for (const QString& label : legendLabels(chart))
+        QVERIFY2(!label.contains(QStringLiteral("...")) && !label.contains(QChar(0x2026)),
+                 qPrintable(chart->objectName() + QStringLiteral(": ") + label));
+    }
+  }
 
   // During a slider drag the axes stay put while the data stay inside them;
   // on release they fit the data.

@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QContextMenuEvent>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QGraphicsLayout>
 #include <QHorizontalStackedBarSeries>
 #include <QKeyEvent>
@@ -252,6 +253,7 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
     const auto markers = chart->legend()->markers(s);
     for (QLegendMarker* m : markers) m->setVisible(false);
   }
+  chart->legend()->layout()->invalidate();
   // A click on the equal split's legend entry hides it (it can sit far from the
   // front and squash it) and the axes fit what is left; another click shows it.
   chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
@@ -495,9 +497,16 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   fitY_ = fitY;
   budgetUsd_ = a.costBudgetUsd;
   applyRanges();
+  bool legendChanged = false;
   for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
-    if (m->isVisible() != a.costBudgetUsd.has_value()) m->setVisible(a.costBudgetUsd.has_value());
+    if (m->isVisible() != a.costBudgetUsd.has_value()) {
+      m->setVisible(a.costBudgetUsd.has_value());
+      legendChanged = true;
+    }
   }
+  // A marker shown or hidden does not lay the legend out again by itself: its
+  // entries overlapped, or left a gap where the hidden one was.
+  if (legendChanged) chart()->legend()->layout()->invalidate();
   // The chart shows a generation once its front is drawn too: a design over an
   // older front is not yet the chart of that change.
   if (front && front->generation == result.generation) setShownGeneration(result.generation);
@@ -782,6 +791,7 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
   series_->append(equalSet_);
   chart->addSeries(series_);
   axisX_ = new QBarCategoryAxis;
+  axisX_->setTruncateLabels(false);  // "pack..." said nothing; crowded names tilt instead
   axisY_ = new QValueAxis;
   axisY_->setTitleText(tr("GB/s per NPU"));
   axisY_->setLabelFormat(QStringLiteral("%.0f"));
@@ -797,6 +807,27 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
         this);
   });
   setChart(chart);
+}
+
+void BandwidthChartView::resizeEvent(QResizeEvent* event) {
+  ResultChartView::resizeEvent(event);
+  tiltCrowdedLabels();
+}
+
+void BandwidthChartView::tiltCrowdedLabels() {
+  // Names wider than their category would overlap: tilt them (then they need
+  // about a line height each).
+  const QStringList names = axisX_->categories();
+  if (names.isEmpty() || !chart()->plotArea().isValid()) return;
+  const QFontMetrics metrics(axisX_->labelsFont());
+  int widest = 0;
+  for (const QString& name : names) widest = std::max(widest, metrics.horizontalAdvance(name));
+  const double room = chart()->plotArea().width() / names.size();
+  const int angle = widest + metrics.averageCharWidth() > room ? -35 : 0;
+  if (axisX_->labelsAngle() != angle) {
+    axisX_->setLabelsAngle(angle);
+    layOutNow();
+  }
 }
 
 void BandwidthChartView::setDesignLabel(const QString& label) {
@@ -839,6 +870,7 @@ void BandwidthChartView::showResult(const SolveResult& result) {
   }
   setShownGeneration(result.generation);
   layOutNow();
+  tiltCrowdedLabels();
 }
 
 // ---------------------------------------------------------------------------
@@ -847,11 +879,14 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
   setObjectName(QStringLiteral("breakdownChart"));
   setRenderHint(QPainter::Antialiasing, false);
   QChart* chart = makeChart(tr("Iteration time breakdown"));
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->legend()->setToolTip(tr("Compute, then the exposed communication each dimension paces"));
   series_ = new QHorizontalStackedBarSeries;
   series_->setBarWidth(0.6);
   chart->addSeries(series_);
   axisY_ = new QBarCategoryAxis;
   axisY_->setCategories({tr("Equal split"), tr("Optimum")});
+  axisY_->setTruncateLabels(false);  // the plot gives way to "Equal split", not the reverse
   axisX_ = new QValueAxis;
   axisX_->setTitleText(tr("ms"));
   axisX_->setLabelFormat(QStringLiteral("%.0f"));
@@ -859,20 +894,37 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
   chart->addAxis(axisX_, Qt::AlignBottom);
   series_->attachAxis(axisY_);
   series_->attachAxis(axisX_);
-  connect(
-      series_, &QHorizontalStackedBarSeries::hovered, this,
-      [this](bool status, int index, QBarSet* set) {
-        if (!status) return QToolTip::hideText();
-        QToolTip::showText(
-            QCursor::pos(),
-            tr("%1, %2: %3 ms").arg(axisY_->at(index), set->label()).arg(set->at(index), 0, 'f', 2),
-            this);
-      });
+  connect(series_, &QHorizontalStackedBarSeries::hovered, this,
+          [this](bool status, int index, QBarSet* set) {
+            if (!status) return QToolTip::hideText();
+            const QString part = set == sets_.value(0)
+                                     ? set->label()
+                                     : tr("communication paced by %1").arg(set->label());
+            QToolTip::showText(QCursor::pos(),
+                               tr("%1, %2: %3 %4")
+                                   .arg(axisY_->at(index), part)
+                                   .arg(set->at(index), 0, 'f', 3)
+                                   .arg(axisX_->titleText()),
+                               this);
+          });
   setChart(chart);
 }
 
 void BreakdownChartView::setDesignLabel(const QString& label) {
   axisY_->replace(axisY_->at(1), label);
+}
+
+int BreakdownChartView::timeTicks() const {
+  // A label about every 50 px: a narrow chart elided every one of six.
+  const double width = chart()->plotArea().width();
+  return width > 0 ? std::clamp(static_cast<int>(width / 50), 2, 6) : 6;
+}
+
+void BreakdownChartView::resizeEvent(QResizeEvent* event) {
+  const int ticks = timeTicks();
+  ResultChartView::resizeEvent(event);
+  layOutNow();
+  if (timeTicks() != ticks) redraw();
 }
 
 void BreakdownChartView::redraw() {
@@ -888,7 +940,9 @@ void BreakdownChartView::showResult(const SolveResult& result) {
       a.problem ? a.problem->dimNames : std::vector<std::string>{};
   const int dims = static_cast<int>(names.size());
   QStringList labels{tr("Compute")};
-  for (const auto& n : names) labels << tr("%1 comm.").arg(toQString(n));
+  // Short labels in a legend at the right: one entry a line, never cut (at the
+  // bottom, five "package comm." entries did not fit a 330 px chart).
+  for (const auto& n : names) labels << toQString(n);
   bool sameStructure = sets_.size() == labels.size();
   for (int i = 0; sameStructure && i < sets_.size(); ++i)
     sameStructure = sets_[i]->label() == labels[i];
@@ -931,7 +985,7 @@ void BreakdownChartView::showResult(const SolveResult& result) {
   if (shown != fitted) {
     axisX_->setRange(0, shown);  // held: keep the scale while the bars stay in it
   } else {
-    setNiceRange(axisX_, 0, fitted, 6);
+    setNiceRange(axisX_, 0, fitted, timeTicks());
   }
   setShownGeneration(result.generation);
   layOutNow();

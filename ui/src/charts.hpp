@@ -241,8 +241,12 @@ class BandwidthChartView : public ResultChartView {
   // The name of the design's bars: "Optimum", or the selected front point's.
   void setDesignLabel(const QString& label);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void redraw() override;
+  void tiltCrowdedLabels();
   SolveResult last_;
   QBarSeries* series_;
   QBarSet* optimumSet_;
@@ -264,8 +268,12 @@ class BreakdownChartView : public ResultChartView {
   // The name of the design's row: "Optimum", or the selected front point's.
   void setDesignLabel(const QString& label);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void redraw() override;
+  int timeTicks() const;
   SolveResult last_;
   QHorizontalStackedBarSeries* series_;
   QBarCategoryAxis* axisY_;
