@@ -74,7 +74,8 @@ std::pair<double, double> padded(double lo, double hi, double fraction = 0.06) {
 
 // Sets [lo, hi] widened to whole multiples of a 1-2-2.5-5 step, about `ticks` of them,
 // with labels showing just the decimals the step needs.
-void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6) {
+// `widen` false keeps [lo, hi] as given (a zoomed view) with ticks on the same steps.
+void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6, bool widen = true) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
     axis->setRange(0, 1);
     return;
@@ -91,7 +92,7 @@ void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6) {
   axis->setTickType(QValueAxis::TicksDynamic);
   axis->setTickAnchor(0);
   axis->setTickInterval(step);
-  axis->setRange(niceLo, niceHi);
+  axis->setRange(widen ? niceLo : lo, widen ? niceHi : hi);
   const int decimals = std::clamp(
       static_cast<int>(-std::floor(std::log10(step) + 1e-9)) + (step / magnitude == 2.5 ? 1 : 0), 0,
       6);
@@ -539,23 +540,13 @@ void ParetoChartView::applyRanges() {
   const double y0 = yRange_.lo / units_.nsPerUnit, y1 = yRange_.hi / units_.nsPerUnit;
   if (logCost_) {
     setLogRange(logAxisX_, x0, x1);
-  } else if (zoomed_) {
-    axisX_->setTickType(QValueAxis::TicksFixed);
-    axisX_->setTickCount(8);
-    axisX_->setLabelFormat(QStringLiteral("%.4g"));
-    axisX_->setRange(x0, x1);
   } else {
-    setNiceRange(axisX_, x0, x1, 8);
+    setNiceRange(axisX_, x0, x1, 8, !zoomed_);  // zoomed: the user's range, nice ticks
   }
   if (logTime_) {
     setLogRange(logAxisY_, y0, y1);
-  } else if (zoomed_) {
-    axisY_->setTickType(QValueAxis::TicksFixed);
-    axisY_->setTickCount(6);
-    axisY_->setLabelFormat(QStringLiteral("%.4g"));
-    axisY_->setRange(y0, y1);
   } else {
-    setNiceRange(axisY_, y0, y1, 6);
+    setNiceRange(axisY_, y0, y1, 6, !zoomed_);
   }
   // The budget spans the plot's height as shown.
   const double top = logTime_ ? logAxisY_->max() : axisY_->max();
