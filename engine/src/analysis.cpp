@@ -175,6 +175,36 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   return a;
 }
 
+Analysis analyzeFrontPoint(const Project& project, const AnalysisOptions& options,
+                           const Analysis& analysis, std::size_t index) {
+  const std::vector<Solution>& points = analysis.front.points;
+  if (index >= points.size()) {
+    throw InputError("front point " + std::to_string(index) + ": the front has " +
+                     std::to_string(points.size()) + " points");
+  }
+  const Solution& point = points[index];
+  if (!point.ok() || !std::isfinite(point.eval.costUsd)) {
+    throw InputError("front point " + std::to_string(index) + " is not a design: " + point.message);
+  }
+  Project budgeted = project;
+  setCostBudget(budgeted, point.eval.costUsd);
+  AnalysisOptions o = options;
+  o.objective = Objective::Performance;
+  o.extraConstraints = constraintsWithoutCostBudget(o.extraConstraints);  // the point's instead
+  o.paretoPoints = 0;
+  o.design = point.bandwidth;
+  o.cancel = nullptr;
+  o.onDesign = {};
+  Analysis a = analyze(budgeted, o);
+  // The point is the optimum of that problem, not a design given by the user.
+  a.evaluated = false;
+  a.violated.clear();
+  a.sensitivity = sensitivityAt(*a.problem, point);
+  a.iterations = point.iterations;
+  a.front = analysis.front;
+  return a;
+}
+
 // --- JSON and CSV -----------------------------------------------------------------
 
 namespace {

@@ -7,6 +7,8 @@
 
 #include "engine_test_support.hpp"
 #include "libra/analysis.hpp"
+#include "libra/edits.hpp"
+#include "libra/error.hpp"
 
 namespace libra {
 namespace {
@@ -121,6 +123,69 @@ TEST(Analysis, FrontWithAndWithoutTheCostBudget) {
   // The least time at the budget is the optimum under the budget.
   EXPECT_TRUE(
       relNear(within.front.points.back().eval.iterationNs, whole.design.eval.iterationNs, 1e-8));
+}
+
+// A point of the front as a design of its own is the optimum under a cost
+// budget at its cost: checked against an independent solve of that problem, the
+// breakdown adding up, the equal split of its total, and the cost budget's rate
+// between the front's secants on either side (the front is convex: the
+// one-sided derivative at a point lies between its neighbouring chords).
+TEST(Analysis, AFrontPointIsTheOptimumUnderABudgetAtItsCost) {
+  const Project p = threeDimProject({"total == 260", "cost <= 20000"});
+  AnalysisOptions options;
+  options.paretoPoints = 10;
+  const Analysis whole = analyze(p, options);
+  ASSERT_TRUE(whole.hasFront()) << whole.front.message;
+  ASSERT_EQ(whole.front.points.size(), 10u);
+  for (std::size_t i : {std::size_t{2}, std::size_t{5}, std::size_t{8}}) {
+    SCOPED_TRACE(i);
+    const Solution& point = whole.front.points[i];
+    const Analysis a = analyzeFrontPoint(p, options, whole, i);
+    ASSERT_TRUE(a.ok()) << a.message;
+    EXPECT_FALSE(a.evaluated);
+    EXPECT_EQ(a.objective, Objective::Performance);
+    ASSERT_TRUE(a.costBudgetUsd);
+    EXPECT_DOUBLE_EQ(*a.costBudgetUsd, point.eval.costUsd);
+    EXPECT_EQ(splitConstraints(a.constraints).extra, std::vector<std::string>{});
+    EXPECT_EQ(a.design.bandwidth, point.bandwidth);
+    EXPECT_DOUBLE_EQ(a.design.eval.iterationNs, point.eval.iterationNs);
+    EXPECT_EQ(a.front.points.size(), whole.front.points.size());
+
+    // An independent solve of the project with that budget.
+    Project budgeted = p;
+    setCostBudget(budgeted, point.eval.costUsd);
+    budgeted.objective = Objective::Performance;
+    const Analysis solved = analyze(budgeted);
+    ASSERT_TRUE(solved.ok()) << solved.message;
+    EXPECT_TRUE(relNear(a.design.eval.iterationNs, solved.design.eval.iterationNs, 1e-6));
+
+    double exposed = 0;
+    for (const DimensionResult& d : a.design.dims) exposed += d.exposedNs;
+    EXPECT_TRUE(relNear(exposed, a.design.eval.communicationNs, 1e-12));
+    ASSERT_TRUE(a.baseline);
+    EXPECT_EQ(a.baseline->design.bandwidth, std::vector<double>(3, a.design.totalBandwidth() / 3));
+    EXPECT_TRUE(relNear(*a.baseline->speedup,
+                        a.baseline->design.eval.iterationNs / a.design.eval.iterationNs, 1e-15));
+
+    ASSERT_TRUE(a.sensitivity.computed) << a.sensitivity.note;
+    const ConstraintSensitivity* cost = nullptr;
+    for (const ConstraintSensitivity& c : a.sensitivity.constraints) {
+      if (costBudgetOf(c.constraint)) cost = &c;
+    }
+    ASSERT_NE(cost, nullptr);
+    ASSERT_TRUE(cost->nsPerUnit);
+    const auto& pts = whole.front.points;
+    auto chord = [&](std::size_t from, std::size_t to) {
+      return (pts[to].eval.iterationNs - pts[from].eval.iterationNs) /
+             (pts[to].eval.costUsd - pts[from].eval.costUsd);
+    };
+    const double left = chord(i - 1, i), right = chord(i, i + 1);
+    const double slack = 1e-6 * std::fabs(left);
+    EXPECT_LE(left - slack, *cost->nsPerUnit);
+    EXPECT_LE(*cost->nsPerUnit, right + slack);
+    EXPECT_LT(*cost->nsPerUnit, 0);  // more money helps below the unconstrained optimum
+  }
+  EXPECT_THROW(analyzeFrontPoint(p, options, whole, 10), InputError);
 }
 
 // The design is delivered before the front is computed (progressive display).

@@ -48,6 +48,13 @@ inline QStringList answerMessageBoxes(const std::function<void()>& action,
   return seen;
 }
 
+// With LIBRA_TEST_SCREENSHOTS=DIR, saves `widget` as DIR/NAME.png for a person to
+// look at (the tests check what they can in numbers; this is for the rest).
+inline void saveScreenshot(QWidget* widget, const QString& name) {
+  const QString dir = qEnvironmentVariable("LIBRA_TEST_SCREENSHOTS");
+  if (!dir.isEmpty()) widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+}
+
 // What the engine itself says for this project (the reference the charts must show).
 inline Solution engineOptimum(const Project& project) {
   const Problem problem = buildProblem(project);

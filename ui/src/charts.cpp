@@ -1,20 +1,29 @@
 #include "charts.hpp"
 
+#include <QAction>
+#include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QContextMenuEvent>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QGraphicsLayout>
 #include <QHorizontalStackedBarSeries>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMenu>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QValueAxis>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -38,6 +47,7 @@ const QColor kOptimumColor(0xd62728);
 const QColor kPerfPerCostColor(0x2ca02c);
 const QColor kEqualSplitColor(0x7f7f7f);
 const QColor kFrontColor(0x1f77b4);
+const QColor kSelectedColor(0xff7f0e);
 
 QChart* makeChart(const QString& title) {
   auto* chart = new QChart;
@@ -64,7 +74,8 @@ std::pair<double, double> padded(double lo, double hi, double fraction = 0.06) {
 
 // Sets [lo, hi] widened to whole multiples of a 1-2-2.5-5 step, about `ticks` of them,
 // with labels showing just the decimals the step needs.
-void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6) {
+// `widen` false keeps [lo, hi] as given (a zoomed view) with ticks on the same steps.
+void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6, bool widen = true) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
     axis->setRange(0, 1);
     return;
@@ -81,7 +92,7 @@ void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6) {
   axis->setTickType(QValueAxis::TicksDynamic);
   axis->setTickAnchor(0);
   axis->setTickInterval(step);
-  axis->setRange(niceLo, niceHi);
+  axis->setRange(widen ? niceLo : lo, widen ? niceHi : hi);
   const int decimals = std::clamp(
       static_cast<int>(-std::floor(std::log10(step) + 1e-9)) + (step / magnitude == 2.5 ? 1 : 0), 0,
       6);
@@ -147,6 +158,12 @@ void ResultChartView::layOutNow() {
   if (chart() && chart()->layout()) chart()->layout()->activate();
 }
 
+void ResultChartView::setAxesHeld(bool held) {
+  if (held == held_) return;
+  held_ = held;
+  if (!held) redraw();  // the hold ended: fit the data
+}
+
 QString ResultChartView::staleReason() const {
   return stale_ ? staleLabel_->text() : QString();
 }
@@ -172,6 +189,7 @@ void ResultChartView::paintEvent(QPaintEvent* event) {
 
 ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   setObjectName(QStringLiteral("paretoChart"));
+  setFocusPolicy(Qt::StrongFocus);  // Escape and 0 reset the zoom
   QChart* chart = makeChart(tr("Iteration time against network cost"));
 
   frontLine_ = new QLineSeries;
@@ -201,6 +219,13 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   optimum_->setMarkerSize(20);
   optimum_->setColor(kOptimumColor);
   optimum_->setBorderColor(kOptimumColor.darker(140));
+  selected_ = new QScatterSeries;
+  selected_->setName(tr("Selected"));
+  selected_->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+  selected_->setMarkerSize(16);
+  selected_->setColor(Qt::transparent);
+  selected_->setBorderColor(kSelectedColor);
+  selected_->setPen(QPen(kSelectedColor, 3));
 
   axisX_ = new QValueAxis;
   axisX_->setTitleText(tr("Network cost (million $)"));
@@ -208,18 +233,28 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   axisY_ = new QValueAxis;
   axisY_->setTitleText(tr("Iteration time (ms)"));
   axisY_->setLabelFormat(QStringLiteral("%.1f"));
+  logAxisX_ = new QLogValueAxis(this);
+  logAxisY_ = new QLogValueAxis(this);
+  for (QLogValueAxis* axis : {logAxisX_, logAxisY_}) {
+    axis->setBase(10);
+    axis->setMinorTickCount(8);
+    axis->setLabelFormat(QStringLiteral("%g"));
+  }
   chart->addAxis(axisX_, Qt::AlignBottom);
   chart->addAxis(axisY_, Qt::AlignLeft);
-  for (QXYSeries* s : std::initializer_list<QXYSeries*>{frontLine_, frontPoints_, budget_,
-                                                        equalSplit_, perfPerCost_, optimum_}) {
+  for (QXYSeries* s : std::initializer_list<QXYSeries*>{
+           frontLine_, frontPoints_, budget_, equalSplit_, perfPerCost_, optimum_, selected_}) {
     chart->addSeries(s);
     s->attachAxis(axisX_);
     s->attachAxis(axisY_);
-    connect(s, &QXYSeries::hovered, this, &ParetoChartView::showTooltip);
+    if (s != selected_) connect(s, &QXYSeries::hovered, this, &ParetoChartView::showTooltip);
   }
-  // The front's own markers need no legend entry beside the line.
-  const auto markers = chart->legend()->markers(frontPoints_);
-  for (QLegendMarker* m : markers) m->setVisible(false);
+  // The front's own markers and the selection ring need no legend entry.
+  for (QXYSeries* s : std::initializer_list<QXYSeries*>{frontPoints_, selected_}) {
+    const auto markers = chart->legend()->markers(s);
+    for (QLegendMarker* m : markers) m->setVisible(false);
+  }
+  chart->legend()->layout()->invalidate();
   // A click on the equal split's legend entry hides it (it can sit far from the
   // front and squash it) and the axes fit what is left; another click shows it.
   chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
@@ -227,6 +262,79 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
     connect(m, &QLegendMarker::clicked, this, [this] { setEqualSplitShown(!equalSplitShown_); });
   }
   setChart(chart);
+
+  resetZoom_ = new QAction(tr("Reset zoom"), this);
+  resetZoom_->setObjectName(QStringLiteral("resetZoomAction"));
+  resetZoom_->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::Key_0)});
+  resetZoom_->setShortcutContext(Qt::WidgetShortcut);
+  resetZoom_->setEnabled(false);
+  connect(resetZoom_, &QAction::triggered, this, &ParetoChartView::resetZoom);
+  addAction(resetZoom_);
+  logCostAction_ = new QAction(tr("Logarithmic cost axis"), this);
+  logCostAction_->setObjectName(QStringLiteral("logCostAction"));
+  logCostAction_->setCheckable(true);
+  logTimeAction_ = new QAction(tr("Logarithmic time axis"), this);
+  logTimeAction_->setObjectName(QStringLiteral("logTimeAction"));
+  logTimeAction_->setCheckable(true);
+  // The choice is the project's view state: the controller asks the document,
+  // whose change comes back through setLogAxes.
+  connect(logCostAction_, &QAction::triggered, this,
+          [this](bool on) { Q_EMIT logAxesRequested(on, logTime_); });
+  connect(logTimeAction_, &QAction::triggered, this,
+          [this](bool on) { Q_EMIT logAxesRequested(logCost_, on); });
+  useSelected_ = new QAction(tr("Use this design"), this);
+  useSelected_->setObjectName(QStringLiteral("useSelectedAction"));
+  useSelected_->setToolTip(
+      tr("Make the selected front point the current design: minimize the "
+         "iteration time with its cost as the cost budget (undoable)"));
+  useSelected_->setEnabled(false);
+  connect(useSelected_, &QAction::triggered, this, [this] {
+    if (selectedIndex_ >= 0) Q_EMIT frontPointActivated(selectedIndex_);
+  });
+  showOptimum_ = new QAction(tr("Show the optimum"), this);
+  showOptimum_->setObjectName(QStringLiteral("showOptimumAction"));
+  showOptimum_->setEnabled(false);
+  connect(showOptimum_, &QAction::triggered, this, [this] { Q_EMIT frontPointClicked(-1); });
+}
+
+QAbstractAxis* ParetoChartView::shownCostAxis() const {
+  return logCost_ ? static_cast<QAbstractAxis*>(logAxisX_) : axisX_;
+}
+
+QAbstractAxis* ParetoChartView::shownTimeAxis() const {
+  return logTime_ ? static_cast<QAbstractAxis*>(logAxisY_) : axisY_;
+}
+
+void ParetoChartView::attachAxes() {
+  QChart* c = chart();
+  const std::pair<QAbstractAxis*, QAbstractAxis*> pairs[] = {{axisX_, logAxisX_},
+                                                             {axisY_, logAxisY_}};
+  const bool logs[] = {logCost_, logTime_};
+  const Qt::Alignment sides[] = {Qt::AlignBottom, Qt::AlignLeft};
+  for (int i = 0; i < 2; ++i) {
+    QAbstractAxis* want = logs[i] ? pairs[i].second : pairs[i].first;
+    QAbstractAxis* other = logs[i] ? pairs[i].first : pairs[i].second;
+    if (c->axes().contains(want)) continue;
+    for (QAbstractSeries* s : c->series()) s->detachAxis(other);
+    c->removeAxis(other);
+    other->setParent(this);  // removeAxis gives it back: keep it for the next toggle
+    c->addAxis(want, sides[i]);
+    for (QAbstractSeries* s : c->series()) s->attachAxis(want);
+  }
+}
+
+void ParetoChartView::setLogAxes(bool logCost, bool logTime) {
+  logCostAction_->setChecked(logCost);
+  logTimeAction_->setChecked(logTime);
+  if (logCost == logCost_ && logTime == logTime_) return;
+  logCost_ = logCost;
+  logTime_ = logTime;
+  attachAxes();
+  // The zoom was a range of the old scale: fit the data on the new one.
+  zoomed_ = false;
+  resetZoom_->setEnabled(false);
+  hasRange_ = false;
+  redraw();
 }
 
 void ParetoChartView::setEqualSplitShown(bool shown) {
@@ -243,10 +351,13 @@ void ParetoChartView::setEqualSplitShown(bool shown) {
     fill.setAlphaF(shown ? 1.0 : 0.25);
     m->setBrush(fill);
   }
-  if (lastResult_.analysis) {
-    const SolveResult result = lastResult_;  // showResult keeps a copy of what it gets
-    showResult(result, lastFront_);
-  }
+  redraw();
+}
+
+void ParetoChartView::redraw() {
+  if (!lastResult_.analysis) return;
+  const SolveResult result = lastResult_;  // showResult keeps a copy of what it gets
+  showResult(result, lastFront_);
 }
 
 ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
@@ -274,6 +385,19 @@ ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
   return u;
 }
 
+namespace {
+
+// [lo, hi] with a margin, on a log scale: a fraction of the decades spanned.
+AxisRange paddedLog(double lo, double hi, double fraction) {
+  if (!(lo > 0) || !(hi > 0) || !std::isfinite(lo) || !std::isfinite(hi)) return {1, 10};
+  double a = std::log10(lo), b = std::log10(hi);
+  double span = b - a;
+  if (span < 1e-6) span = 0.1;
+  return {std::pow(10.0, a - span * fraction), std::pow(10.0, b + span * fraction)};
+}
+
+}  // namespace
+
 void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr& front) {
   const Analysis& a = result.a();
   lastResult_ = result;
@@ -281,13 +405,17 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   const Analysis* frontOf = front ? front->analysis.get() : nullptr;
 
   // Every point in dollars and ns first: the units follow the largest.
-  QList<QPointF> line, opt, ppc, eq;
+  QList<QPointF> line, opt, ppc, eq, sel;
   const bool hasFront = frontOf && frontOf->hasFront();
   if (hasFront) {
     line.reserve(static_cast<qsizetype>(frontOf->front.points.size()));
     for (const Solution& s : frontOf->front.points) {
       if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
       line.append({s.eval.costUsd, s.eval.iterationNs});
+    }
+    if (selectedIndex_ >= 0 && selectedIndex_ < static_cast<int>(frontOf->front.points.size())) {
+      const Evaluation& e = frontOf->front.points[static_cast<std::size_t>(selectedIndex_)].eval;
+      if (e.finite) sel.append({e.costUsd, e.iterationNs});
     }
   }
   if (a.ok() && a.design.eval.finite)
@@ -304,6 +432,8 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   for (const QList<QPointF>* points : {&line, &opt, &ppc, &eq}) {
     for (const QPointF& p : *points) {
       if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+      // A logarithmic axis cannot show zero.
+      if ((logCost_ && !(p.x() > 0)) || (logTime_ && !(p.y() > 0))) continue;
       xlo = std::min(xlo, p.x());
       xhi = std::max(xhi, p.x());
       ylo = std::min(ylo, p.y());
@@ -312,7 +442,7 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   }
   units_ = ChartUnits::forExtent(std::isfinite(xhi) ? std::max(std::fabs(xlo), std::fabs(xhi)) : 0,
                                  std::isfinite(yhi) ? std::max(std::fabs(ylo), std::fabs(yhi)) : 0);
-  for (QList<QPointF>* points : {&line, &opt, &ppc, &eq}) {
+  for (QList<QPointF>* points : {&line, &opt, &ppc, &eq, &sel}) {
     for (QPointF& p : *points) p = units_.toChart(p.x(), p.y());
   }
   frontLine_->replace(line);
@@ -320,6 +450,7 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   optimum_->replace(opt);
   perfPerCost_->replace(ppc);
   equalSplit_->replace(eq);
+  selected_->replace(sel);
 
   const bool system = a.costScope == CostScope::System;
   const QString xTitle = system ? tr("System cost: NPUs + network (%1)").arg(units_.costUnit)
@@ -329,33 +460,263 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
     chart()->setTitle(system ? tr("Iteration time against system cost")
                              : tr("Iteration time against network cost"));
   }
+  if (logAxisX_->titleText() != xTitle) logAxisX_->setTitleText(xTitle);
   const QString yTitle = tr("Iteration time (%1)").arg(units_.timeUnit);
   if (axisY_->titleText() != yTitle) axisY_->setTitleText(yTitle);
+  if (logAxisY_->titleText() != yTitle) logAxisY_->setTitleText(yTitle);
 
-  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  // The fitted ranges, in $ and ns.
+  AxisRange fitX{0, units_.usdPerUnit}, fitY{0, units_.nsPerUnit};
   if (std::isfinite(xlo)) {
-    std::tie(x0, x1) = padded(xlo / units_.usdPerUnit, xhi / units_.usdPerUnit);
-    std::tie(y0, y1) = padded(ylo / units_.nsPerUnit, yhi / units_.nsPerUnit, 0.1);
-    // Costs and times are never negative: the margin below stops at zero (a
-    // slow equal split far above the front once pushed the axis to -100 s).
-    if (xlo >= 0) x0 = std::max(x0, 0.0);
-    if (ylo >= 0) y0 = std::max(y0, 0.0);
+    if (logCost_) {
+      fitX = paddedLog(xlo, xhi, 0.06);
+    } else {
+      std::tie(fitX.lo, fitX.hi) = padded(xlo, xhi);
+      // Costs and times are never negative: the margin below stops at zero (a
+      // slow equal split far above the front once pushed the axis to -100 s).
+      if (xlo >= 0) fitX.lo = std::max(fitX.lo, 0.0);
+    }
+    if (logTime_) {
+      fitY = paddedLog(ylo, yhi, 0.1);
+    } else {
+      std::tie(fitY.lo, fitY.hi) = padded(ylo, yhi, 0.1);
+      if (ylo >= 0) fitY.lo = std::max(fitY.lo, 0.0);
+    }
+  } else if (logCost_ || logTime_) {
+    if (logCost_) fitX = {units_.usdPerUnit / 10, units_.usdPerUnit};
+    if (logTime_) fitY = {units_.nsPerUnit / 10, units_.nsPerUnit};
   }
-  QList<QPointF> budget;
-  if (a.costBudgetUsd) {
-    const double b = *a.costBudgetUsd / units_.usdPerUnit;
-    budget = {QPointF(b, y0), QPointF(b, y1)};
+  // Zoomed: the user's ranges. Held: the ranges on screen while the data stay in them.
+  const bool inside =
+      !std::isfinite(xlo) || (xRange_.contains(xlo, xhi) && yRange_.contains(ylo, yhi));
+  if (!zoomed_ && !(axesHeld() && hasRange_ && inside)) {
+    xRange_ = fitX;
+    yRange_ = fitY;
   }
-  budget_->replace(budget);
-  setNiceRange(axisX_, x0, x1, 8);
-  setNiceRange(axisY_, y0, y1, 6);
+  hasRange_ = true;
+  fitX_ = fitX;
+  fitY_ = fitY;
+  budgetUsd_ = a.costBudgetUsd;
+  applyRanges();
+  bool legendChanged = false;
   for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
-    if (m->isVisible() != a.costBudgetUsd.has_value()) m->setVisible(a.costBudgetUsd.has_value());
+    if (m->isVisible() != a.costBudgetUsd.has_value()) {
+      m->setVisible(a.costBudgetUsd.has_value());
+      legendChanged = true;
+    }
   }
+  // A marker shown or hidden does not lay the legend out again by itself: its
+  // entries overlapped, or left a gap where the hidden one was.
+  if (legendChanged) chart()->legend()->layout()->invalidate();
   // The chart shows a generation once its front is drawn too: a design over an
   // older front is not yet the chart of that change.
   if (front && front->generation == result.generation) setShownGeneration(result.generation);
   layOutNow();
+}
+
+namespace {
+
+// A log axis over [lo, hi]: labels at the powers of ten when it spans two
+// decades or more, else at about five steps of equal ratio (a range within a
+// decade would show one label, or none).
+void setLogRange(QLogValueAxis* axis, double lo, double hi) {
+  const double decades = std::log10(hi / lo);
+  if (decades >= 2 || !std::isfinite(decades)) {
+    axis->setBase(10);
+    axis->setMinorTickCount(8);
+    axis->setLabelFormat(QStringLiteral("%g"));
+  } else {
+    axis->setBase(std::pow(10.0, std::max(decades, 1e-3) / 5));
+    axis->setMinorTickCount(0);
+    axis->setLabelFormat(QStringLiteral("%.3g"));
+  }
+  axis->setRange(lo, hi);
+}
+
+}  // namespace
+
+void ParetoChartView::applyRanges() {
+  const double x0 = xRange_.lo / units_.usdPerUnit, x1 = xRange_.hi / units_.usdPerUnit;
+  const double y0 = yRange_.lo / units_.nsPerUnit, y1 = yRange_.hi / units_.nsPerUnit;
+  if (logCost_) {
+    setLogRange(logAxisX_, x0, x1);
+  } else {
+    setNiceRange(axisX_, x0, x1, 8, !zoomed_);  // zoomed: the user's range, nice ticks
+  }
+  if (logTime_) {
+    setLogRange(logAxisY_, y0, y1);
+  } else {
+    setNiceRange(axisY_, y0, y1, 6, !zoomed_);
+  }
+  // The budget spans the plot's height as shown.
+  const double top = logTime_ ? logAxisY_->max() : axisY_->max();
+  const double bottom = logTime_ ? logAxisY_->min() : axisY_->min();
+  QList<QPointF> budget;
+  if (budgetUsd_ && (!logCost_ || *budgetUsd_ > 0)) {
+    const double b = *budgetUsd_ / units_.usdPerUnit;
+    budget = {QPointF(b, bottom), QPointF(b, top)};
+  }
+  budget_->replace(budget);
+}
+
+QPointF ParetoChartView::valueAt(const QPointF& at) const {
+  const QPointF v =
+      chart()->mapToValue(chart()->mapFromScene(mapToScene(at.toPoint())), frontLine_);
+  return {v.x() * units_.usdPerUnit, v.y() * units_.nsPerUnit};
+}
+
+void ParetoChartView::zoomAt(const QPointF& at, double factor) {
+  if (!hasRange_ || !(factor > 0)) return;
+  const QPointF c = valueAt(at);
+  auto scale = [factor](AxisRange r, double centre, bool log) {
+    if (log && centre > 0 && r.lo > 0) {
+      const double lc = std::log10(centre);
+      return AxisRange{std::pow(10.0, lc - (lc - std::log10(r.lo)) * factor),
+                       std::pow(10.0, lc + (std::log10(r.hi) - lc) * factor)};
+    }
+    return AxisRange{centre - (centre - r.lo) * factor, centre + (r.hi - centre) * factor};
+  };
+  const AxisRange x = scale(xRange_, c.x(), logCost_), y = scale(yRange_, c.y(), logTime_);
+  // Not below a millionth of the value, not past what a double tells apart.
+  if (!(x.hi - x.lo > 1e-6 * std::fabs(x.hi)) || !(y.hi - y.lo > 1e-6 * std::fabs(y.hi))) return;
+  xRange_ = x;
+  yRange_ = y;
+  zoomed_ = true;
+  resetZoom_->setEnabled(true);
+  applyRanges();
+  keepUnder(at, c);
+}
+
+void ParetoChartView::keepUnder(const QPointF& at, const QPointF& value) {
+  // New tick labels can change the plot's width: lay out, then shift the
+  // ranges so that `value` is under `at` again (twice at most: the labels of
+  // the shifted range are as wide).
+  auto shift = [](AxisRange r, double want, double got, bool log) {
+    if (log && want > 0 && got > 0) return AxisRange{r.lo * want / got, r.hi * want / got};
+    return AxisRange{r.lo + want - got, r.hi + want - got};
+  };
+  for (int i = 0; i < 3; ++i) {
+    layOutNow();
+    const QPointF now = valueAt(at);
+    xRange_ = shift(xRange_, value.x(), now.x(), logCost_);
+    yRange_ = shift(yRange_, value.y(), now.y(), logTime_);
+    applyRanges();
+  }
+  layOutNow();
+}
+
+void ParetoChartView::resetZoom() {
+  if (!zoomed_) return;
+  zoomed_ = false;
+  resetZoom_->setEnabled(false);
+  redraw();
+}
+
+void ParetoChartView::setSelectedIndex(int index) {
+  if (index == selectedIndex_) return;
+  selectedIndex_ = index;
+  useSelected_->setEnabled(index >= 0);
+  showOptimum_->setEnabled(index >= 0);
+  redraw();
+}
+
+QPoint ParetoChartView::frontPointPosition(int index) const {
+  if (index < 0 || index >= frontPoints_->count()) return {-1, -1};
+  const QPointF scene =
+      chart()->mapToScene(chart()->mapToPosition(frontPoints_->at(index), frontPoints_));
+  return mapFromScene(scene);
+}
+
+int ParetoChartView::frontPointAt(const QPoint& at, double radius) const {
+  int best = -1;
+  double bestDistance = radius;
+  for (int i = 0; i < frontPoints_->count(); ++i) {
+    const QPoint p = frontPointPosition(i);
+    const double d = std::hypot(p.x() - at.x(), p.y() - at.y());
+    if (d <= bestDistance) {
+      bestDistance = d;
+      best = i;
+    }
+  }
+  return best;
+}
+
+void ParetoChartView::mousePressEvent(QMouseEvent* event) {
+  dragging_ = false;
+  pressAt_.reset();
+  if (event->button() == Qt::LeftButton && chart()->plotArea().contains(chart()->mapFromScene(
+                                               mapToScene(event->position().toPoint())))) {
+    pressAt_ = event->position().toPoint();
+    lastDragAt_ = *pressAt_;
+  }
+  ResultChartView::mousePressEvent(event);
+}
+
+void ParetoChartView::mouseMoveEvent(QMouseEvent* event) {
+  if (pressAt_ && (event->buttons() & Qt::LeftButton)) {
+    const QPoint at = event->position().toPoint();
+    if (!dragging_ && (at - *pressAt_).manhattanLength() >= QApplication::startDragDistance())
+      dragging_ = true;
+    if (dragging_ && hasRange_) {
+      // The value under the press stays under the cursor.
+      const QPointF grabbed = valueAt(lastDragAt_);
+      zoomed_ = true;
+      resetZoom_->setEnabled(true);
+      keepUnder(at, grabbed);
+      lastDragAt_ = at;
+      setCursor(Qt::ClosedHandCursor);
+    }
+  }
+  ResultChartView::mouseMoveEvent(event);
+}
+
+void ParetoChartView::mouseReleaseEvent(QMouseEvent* event) {
+  const bool click = pressAt_ && !dragging_ && event->button() == Qt::LeftButton;
+  if (dragging_) unsetCursor();
+  pressAt_.reset();
+  dragging_ = false;
+  ResultChartView::mouseReleaseEvent(event);
+  if (click) {
+    const int index = frontPointAt(event->position().toPoint());
+    if (index >= 0) Q_EMIT frontPointClicked(index);
+  }
+}
+
+void ParetoChartView::mouseDoubleClickEvent(QMouseEvent* event) {
+  ResultChartView::mouseDoubleClickEvent(event);
+  if (event->button() != Qt::LeftButton) return;
+  const int index = frontPointAt(event->position().toPoint());
+  if (index >= 0) Q_EMIT frontPointActivated(index);
+}
+
+void ParetoChartView::wheelEvent(QWheelEvent* event) {
+  const int steps = event->angleDelta().y();
+  if (steps == 0) return ResultChartView::wheelEvent(event);
+  // One notch (120) zooms in by 20 %, the other way out by as much.
+  zoomAt(event->position(), std::pow(0.8, steps / 120.0));
+  event->accept();
+}
+
+void ParetoChartView::keyPressEvent(QKeyEvent* event) {
+  if ((event->key() == Qt::Key_Escape || event->key() == Qt::Key_0) && zoomed_) {
+    resetZoom();
+    event->accept();
+    return;
+  }
+  ResultChartView::keyPressEvent(event);
+}
+
+void ParetoChartView::contextMenuEvent(QContextMenuEvent* event) {
+  const int index = frontPointAt(event->pos());
+  if (index >= 0 && index != selectedIndex_) Q_EMIT frontPointClicked(index);
+  QMenu menu(this);
+  menu.addAction(useSelected_);
+  menu.addAction(showOptimum_);
+  menu.addSeparator();
+  menu.addAction(resetZoom_);
+  menu.addAction(logCostAction_);
+  menu.addAction(logTimeAction_);
+  menu.exec(event->globalPos());
 }
 
 void ParetoChartView::showTooltip(const QPointF& point, bool state) {
@@ -368,12 +729,12 @@ void ParetoChartView::showTooltip(const QPointF& point, bool state) {
   const Evaluation* bestEval = nullptr;
   QString label;
   double bestDistance = std::numeric_limits<double>::infinity();
-  const double sx = std::max(axisX_->max() - axisX_->min(), 1e-12);
-  const double sy = std::max(axisY_->max() - axisY_->min(), 1e-12);
+  // Distances in screen space, so both axes weigh alike (log axes too).
+  const QPointF at = chart()->mapToPosition(point, frontLine_);
   auto consider = [&](const std::vector<double>& split, const Evaluation& e, const QString& what) {
     if (!e.finite) return;
-    const QPointF p = units_.toChart(e.costUsd, e.iterationNs);
-    const double dist = std::hypot((p.x() - point.x()) / sx, (p.y() - point.y()) / sy);
+    const QPointF p = chart()->mapToPosition(units_.toChart(e.costUsd, e.iterationNs), frontLine_);
+    const double dist = std::hypot(p.x() - at.x(), p.y() - at.y());
     if (dist < bestDistance - 1e-9) {
       bestDistance = dist;
       bestSplit = &split;
@@ -421,6 +782,7 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
   series_->append(equalSet_);
   chart->addSeries(series_);
   axisX_ = new QBarCategoryAxis;
+  axisX_->setTruncateLabels(false);  // "pack..." said nothing; crowded names tilt instead
   axisY_ = new QValueAxis;
   axisY_->setTitleText(tr("GB/s per NPU"));
   axisY_->setLabelFormat(QStringLiteral("%.0f"));
@@ -438,7 +800,39 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
   setChart(chart);
 }
 
+void BandwidthChartView::resizeEvent(QResizeEvent* event) {
+  ResultChartView::resizeEvent(event);
+  tiltCrowdedLabels();
+}
+
+void BandwidthChartView::tiltCrowdedLabels() {
+  // Names wider than their category would overlap: tilt them (then they need
+  // about a line height each).
+  const QStringList names = axisX_->categories();
+  if (names.isEmpty() || !chart()->plotArea().isValid()) return;
+  const QFontMetrics metrics(axisX_->labelsFont());
+  int widest = 0;
+  for (const QString& name : names) widest = std::max(widest, metrics.horizontalAdvance(name));
+  const double room = chart()->plotArea().width() / names.size();
+  const int angle = widest + metrics.averageCharWidth() > room ? -35 : 0;
+  if (axisX_->labelsAngle() != angle) {
+    axisX_->setLabelsAngle(angle);
+    layOutNow();
+  }
+}
+
+void BandwidthChartView::setDesignLabel(const QString& label) {
+  optimumSet_->setLabel(label);
+}
+
+void BandwidthChartView::redraw() {
+  if (!last_.analysis) return;
+  const SolveResult result = last_;
+  showResult(result);
+}
+
 void BandwidthChartView::showResult(const SolveResult& result) {
+  last_ = result;
   const Analysis& a = result.a();
   const std::vector<std::string> names =
       a.problem ? a.problem->dimNames : std::vector<std::string>{};
@@ -458,9 +852,16 @@ void BandwidthChartView::showResult(const SolveResult& result) {
   fill(equalSet_, a.ok() && a.baseline ? a.baseline->design.bandwidth : std::vector<double>{});
   double top = 0;
   for (int d = 0; d < dims; ++d) top = std::max({top, optimumSet_->at(d), equalSet_->at(d)});
-  setNiceRange(axisY_, 0, top > 0 ? top * 1.12 : 1, 5);
+  const double fitted = top > 0 ? top * 1.12 : 1;
+  const double shown = heldTop(axisY_->max(), top, fitted);
+  if (shown != fitted) {
+    axisY_->setRange(0, shown);  // held: keep the scale while the bars stay in it
+  } else {
+    setNiceRange(axisY_, 0, fitted, 5);
+  }
   setShownGeneration(result.generation);
   layOutNow();
+  tiltCrowdedLabels();
 }
 
 // ---------------------------------------------------------------------------
@@ -469,11 +870,14 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
   setObjectName(QStringLiteral("breakdownChart"));
   setRenderHint(QPainter::Antialiasing, false);
   QChart* chart = makeChart(tr("Iteration time breakdown"));
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->legend()->setToolTip(tr("Compute, then the exposed communication each dimension paces"));
   series_ = new QHorizontalStackedBarSeries;
   series_->setBarWidth(0.6);
   chart->addSeries(series_);
   axisY_ = new QBarCategoryAxis;
   axisY_->setCategories({tr("Equal split"), tr("Optimum")});
+  axisY_->setTruncateLabels(false);  // the plot gives way to "Equal split", not the reverse
   axisX_ = new QValueAxis;
   axisX_->setTitleText(tr("ms"));
   axisX_->setLabelFormat(QStringLiteral("%.0f"));
@@ -481,25 +885,55 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
   chart->addAxis(axisX_, Qt::AlignBottom);
   series_->attachAxis(axisY_);
   series_->attachAxis(axisX_);
-  connect(
-      series_, &QHorizontalStackedBarSeries::hovered, this,
-      [this](bool status, int index, QBarSet* set) {
-        if (!status) return QToolTip::hideText();
-        QToolTip::showText(
-            QCursor::pos(),
-            tr("%1, %2: %3 ms").arg(axisY_->at(index), set->label()).arg(set->at(index), 0, 'f', 2),
-            this);
-      });
+  connect(series_, &QHorizontalStackedBarSeries::hovered, this,
+          [this](bool status, int index, QBarSet* set) {
+            if (!status) return QToolTip::hideText();
+            const QString part = set == sets_.value(0)
+                                     ? set->label()
+                                     : tr("communication paced by %1").arg(set->label());
+            QToolTip::showText(QCursor::pos(),
+                               tr("%1, %2: %3 %4")
+                                   .arg(axisY_->at(index), part)
+                                   .arg(set->at(index), 0, 'f', 3)
+                                   .arg(axisX_->titleText()),
+                               this);
+          });
   setChart(chart);
 }
 
+void BreakdownChartView::setDesignLabel(const QString& label) {
+  axisY_->replace(axisY_->at(1), label);
+}
+
+int BreakdownChartView::timeTicks() const {
+  // A label about every 50 px: a narrow chart elided every one of six.
+  const double width = chart()->plotArea().width();
+  return width > 0 ? std::clamp(static_cast<int>(width / 50), 2, 6) : 6;
+}
+
+void BreakdownChartView::resizeEvent(QResizeEvent* event) {
+  const int ticks = timeTicks();
+  ResultChartView::resizeEvent(event);
+  layOutNow();
+  if (timeTicks() != ticks) redraw();
+}
+
+void BreakdownChartView::redraw() {
+  if (!last_.analysis) return;
+  const SolveResult result = last_;
+  showResult(result);
+}
+
 void BreakdownChartView::showResult(const SolveResult& result) {
+  last_ = result;
   const Analysis& a = result.a();
   const std::vector<std::string> names =
       a.problem ? a.problem->dimNames : std::vector<std::string>{};
   const int dims = static_cast<int>(names.size());
   QStringList labels{tr("Compute")};
-  for (const auto& n : names) labels << tr("%1 comm.").arg(toQString(n));
+  // Short labels in a legend at the right: one entry a line, never cut (at the
+  // bottom, five "package comm." entries did not fit a 330 px chart).
+  for (const auto& n : names) labels << toQString(n);
   bool sameStructure = sets_.size() == labels.size();
   for (int i = 0; sameStructure && i < sets_.size(); ++i)
     sameStructure = sets_[i]->label() == labels[i];
@@ -535,8 +969,15 @@ void BreakdownChartView::showResult(const SolveResult& result) {
       sets_[dim + 1]->replace(row, has ? d->dims[dim].exposedNs / ns : 0.0);
     }
   }
-  if (axisX_->titleText() != units.timeUnit) axisX_->setTitleText(units.timeUnit);
-  setNiceRange(axisX_, 0, topNs > 0 ? topNs / ns * 1.02 : 1, 6);
+  const bool sameUnit = axisX_->titleText() == units.timeUnit;
+  if (!sameUnit) axisX_->setTitleText(units.timeUnit);
+  const double fitted = topNs > 0 ? topNs / ns * 1.02 : 1;
+  const double shown = sameUnit ? heldTop(axisX_->max(), topNs / ns, fitted) : fitted;
+  if (shown != fitted) {
+    axisX_->setRange(0, shown);  // held: keep the scale while the bars stay in it
+  } else {
+    setNiceRange(axisX_, 0, fitted, timeTicks());
+  }
   setShownGeneration(result.generation);
   layOutNow();
 }

@@ -4,6 +4,7 @@
 #include <QFont>
 #include <QPalette>
 #include <cmath>
+#include <libra/cost.hpp>
 #include <libra/edits.hpp>
 #include <libra/network.hpp>
 
@@ -70,6 +71,26 @@ QStringList DimensionTableModel::costLevelNames() const {
   return names;
 }
 
+QString DimensionTableModel::costLevelTip(int row) const {
+  const Project& p = document_->project();
+  const Dimension& d = p.network.dims[static_cast<std::size_t>(row)];
+  QString tip = tr("Cost level %1: the unit prices this dimension is priced at (the Cost "
+                   "Levels tab edits them).")
+                    .arg(toQString(d.costLevel));
+  try {
+    // The engine's price of the dimension (link, + switch + NIC for a Switch).
+    const auto at = static_cast<std::size_t>(row);
+    tip += tr("<br>This dimension: <b>$%1 per GB/s</b> of one NPU's bandwidth, %2 per GB/s "
+              "given to all %3 NPUs.")
+               .arg(plainNumber(unitPrices(p.network, p.costModel)[at]))
+               .arg(formatCostUsd(costPerBandwidth(p.network, p.costModel)[at]))
+               .arg(formatNpus(p.network.npuCount()));
+  } catch (const std::exception& e) {
+    tip += QStringLiteral("<br>") + toQString(e.what()).toHtmlEscaped();
+  }
+  return tip;
+}
+
 QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
     return {};
@@ -116,7 +137,7 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
       case Npus:
         return tr("NPUs in this dimension (at least 2)");
       case CostLevel:
-        return tr("Cost level: the unit prices ($ per GB/s) this dimension is priced at");
+        return costLevelTip(index.row());
       case Latency:
         return tr(
             "Latency of one link of this dimension, ns (a Switch step crosses two). "

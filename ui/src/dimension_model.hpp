@@ -43,6 +43,8 @@ class DimensionTableModel : public QAbstractTableModel {
   QStringList costLevelNames() const;
 
  private:
+  // The cost level's tooltip: its name and the dimension's price per GB/s.
+  QString costLevelTip(int row) const;
   void syncWithDocument();
 
   Document* document_;

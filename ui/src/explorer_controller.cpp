@@ -2,13 +2,21 @@
 
 #include "document.hpp"
 #include "format.hpp"
+#include "project_edits.hpp"
 #include "results_view.hpp"
 
 namespace libra::studio {
 
 ExplorerController::ExplorerController(Document* document, ResultsView* results, QObject* parent)
     : QObject(parent), document_(document), results_(results) {
-  connect(document_, &Document::projectChanged, this, &ExplorerController::requestSolve);
+  connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
+    // The view state alone (log axes, ...) changes no request unless it is the
+    // number of front points.
+    if (parts == Document::ViewState && latest_ &&
+        paretoPointsOf(document_->project()) == requestedPoints_)
+      return;
+    requestSolve();
+  });
   connect(&solver_, &SolverController::resultReady, this, &ExplorerController::onResult);
   // "Solving…" only for solves long enough to notice: a drag must not make the
   // status line flicker at every step.
@@ -24,6 +32,7 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
 
 void ExplorerController::requestSolve() {
   SolveRequest request = makeRequest(document_->project());
+  requestedPoints_ = request.options.paretoPoints;
   request.artificialDelayMs = artificialDelayMs_;
   const quint64 generation = solver_.submit(std::move(request));
   traceEvent("submitted");

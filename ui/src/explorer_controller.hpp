@@ -48,6 +48,7 @@ class ExplorerController : public QObject {
   QString status_;
   QTimer solvingDelay_;
   int artificialDelayMs_ = 0;
+  int requestedPoints_ = 0;  // the front points of the last request
 };
 
 }  // namespace libra::studio

@@ -2,8 +2,11 @@
 
 #include <QApplication>
 #include <QBuffer>
+#include <QChart>
+#include <QChartView>
 #include <QFileInfo>
 #include <QImage>
+#include <QLegend>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -58,6 +61,17 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
   view.show();  // not on screen: lays the charts out at `size`
   QApplication::sendPostedEvents();
   QApplication::processEvents();
+  if (format != FigureFormat::Png) {
+    // Qt 6.4's vector engines get the legend's clip of its entries wrong: the
+    // PDF showed the first entry's label alone, without its swatch (poppler and
+    // Ghostscript alike). The layout keeps every entry inside the legend, so
+    // nothing needs the clip.
+    for (QChartView* chart : view.findChildren<QChartView*>()) {
+      if (chart->chart()) {
+        chart->chart()->legend()->setFlag(QGraphicsItem::ItemClipsChildrenToShape, false);
+      }
+    }
+  }
 
   QByteArray bytes;
   QBuffer buffer(&bytes);

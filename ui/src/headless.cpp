@@ -139,6 +139,12 @@ int runScreenshot(const StudioOptions& options, const Project& project) {
   window.files()->setPromptsEnabled(false);
   QString error;
   if (!openWindowAndWait(window, project, error)) return fail(error, 1);
+  if (options.windowSize) {
+    // "minimum": the smallest size the layouts allow.
+    window.resize(options.windowSize->isEmpty()
+                      ? window.minimumSizeHint().expandedTo(window.minimumSize())
+                      : *options.windowSize);
+  }
   // Let the last layout and paint settle before grabbing.
   waitUntil([] { return false; }, 200);
   const QPixmap pixmap = window.grab();
@@ -342,6 +348,11 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
       QStringLiteral("screenshot"),
       QObject::tr("Render the main window offscreen to FILE (.png) and exit."),
       QStringLiteral("FILE"));
+  const QCommandLineOption sizeOpt(
+      QStringLiteral("window-size"),
+      QObject::tr("With --screenshot: the window's size, WIDTHxHEIGHT or 'minimum' (default "
+                  "1500x940)."),
+      QStringLiteral("SIZE"));
   const QCommandLineOption latencyOpt(
       QStringLiteral("measure-latency"),
       QObject::tr("Measure slider change to repainted chart latency and exit."));
@@ -367,8 +378,8 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
       QStringLiteral("N"));
   const QCommandLineOption helpOpt = parser.addHelpOption();
   const QCommandLineOption versionOpt = parser.addVersionOption();
-  parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, latencyOpt,
-                     changesOpt, latencyJsonOpt, enduranceOpt, replayOpt});
+  parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, sizeOpt,
+                     latencyOpt, changesOpt, latencyJsonOpt, enduranceOpt, replayOpt});
   if (!parser.parse(arguments)) {
     error = parser.errorText();
     return false;
@@ -411,6 +422,30 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
   options.exportCsv = parser.value(csvOpt);
   options.exportJson = parser.value(jsonOpt);
   options.screenshot = parser.value(shotOpt);
+  if (parser.isSet(sizeOpt)) {
+    const QString size = parser.value(sizeOpt);
+    const QStringList parts = size.split(QLatin1Char('x'));
+    bool w = false, h = false;
+    if (size == QStringLiteral("minimum")) {
+      options.windowSize = QSize(0, 0);
+    } else if (parts.size() == 2) {
+      options.windowSize = QSize(parts[0].toInt(&w), parts[1].toInt(&h));
+    }
+    if (!options.windowSize ||
+        (size != QStringLiteral("minimum") &&
+         (!w || !h || options.windowSize->width() < 1 || options.windowSize->height() < 1 ||
+          options.windowSize->width() > 10000 || options.windowSize->height() > 10000))) {
+      error = QObject::tr(
+                  "--window-size: '%1' is not WIDTHxHEIGHT (1 to 10000 each) or "
+                  "'minimum'")
+                  .arg(size);
+      return false;
+    }
+    if (options.screenshot.isEmpty()) {
+      error = QObject::tr("--window-size goes with --screenshot");
+      return false;
+    }
+  }
   options.measureLatency = parser.isSet(latencyOpt);
   options.json = parser.isSet(latencyJsonOpt);
   bool ok = false;

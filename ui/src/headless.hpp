@@ -1,14 +1,16 @@
 // The command-line modes of libra-studio that need no user:
 //   --export-chart FILE.png [--export-svg FILE.svg]   render the results and exit
-//   --screenshot FILE.png                             grab the main window and exit
+//   --screenshot FILE.png [--window-size WxH|minimum]  grab the main window and exit
 //   --measure-latency [--changes N] [--json]          slider-change-to-frame latency
 //   --endurance SECONDS [--json]                      continuous edits; memory and solver
 // They run on the offscreen platform (main() selects it before QApplication exists).
 #pragma once
 
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <libra/project.hpp>
+#include <optional>
 
 namespace libra::studio {
 
@@ -21,6 +23,8 @@ struct StudioOptions {
   QString exportCsv;
   QString exportJson;
   QString screenshot;
+  // --window-size: the screenshot's window size; empty QSize for the minimum.
+  std::optional<QSize> windowSize;
   bool measureLatency = false;
   int latencyChanges = 200;
   bool json = false;            // --measure-latency and --endurance print one JSON object

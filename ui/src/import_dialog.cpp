@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 #include <libra/libra_format.hpp>
 
@@ -30,8 +31,10 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   communicator_->setPlaceholderText(tr("optional: derived from the workload header"));
   costModel_->setPlaceholderText(tr("optional: the reference unit prices"));
   name_ = new QLineEdit;
+  name_->setObjectName(QStringLiteral("importName"));
   name_->setPlaceholderText(tr("optional: from the file names"));
   loop_ = new QComboBox;
+  loop_->setObjectName(QStringLiteral("importLoop"));
   loop_->addItem(tr("No overlap (reference)"), static_cast<int>(TrainingLoop::NoOverlap));
   loop_->addItem(tr("Activation recomputation"), static_cast<int>(TrainingLoop::Recompute));
   error_ = new QLabel;
@@ -46,6 +49,9 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
     l->setContentsMargins(0, 0, 0, 0);
     l->addWidget(edit, 1);
     auto* browse = new QPushButton(QObject::tr("Browse…"));
+    // Tab goes from field to field: on the button, a typed path went nowhere.
+    browse->setFocusPolicy(Qt::ClickFocus);
+    browse->setToolTip(QObject::tr("Choose the file (or type its path in the field)"));
     l->addWidget(browse);
     QObject::connect(browse, &QPushButton::clicked, owner, [edit, filter, owner] {
       const QString start = edit->text().isEmpty()
@@ -75,7 +81,32 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   layout->addLayout(form);
   layout->addWidget(error_);
   layout->addWidget(buttons);
+  // A hint about what was wrong goes once any field changes.
+  for (QLineEdit* edit : {network_, workload_, communicator_, costModel_, name_}) {
+    connect(edit, &QLineEdit::textEdited, error_, &QLabel::hide);
+  }
+  connect(loop_, &QComboBox::currentIndexChanged, error_, &QLabel::hide);
+  // The fields as they were last left: importing again is a small change.
+  const QSettings settings;
+  for (QLineEdit* edit : {network_, workload_, communicator_, costModel_, name_}) {
+    edit->setText(settings.value(settingsKey(edit)).toString());
+  }
+  loop_->setCurrentIndex(std::max(
+      0, loop_->findData(settings.value(QStringLiteral("import/loop"), loop_->currentData()))));
   resize(620, sizeHint().height());
+}
+
+QString ImportDialog::settingsKey(const QLineEdit* edit) {
+  return QStringLiteral("import/") + edit->objectName();
+}
+
+void ImportDialog::done(int result) {
+  QSettings settings;
+  for (QLineEdit* edit : {network_, workload_, communicator_, costModel_, name_}) {
+    settings.setValue(settingsKey(edit), edit->text());
+  }
+  settings.setValue(QStringLiteral("import/loop"), loop_->currentData());
+  QDialog::done(result);
 }
 
 QLineEdit* ImportDialog::fileField(const QString& name, const QString& filter, bool required) {

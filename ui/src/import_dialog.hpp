@@ -1,6 +1,8 @@
 // File > Import LIBRA Files: picks the reference inputs (network yml/json,
 // workload txt, optional communicator and cost model) and builds a project with
-// the engine's importer. Errors stay in the dialog, naming the file and line.
+// the engine's importer. Errors stay in the dialog, naming the file and line,
+// until a field changes. Tab moves from field to field (the Browse buttons take
+// clicks only); the fields reopen as they were left (QSettings "import/...").
 #pragma once
 
 #include <QDialog>
@@ -26,9 +28,12 @@ class ImportDialog : public QDialog {
   const QStringList& notes() const { return notes_; }
 
   void accept() override;
+  // Keeps the fields for the next time the dialog opens (any way it closes).
+  void done(int result) override;
 
  private:
   QLineEdit* fileField(const QString& name, const QString& filter, bool required);
+  static QString settingsKey(const QLineEdit* edit);
 
   QLineEdit* network_;
   QLineEdit* workload_;

@@ -18,6 +18,8 @@
 
 #include "autosave.hpp"
 #include "budget_panel.hpp"
+#include "chart_controller.hpp"
+#include "cost_level_model.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
 #include "export_controller.hpp"
@@ -54,6 +56,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   explorer_ = new ExplorerController(document_, results_, this);
   files_ = new FileController(document_, this);
   exports_ = new ExportController(document_, results_, this);
+  charts_ = new ChartController(document_, results_, this);
+  charts_ = new ChartController(document_, results_, this);
 
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   QDockWidget* networkDock =
@@ -64,6 +68,9 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   QDockWidget* workloadDock =
       dock(this, tr("Workload"), QStringLiteral("workloadDock"), workload_, Qt::LeftDockWidgetArea);
   tabifyDockWidget(budgetDock, workloadDock);
+  QDockWidget* costDock = dock(this, tr("Cost Levels"), QStringLiteral("costLevelDock"),
+                               new CostLevelPanel(document_), Qt::LeftDockWidgetArea);
+  tabifyDockWidget(workloadDock, costDock);
   budgetDock->raise();
   auto* undoView = new QUndoView(document_->undoStack());
   undoView->setEmptyLabel(tr("<opened>"));
@@ -93,7 +100,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
 
   createMenus();
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : {networkDock, workloadDock, budgetDock, historyDock})
+  for (QDockWidget* d : {networkDock, workloadDock, budgetDock, costDock, historyDock})
     view->addAction(d->toggleViewAction());
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Libra Studio"), this, [this] {

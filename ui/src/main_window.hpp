@@ -15,6 +15,7 @@ class AutosaveController;
 class BudgetPanel;
 class Document;
 class ExplorerController;
+class ChartController;
 class ExportController;
 class FileController;
 class NetworkPanel;
@@ -33,6 +34,7 @@ class MainWindow : public QMainWindow {
   Document* document() const { return document_; }
   FileController* files() const { return files_; }
   ExportController* exports() const { return exports_; }
+  ChartController* charts() const { return charts_; }
   ExplorerController* explorer() const { return explorer_; }
   ResultsView* results() const { return results_; }
   NetworkPanel* networkPanel() const { return network_; }
@@ -65,6 +67,7 @@ class MainWindow : public QMainWindow {
   ExplorerController* explorer_;
   FileController* files_;
   ExportController* exports_;
+  ChartController* charts_;
   AutosaveController* autosave_ = nullptr;
   QLabel* status_;
 };

@@ -1,16 +1,20 @@
 #include "network_panel.hpp"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMainWindow>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <libra/edits.hpp>
 
 #include "dimension_model.hpp"
@@ -89,7 +93,8 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                           QAbstractItemView::AnyKeyPressed);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // Not stretched: a stretched last section kept 100 px when there was no room.
+  table_->horizontalHeader()->setStretchLastSection(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 10);
   table_->setToolTip(tr("Dimensions, innermost (0) first. Double-click a cell to edit it."));
 
@@ -160,10 +165,55 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
     // The view's selection model survives a reset; its buttons must follow.
     sync();
   });
+  for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+    connect(model_, signal, this, &NetworkPanel::fitTableHeight);
+  connect(model_, &QAbstractItemModel::modelReset, this, &NetworkPanel::fitTableHeight);
+  // Another project may need wider columns: after the table has laid them out.
+  connect(document_, &Document::documentReset, this,
+          [this] { QTimer::singleShot(0, this, &NetworkPanel::growDockToFit); });
+  fitTableHeight();
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Network | Document::CostModel)) sync();
   });
   sync();
+}
+
+void NetworkPanel::fitTableHeight() {
+  // At the window's minimum size the budget's dock squeezed the table to a
+  // row and a half: the table keeps room for its header and a few rows.
+  const int rows = std::clamp(model_->rowCount(), 1, kRowsAlwaysShown);
+  const int frame = 2 * table_->frameWidth();
+  const int scrollBar = table_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                           rows * table_->verticalHeader()->defaultSectionSize() + frame +
+                           scrollBar);
+}
+
+int NetworkPanel::preferredWidth() const {
+  const QHeaderView* header = table_->horizontalHeader();
+  const QAbstractItemView* view = table_;  // sizeHintForColumn is public there
+  int columns = 0;
+  for (int c = 0; c < model_->columnCount(); ++c) {
+    // The sections fit their contents once laid out; before, their contents.
+    columns +=
+        std::max({header->sectionSize(c), view->sizeHintForColumn(c), header->sectionSizeHint(c)});
+  }
+  const QMargins margins = layout()->contentsMargins();
+  return columns + table_->verticalHeader()->width() + 2 * table_->frameWidth() + margins.left() +
+         margins.right();
+}
+
+void NetworkPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  QTimer::singleShot(0, this, &NetworkPanel::growDockToFit);
+}
+
+void NetworkPanel::growDockToFit() {
+  auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+  auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+  if (!window || !isVisible() || dock->isFloating()) return;
+  const int missing = preferredWidth() - width();
+  if (missing > 0) window->resizeDocks({dock}, {dock->width() + missing}, Qt::Horizontal);
 }
 
 int NetworkPanel::currentRow() const {

@@ -23,10 +23,23 @@ class NetworkPanel : public QWidget {
   explicit NetworkPanel(Document* document, QWidget* parent = nullptr);
 
   QTableView* table() const { return table_; }
+  // The width that shows every column of the table whole: the panel widens
+  // its dock to it when shown and when a project is opened (never narrows it).
+  int preferredWidth() const;
+  // Rows the table always has room for (more scroll).
+  static constexpr int kRowsAlwaysShown = 4;
   DimensionTableModel* model() const { return model_; }
 
  private:
   void sync();
+  // The table's minimum height: its header and kRowsAlwaysShown rows (or all).
+  void fitTableHeight();
+  void growDockToFit();
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
   int currentRow() const;
   void selectRow(int row);
 

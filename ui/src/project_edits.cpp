@@ -29,4 +29,17 @@ void setParetoPoints(Project& project, int points) {
   project.uiState = QJsonDocument(state).toJson(QJsonDocument::Compact).toStdString();
 }
 
+ParetoAxes paretoAxesOf(const Project& project) {
+  const QJsonObject state = uiStateOf(project);
+  return {state.value(QStringLiteral("pareto_log_cost")).toBool(false),
+          state.value(QStringLiteral("pareto_log_time")).toBool(false)};
+}
+
+void setParetoAxes(Project& project, ParetoAxes axes) {
+  QJsonObject state = uiStateOf(project);
+  state[QStringLiteral("pareto_log_cost")] = axes.logCost;
+  state[QStringLiteral("pareto_log_time")] = axes.logTime;
+  project.uiState = QJsonDocument(state).toJson(QJsonDocument::Compact).toStdString();
+}
+
 }  // namespace libra::studio

@@ -1,8 +1,10 @@
 #include "results_view.hpp"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -56,6 +58,79 @@ QString trainingLine(const Analysis& a) {
 
 }  // namespace
 
+namespace {
+
+QString statusName(SolveStatus status) {
+  QString s = toQString(std::string(toString(status)));
+  if (!s.isEmpty()) s[0] = s[0].toUpper();
+  return s;
+}
+
+// "1.07× faster" / "1.23× slower" for a ratio old / new (> 1: the design is better).
+QString comparison(double ratio, const QString& better, const QString& worse) {
+  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 2).arg(better);
+  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 2).arg(worse);
+}
+
+// The summary line of a design: time, cost, split, the equal split, the model,
+// training and buildability, as the engine's Analysis says.
+QString designSummary(const Analysis& a, const QString& label) {
+  const Evaluation& e = a.design.eval;
+  const QString cost =
+      a.costScope == CostScope::System
+          ? QObject::tr("system cost <b>%1</b> (NPUs %2 + network %3)")
+                .arg(formatCostUsd(e.costUsd), formatCostUsd(a.npuCostUsd),
+                     formatCostUsd(e.networkCostUsd))
+          : QObject::tr("network cost <b>%1</b>").arg(formatCostUsd(e.networkCostUsd));
+  QString text = QObject::tr(
+                     "<b>%1</b> (%2): iteration <b>%3</b> = compute %4 + communication %5"
+                     " &nbsp;·&nbsp; %6 &nbsp;·&nbsp; %7")
+                     .arg(label,
+                          a.objective == Objective::Performance ? QObject::tr("performance")
+                                                                : QObject::tr("perf per cost"),
+                          formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
+                          formatTimeNs(e.communicationNs), cost,
+                          formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
+                                      a.design.bandwidth));
+  if (a.baseline) {
+    const Baseline& b = *a.baseline;
+    QStringList against;
+    if (b.speedup) against << comparison(*b.speedup, QObject::tr("faster"), QObject::tr("slower"));
+    if (a.objective == Objective::PerfPerCost && b.timeCostGain) {
+      against << QObject::tr("%1 in time × cost")
+                     .arg(comparison(*b.timeCostGain, QObject::tr("better"), QObject::tr("worse")));
+    }
+    if (!against.isEmpty()) {
+      text += QObject::tr(" &nbsp;·&nbsp; %1 than the equal split of the same total")
+                  .arg(against.join(QObject::tr(", ")));
+      if (!b.satisfiesConstraints())
+        text += QObject::tr(" (which breaks %n constraint(s))", nullptr,
+                            static_cast<int>(b.violated.size()));
+    }
+  }
+  const ChunkSetting& chunks = a.model.collectives.chunks;
+  if (chunks.isIdeal()) {
+    text += QObject::tr(" &nbsp;·&nbsp; LIBRA's ideal collective model");
+  } else {
+    text += chunks.kind == ChunkSetting::Kind::Auto
+                ? QObject::tr(" &nbsp;·&nbsp; chunks chosen per collective")
+                : QObject::tr(" &nbsp;·&nbsp; %1 chunks per collective").arg(chunks.count);
+    if (const auto gap = surrogateGap(e); gap && std::abs(*gap) >= 5e-5) {
+      text += QObject::tr(" (the solver's convex surrogate is %1 % above the exact schedule)")
+                  .arg(100 * *gap, 0, 'f', 2);
+    }
+  }
+  text += trainingLine(a);
+  for (const std::string& v : a.limitViolations) {
+    text +=
+        QObject::tr(" &nbsp;·&nbsp; <span style='color:#b00020'><b>not buildable:</b> %1</span>")
+            .arg(toQString(v).toHtmlEscaped());
+  }
+  return text;
+}
+
+}  // namespace
+
 ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("resultsView"));
   pareto_ = new ParetoChartView;
@@ -93,7 +168,21 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(heading_);
-  layout->addWidget(summary_);
+  auto* summaryRow = new QHBoxLayout;
+  summaryRow->setContentsMargins(0, 0, 0, 0);
+  summaryRow->addWidget(summary_, 1);
+  // A selected front point can be made the current design, or let go of.
+  for (QAction* action : {pareto_->useSelectedAction(), pareto_->showOptimumAction()}) {
+    auto* button = new QToolButton;
+    button->setObjectName(action->objectName() + QStringLiteral("Button"));
+    button->setDefaultAction(action);
+    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    button->setVisible(false);
+    connect(action, &QAction::changed, button,
+            [button, action] { button->setVisible(action->isEnabled()); });
+    summaryRow->addWidget(button, 0, Qt::AlignTop);
+  }
+  layout->addLayout(summaryRow);
   layout->addWidget(vertical, 1);
 
   frameTimer_.setSingleShot(true);
@@ -200,6 +289,55 @@ void ResultsView::showResultNow(const SolveResultPtr& result) {
   apply(result);
 }
 
+void ResultsView::showSelection(const SolveResultPtr& point, int index) {
+  if (!point || !point->a().ok() || !front_ || !shown_ || failed_ ||
+      point->generation != front_->generation || shown_->generation != front_->generation ||
+      index < 0 || index >= static_cast<int>(front_->a().front.points.size()))
+    return;  // not of the front on screen (a newer result came meanwhile)
+  selected_ = point;
+  const QString label = tr("Front point %1").arg(index + 1);
+  pareto_->setSelectedIndex(index);
+  bandwidth_->setDesignLabel(label);
+  breakdown_->setDesignLabel(label);
+  bandwidth_->showResult(*point);
+  breakdown_->showResult(*point);
+  sensitivity_->showResult(*point);
+  summary_->setText(designSummary(
+      point->a(),
+      tr("Selected: front point %1 of %2").arg(index + 1).arg(front_->a().front.points.size())));
+  Q_EMIT selectionChanged(index);
+}
+
+void ResultsView::clearSelection() {
+  if (!selected_) return;
+  dropSelection();
+  if (shown_ && !failed_) {
+    bandwidth_->showResult(*shown_);
+    breakdown_->showResult(*shown_);
+    sensitivity_->showResult(*shown_);
+    const Analysis& a = shown_->a();
+    summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
+  }
+}
+
+void ResultsView::dropSelection() {
+  selected_.reset();
+  pareto_->setSelectedIndex(-1);
+  bandwidth_->setDesignLabel(tr("Optimum"));
+  breakdown_->setDesignLabel(tr("Optimum"));
+  Q_EMIT selectionChanged(-1);
+}
+
+int ResultsView::selectedIndex() const {
+  return selected_ ? pareto_->selectedIndex() : -1;
+}
+
+void ResultsView::setAxesHeld(bool held) {
+  pareto_->setAxesHeld(held);
+  bandwidth_->setAxesHeld(held);
+  breakdown_->setAxesHeld(held);
+}
+
 void ResultsView::markStale(const QString& reason) {
   staleDelay_.stop();
   setChartsStale(true, reason);
@@ -211,22 +349,6 @@ void ResultsView::setChartsStale(bool stale, const QString& reason) {
   breakdown_->setStale(stale, reason);
   sensitivity_->setStale(stale);
 }
-
-namespace {
-
-QString statusName(SolveStatus status) {
-  QString s = toQString(std::string(toString(status)));
-  if (!s.isEmpty()) s[0] = s[0].toUpper();
-  return s;
-}
-
-// "1.07× faster" / "1.23× slower" for a ratio old / new (> 1: the design is better).
-QString comparison(double ratio, const QString& better, const QString& worse) {
-  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 2).arg(better);
-  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 2).arg(worse);
-}
-
-}  // namespace
 
 void ResultsView::apply(const SolveResultPtr& result) {
   staleDelay_.stop();
@@ -248,6 +370,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
   // the bars, the breakdown, the sensitivity and the summary show that design
   // already, and redrawing them would cost a frame for nothing.
   const bool completion = completesShown(*result);
+  if (selected_ && selected_->generation != result->generation) dropSelection();
   failed_.reset();
   sinceLastFrame_.restart();
   shown_ = result;
@@ -263,55 +386,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
   breakdown_->showResult(*result);
   sensitivity_->showResult(*result);
 
-  const Evaluation& e = a.design.eval;
-  const QString cost = a.costScope == CostScope::System
-                           ? tr("system cost <b>%1</b> (NPUs %2 + network %3)")
-                                 .arg(formatCostUsd(e.costUsd), formatCostUsd(a.npuCostUsd),
-                                      formatCostUsd(e.networkCostUsd))
-                           : tr("network cost <b>%1</b>").arg(formatCostUsd(e.networkCostUsd));
-  QString text =
-      tr("<b>%1</b> (%2): iteration <b>%3</b> = compute %4 + communication %5"
-         " &nbsp;·&nbsp; %6 &nbsp;·&nbsp; %7")
-          .arg(a.evaluated ? tr("Design") : tr("Optimum"),
-               a.objective == Objective::Performance ? tr("performance") : tr("perf per cost"),
-               formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
-               formatTimeNs(e.communicationNs), cost,
-               formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
-                           a.design.bandwidth));
-  if (a.baseline) {
-    const Baseline& b = *a.baseline;
-    QStringList against;
-    if (b.speedup) against << comparison(*b.speedup, tr("faster"), tr("slower"));
-    if (a.objective == Objective::PerfPerCost && b.timeCostGain) {
-      against
-          << tr("%1 in time × cost").arg(comparison(*b.timeCostGain, tr("better"), tr("worse")));
-    }
-    if (!against.isEmpty()) {
-      text += tr(" &nbsp;·&nbsp; %1 than the equal split of the same total")
-                  .arg(against.join(tr(", ")));
-      if (!b.satisfiesConstraints())
-        text +=
-            tr(" (which breaks %n constraint(s))", nullptr, static_cast<int>(b.violated.size()));
-    }
-  }
-  const ChunkSetting& chunks = a.model.collectives.chunks;
-  if (chunks.isIdeal()) {
-    text += tr(" &nbsp;·&nbsp; LIBRA's ideal collective model");
-  } else {
-    text += chunks.kind == ChunkSetting::Kind::Auto
-                ? tr(" &nbsp;·&nbsp; chunks chosen per collective")
-                : tr(" &nbsp;·&nbsp; %1 chunks per collective").arg(chunks.count);
-    if (const auto gap = surrogateGap(e); gap && std::abs(*gap) >= 5e-5) {
-      text += tr(" (the solver's convex surrogate is %1 % above the exact schedule)")
-                  .arg(100 * *gap, 0, 'f', 2);
-    }
-  }
-  text += trainingLine(a);
-  for (const std::string& v : a.limitViolations) {
-    text += tr(" &nbsp;·&nbsp; <span style='color:#b00020'><b>not buildable:</b> %1</span>")
-                .arg(toQString(v).toHtmlEscaped());
-  }
-  summary_->setText(text);
+  summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
   setChartsStale(false, {});
   if (!result->complete) pareto_->setStale(true, tr("Updating the front…"));
   traceEvent("applied");

@@ -67,15 +67,30 @@ class ResultsView : public QWidget {
   SensitivityView* sensitivityView() const { return sensitivity_; }
   QString summaryText() const;
 
+  // Shows the analysis of front point `index` (analyzeFrontPoint) in the
+  // bandwidth and breakdown charts, the sensitivity view and the summary, the
+  // point marked on the front. Ignored unless it is of the front on screen; the
+  // next result of another generation lets go of it.
+  void showSelection(const SolveResultPtr& point, int index);
+  // Back to the shown result's own design.
+  void clearSelection();
+  int selectedIndex() const;  // -1: none
+  SolveResultPtr selectedResult() const { return selected_; }
+  // Holds the axes of the charts still (a control is being dragged), or lets
+  // them fit the data again.
+  void setAxesHeld(bool held);
+
   // A heading above the charts; hidden when empty (the window shows its title bar instead).
   void setHeading(const QString& heading);
 
  Q_SIGNALS:
   // A result's data went into the charts (the paint follows in the same event loop turn).
   void resultShown(quint64 generation);
+  void selectionChanged(int index);
 
  private:
   void scheduleFrame();
+  void dropSelection();
   void applyPending();
   void apply(const SolveResultPtr& result);
   void setChartsStale(bool stale, const QString& reason);
@@ -102,7 +117,9 @@ class ResultsView : public QWidget {
   SolveResultPtr pending_;
   SolveResultPtr shown_;
   SolveResultPtr front_;
-  SolveResultPtr failed_;  // the newest failure shown over shown_, if any
+  SolveResultPtr failed_;
+  SolveResultPtr selected_;  // the selected front point's analysis, if any  // the newest failure
+                             // shown over shown_, if any
   quint64 requested_ = 0;
 };
 

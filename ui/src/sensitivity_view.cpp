@@ -79,7 +79,9 @@ void SensitivityView::showResult(const SolveResult& result) {
     const QString value = sensitivityValueText(c);
     rows_ << what + QStringLiteral(": ") + value;
     const QString cells =
-        QStringLiteral("<td>%1</td><td align='right' style='white-space:nowrap'>%2</td>")
+        // The value may wrap after its number: a long constraint (a cost budget
+        // written to the dollar) must not push it out of the panel.
+        QStringLiteral("<td>%1</td><td align='right'>%2</td>")
             .arg(what.toHtmlEscaped(), c.binding
                                            ? QStringLiteral("<b>%1</b>").arg(value.toHtmlEscaped())
                                            : tr("not binding"));

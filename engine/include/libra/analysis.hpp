@@ -149,6 +149,21 @@ struct Analysis {
 // with that status and message, not an exception.
 Analysis analyze(const Project& project, const AnalysisOptions& options = {});
 
+// A point of a front as a design of its own. `analysis` is the analysis of
+// `project` with `options` (its front spanning the whole cost range, or within
+// the budget); `index` picks analysis.front.points[index]. Each point is the least
+// iteration time at its cost, i.e. the optimum of the project with the
+// performance objective and its cost budget set to that cost (setCostBudget):
+// that is the analysis returned, described as analyze() describes an optimum
+// (breakdown, equal-split baseline, throughput, sensitivity at the point, where
+// the cost budget's multiplier is the front's slope) without solving again. It
+// keeps `analysis`'s front. (With "auto" chunk counts the front's warm-started
+// points come within ~0.2 % of a fresh solve at the same budget, which may be
+// slightly faster.) Throws InputError for an index out of range or a
+// point that is not a design.
+Analysis analyzeFrontPoint(const Project& project, const AnalysisOptions& options,
+                           const Analysis& analysis, std::size_t index);
+
 // --- the one writer of results ---------------------------------------------------
 // No output ever holds NaN or infinity: a time that is not finite is written as
 // null with "finite": false.
