@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev coinor-libipopt-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
+  libexpat1-dev  # the report tests read the HTML and SVG back as XML
   clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
   time  # /usr/bin/time: packaging/endurance.sh reports the sweeps' peak memory with it
 )
