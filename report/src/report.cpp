@@ -95,7 +95,9 @@ class HtmlTable {
   explicit HtmlTable(std::vector<Cell> header) : header_(std::move(header)) {}
   void row(std::vector<Cell> cells) { rows_.push_back(std::move(cells)); }
   std::string html(const std::string& cls = {}) const {
-    std::string out = "<table" + (cls.empty() ? "" : " class=\"" + cls + "\"") + ">\n<tr>";
+    // A full-width table also says so as an attribute, which QTextDocument reads.
+    std::string out = "<table" + (cls.empty() ? "" : " class=\"" + cls + "\"") +
+                      (cls == "full" ? " width=\"100%\"" : "") + ">\n<tr>";
     for (const Cell& c : header_) out += cell("th", c);
     out += "</tr>\n";
     for (const std::vector<Cell>& r : rows_) {
@@ -118,7 +120,8 @@ class HtmlTable {
 };
 
 constexpr const char* kStyle =
-    R"(body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 10pt; color: #222222; margin: 24px auto; max-width: 760px; padding: 0 12px; }
+    R"(body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 10pt; color: #222222; margin: 0; }
+html { max-width: 760px; margin: 0 auto; padding: 16px 12px; }
 h1 { font-size: 18pt; margin: 0 0 4px 0; }
 h2 { font-size: 14pt; margin: 22px 0 6px 0; padding-bottom: 2px; border-bottom: 1px solid #bbbbbb; }
 h3 { font-size: 11pt; margin: 14px 0 4px 0; }
@@ -127,6 +130,7 @@ p.meta { color: #555555; margin: 0 0 12px 0; }
 p.headline { font-size: 11pt; }
 p.note { color: #555555; }
 table { border-collapse: collapse; margin: 4px 0 10px 0; }
+table.full { width: 100%; }
 th { border: 1px solid #cccccc; padding: 2px 6px; text-align: left; vertical-align: top; background-color: #f0f0f0; }
 td { border: 1px solid #cccccc; padding: 2px 6px; text-align: left; vertical-align: top; }
 td.num { text-align: right; }
@@ -138,7 +142,7 @@ div.chart { margin: 6px 0 12px 0; page-break-inside: avoid; }
 svg { max-width: 100%; height: auto; }
 div.design { page-break-before: always; }
 @page { size: A4; margin: 14mm; }
-@media print { body { margin: 0; max-width: none; padding: 0; } }
+@media print { html { max-width: none; padding: 0; } }
 )";
 
 // --- what the report says about one design ---------------------------------------------
@@ -244,7 +248,7 @@ std::string inputs(const DesignComparison& d, int level) {
              number(i < prices.size() ? fixed(prices[i], 2) : "-"), text(joined(limits))});
   }
   out += heading(level + 1, "Network: " + shapeLabel(project.network));
-  out += net.html();
+  out += net.html("full");
 
   HtmlTable work({text("workload"), number("weight"), text("model"), text("device"),
                   text("parallelism"), number("layers")});
@@ -269,7 +273,7 @@ std::string inputs(const DesignComparison& d, int level) {
               text(parallel), number(std::to_string(w.layers.size()))});
   }
   out += heading(level + 1, "Workloads");
-  out += work.html();
+  out += work.html("full");
   const TrainingFacts& f = a.training;
   std::vector<std::string> facts;
   if (f.batch) {
@@ -619,7 +623,8 @@ std::string designSection(Context& ctx, const DesignComparison& d) {
     out += "<p class=\"bad\">" + esc(std::string(toString(a.status)) + ": " + a.message) + "</p>\n";
   } else {
     out += optimum(d, level);
-    out += heading(level, "Charts");
+    // The charts carry their own titles; a heading before them would be left
+    // alone at the foot of a page when the first chart moves to the next.
     const int width = ctx.options.chartWidth;
     if (a.hasFront()) {
       out += paretoChart(ctx, a, width);
@@ -736,7 +741,7 @@ std::string comparisonTable(const Comparison& c) {
   row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
     return ratio(d, i, d.perfPerCostRatio, "better", "worse");
   });
-  return t.html("wide");
+  return t.html("full");
 }
 
 std::string overlayChart(Context& ctx) {
