@@ -19,6 +19,7 @@ if [[ "${1:-}" != "--no-gui" ]]; then
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
     qt6-qpa-plugins xvfb xauth
     appstream desktop-file-utils  # the packaging test validates the metainfo and .desktop file
+    poppler-utils  # the report test renders the GUI's PDF report to images (pdftoppm)
   )
 fi
 
