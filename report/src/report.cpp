@@ -125,6 +125,7 @@ html { max-width: 760px; margin: 0 auto; padding: 16px 12px; }
 h1 { font-size: 18pt; margin: 0 0 4px 0; }
 h2 { font-size: 14pt; margin: 22px 0 6px 0; padding-bottom: 2px; border-bottom: 1px solid #bbbbbb; }
 h3 { font-size: 11pt; margin: 14px 0 4px 0; }
+h1, h2, h3 { page-break-after: avoid; break-after: avoid; }
 p { margin: 4px 0 8px 0; }
 p.meta { color: #555555; margin: 0 0 12px 0; }
 p.headline { font-size: 11pt; }
