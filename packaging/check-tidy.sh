@@ -9,7 +9,7 @@ if [[ ! -f "$build/compile_commands.json" ]]; then
   echo "tidy: $build/compile_commands.json is missing; configure first (cmake --preset ci)" >&2
   exit 2
 fi
-mapfile -t files < <(git ls-files 'engine/*.cpp' 'app/*.cpp' 'ui/*.cpp')
+mapfile -t files < <(git ls-files 'engine/*.cpp' 'report/*.cpp' 'app/*.cpp' 'ui/*.cpp')
 jobs=$(nproc 2>/dev/null || echo 2)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

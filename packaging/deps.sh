@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev coinor-libipopt-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
+  libexpat1-dev  # the report tests read the HTML and SVG back as XML
   clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
   time  # /usr/bin/time: packaging/endurance.sh reports the sweeps' peak memory with it
 )
@@ -18,7 +19,7 @@ if [[ "${1:-}" != "--no-gui" ]]; then
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
     qt6-qpa-plugins xvfb xauth
     appstream desktop-file-utils  # the packaging test validates the metainfo and .desktop file
-    poppler-utils  # pdftoppm: the GUI tests rasterize the PDF export and check its legends
+    poppler-utils  # pdftoppm: the GUI tests rasterize the PDF export and the PDF report
   )
 fi
 

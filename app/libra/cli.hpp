@@ -41,6 +41,7 @@ void registerSweep(CLI::App& app, Context& context);           // sweep_command.
 void registerValidate(CLI::App& app, Context& context);        // validate_command.cpp
 void registerExportAstraSim(CLI::App& app, Context& context);  // export_command.cpp
 void registerCompare(CLI::App& app, Context& context);         // compare_command.cpp
+void registerReport(CLI::App& app, Context& context);          // report_command.cpp
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

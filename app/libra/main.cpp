@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
            registerEvaluate,
            registerPareto,
            registerCompare,
+           registerReport,
            registerSweep,
            registerValidate,
            registerExportAstraSim,

@@ -133,30 +133,41 @@ bool Comparison::complete() const {
                      [](const DesignComparison& d) { return d.ok(); });
 }
 
+namespace {
+
+// The index of the baseline among designs named `names`; InputError for two
+// designs of one name or a baseline that names none.
+std::size_t checkNames(const std::vector<std::string>& names, const std::string& baseline) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto same =
+        std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]);
+    if (same != names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw InputError("designs " + std::to_string(same - names.begin() + 1) + " and " +
+                       std::to_string(i + 1) + " are both named " + quoted(names[i]) +
+                       "; each design needs its own name");
+    }
+  }
+  if (baseline.empty()) return 0;
+  const auto it = std::find(names.begin(), names.end(), baseline);
+  if (it == names.end()) {
+    throw InputError("no design is named " + quoted(baseline) +
+                     " to be the baseline (the designs are " + listOf(names) + ")");
+  }
+  return static_cast<std::size_t>(it - names.begin());
+}
+
+}  // namespace
+
 Comparison compareDesigns(std::span<const DesignInput> designs, const ComparisonOptions& options) {
   if (designs.empty()) throw InputError("nothing to compare: give at least one design");
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < designs.size(); ++i) {
-    const auto same = std::find(names.begin(), names.end(), designs[i].name);
-    if (same != names.end()) {
-      throw InputError("designs " + std::to_string(same - names.begin() + 1) + " and " +
-                       std::to_string(i + 1) + " are both named " + quoted(designs[i].name) +
-                       "; each design needs its own name");
-    }
-    names.push_back(designs[i].name);
-  }
-  Comparison c;
-  if (!options.baseline.empty()) {
-    const auto it = std::find(names.begin(), names.end(), options.baseline);
-    if (it == names.end()) {
-      throw InputError("no design is named " + quoted(options.baseline) +
-                       " to be the baseline (the designs are " + listOf(names) + ")");
-    }
-    c.baseline = static_cast<std::size_t>(it - names.begin());
-  }
+  names.reserve(designs.size());
+  for (const DesignInput& d : designs) names.push_back(d.name);
+  (void)checkNames(names, options.baseline);  // before any solving
 
   AnalysisOptions analysisOptions = options.analysis;
   analysisOptions.onDesign = nullptr;
+  std::vector<DesignComparison> analyzed;
   for (std::size_t i = 0; i < designs.size(); ++i) {
     DesignComparison d;
     d.input = designs[i];
@@ -167,8 +178,19 @@ Comparison compareDesigns(std::span<const DesignInput> designs, const Comparison
       d.refused = true;
     }
     if (options.onAnalysis) options.onAnalysis(i, d.analysis);
-    c.designs.push_back(std::move(d));
+    analyzed.push_back(std::move(d));
   }
+  return compareAnalyzed(std::move(analyzed), options.baseline);
+}
+
+Comparison compareAnalyzed(std::vector<DesignComparison> designs, const std::string& baseline) {
+  if (designs.empty()) throw InputError("nothing to compare: give at least one design");
+  std::vector<std::string> names;
+  names.reserve(designs.size());
+  for (const DesignComparison& d : designs) names.push_back(d.input.name);
+  Comparison c;
+  c.baseline = checkNames(names, baseline);
+  c.designs = std::move(designs);
 
   const bool anyResult =
       std::any_of(c.designs.begin(), c.designs.end(), [](const auto& d) { return d.ok(); });
@@ -179,6 +201,7 @@ Comparison compareDesigns(std::span<const DesignInput> designs, const Comparison
   c.measure = anyResult && allThroughputs ? PerformanceMeasure::TokensPerSecond
                                           : PerformanceMeasure::IterationsPerSecond;
   for (DesignComparison& d : c.designs) {
+    d.performance = d.perfPerCost = std::nullopt;
     if (!d.ok()) continue;
     const DesignResult& r = d.analysis.design;
     d.performance = c.measure == PerformanceMeasure::TokensPerSecond

@@ -155,6 +155,44 @@ TEST(Compare, AnotherBaselineInvertsTheRatios) {
   EXPECT_EQ(c.designs[1].speedup, 1.0);
 }
 
+// compareAnalyzed on analyses made elsewhere (the GUI's shown result) gives
+// the comparison compareDesigns makes, and refuses what compareDesigns refuses.
+TEST(Compare, ComparingAnalysesMadeElsewhereIsTheSame) {
+  ComparisonOptions options;
+  options.baseline = "1000 GB/s";
+  const Comparison solved = compareDesigns(scenarioDesigns(twoBudgets()), options);
+  std::vector<DesignComparison> analyzed;
+  for (const DesignInput& input : scenarioDesigns(twoBudgets())) {
+    DesignComparison d;
+    d.input = input;
+    d.analysis = analyze(input.project);
+    d.speedup = 42.0;  // whatever was there is replaced
+    analyzed.push_back(std::move(d));
+  }
+  const Comparison c = compareAnalyzed(analyzed, "1000 GB/s");
+  ASSERT_EQ(c.designs.size(), 2u);
+  EXPECT_EQ(c.baseline, 1u);
+  EXPECT_EQ(c.measure, solved.measure);
+  EXPECT_EQ(c.notes, solved.notes);
+  for (std::size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(c.designs[i].analysis.design.eval.iterationNs,
+              solved.designs[i].analysis.design.eval.iterationNs);
+    EXPECT_EQ(c.designs[i].performance, solved.designs[i].performance);
+    EXPECT_EQ(c.designs[i].perfPerCost, solved.designs[i].perfPerCost);
+    EXPECT_EQ(c.designs[i].speedup, solved.designs[i].speedup);
+    EXPECT_EQ(c.designs[i].costRatio, solved.designs[i].costRatio);
+    EXPECT_EQ(c.designs[i].perfPerCostRatio, solved.designs[i].perfPerCostRatio);
+  }
+  EXPECT_EQ(thrownMessage<InputError>([] { (void)compareAnalyzed({}); }),
+            "nothing to compare: give at least one design");
+  std::vector<DesignComparison> same{analyzed[0], analyzed[0]};
+  EXPECT_THAT(thrownMessage<InputError>([&] { (void)compareAnalyzed(same); }),
+              HasSubstr("are both named '500 GB/s'"));
+  EXPECT_THAT(thrownMessage<InputError>([&] { (void)compareAnalyzed(analyzed, "fast"); }),
+              HasSubstr("no design is named 'fast'"));
+}
+
 // Options apply to every design: a --constraint, --no-project-constraints.
 TEST(Compare, AnalysisOptionsApplyToEveryDesign) {
   ComparisonOptions options;

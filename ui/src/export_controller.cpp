@@ -1,6 +1,7 @@
 #include "export_controller.hpp"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -8,12 +9,14 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
 #include <libra/astra_export.hpp>
 #include <libra/error.hpp>
 
 #include "document.hpp"
 #include "export.hpp"
 #include "format.hpp"
+#include "report_export.hpp"
 #include "results_view.hpp"
 
 namespace libra::studio {
@@ -45,6 +48,21 @@ ExportController::ExportController(Document* document, ResultsView* results, QWi
   astra->setStatusTip(
       tr("Write the shown design as network, system and workload files for ASTRA-sim 2"));
   connect(astra, &QAction::triggered, this, &ExportController::exportAstraSimInteractively);
+
+  reportAction_ = new QAction(tr("Export &Report…"), this);
+  reportAction_->setObjectName(QStringLiteral("export_report"));
+  reportAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+  reportAction_->setStatusTip(
+      tr("Write a design-review report (HTML or PDF): inputs, optimum, charts, sensitivity, "
+         "and the project's scenarios compared"));
+  connect(reportAction_, &QAction::triggered, this, &ExportController::exportReportInteractively);
+}
+
+ExportController::~ExportController() {
+  if (reportWatcher_) {
+    reportCancel_->store(true);
+    reportWatcher_->waitForFinished();
+  }
 }
 
 bool ExportController::exportTo(const QString& path, QString* error) const {
@@ -181,6 +199,112 @@ void ExportController::exportAstraSimInteractively() {
   box.exec();
   Q_EMIT exported(
       tr("Exported the design for ASTRA-sim 2 to %1").arg(QDir::toNativeSeparators(dir)));
+}
+
+}  // namespace libra::studio
+
+namespace libra::studio {
+
+bool ExportController::startReport(const QString& path, QString* error) {
+  auto fail = [error](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (reportWatcher_) return fail(tr("A report is being written; wait until it is done."));
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  const bool pdf = suffix == QStringLiteral("pdf");
+  if (!pdf && suffix != QStringLiteral("html") && suffix != QStringLiteral("htm"))
+    return fail(tr("%1: a report is HTML or PDF; name the file .html or .pdf").arg(path));
+  const SolveResultPtr shown = results_->shownResult();
+  if (!shown || !shown->project) return fail(tr("There is no result to report yet."));
+
+  // Everything the worker reads is a copy made here.
+  ReportJob job;
+  job.project = shown->project;
+  // A result without its front yet is solved again with it on the worker.
+  if (shown->complete) job.shown = shown;
+  job.backend = shown->a().backend;
+  if (!document_->filePath().isEmpty())
+    job.file = QFileInfo(document_->filePath()).fileName().toStdString();
+  job.options.date = report::currentDate();
+  job.options.version = QCoreApplication::applicationVersion().isEmpty()
+                            ? std::string(LIBRA_UI_VERSION)
+                            : QCoreApplication::applicationVersion().toStdString();
+  job.options.charts = pdf ? report::ChartEmbedding::Referenced : report::ChartEmbedding::Inline;
+
+  auto task = std::make_shared<ReportTask>();
+  task->path = path;
+  task->pdf = pdf;
+  task->stale = results_->isMarkedStale();
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  reportTask_ = task;
+  reportCancel_ = cancel;
+  reportWatcher_ = new QFutureWatcher<void>(this);
+  connect(reportWatcher_, &QFutureWatcher<void>::finished, this, &ExportController::finishReport);
+  // Solving, rendering and printing all run on the worker (QTextDocument,
+  // QPdfWriter and QSvgRenderer may be used on any thread, each object on one).
+  reportWatcher_->setFuture(QtConcurrent::run([job, task, cancel] {
+    try {
+      const report::Report r =
+          report::renderReport(reportComparison(job, cancel.get()), job.options);
+      QString error;
+      const bool written = task->pdf ? writeReportPdf(r, task->path, &error)
+                                     : writeReportHtml(r, task->path, &error);
+      if (!written) {
+        task->error = error.isEmpty() ? tr("%1 could not be written").arg(task->path) : error;
+      }
+    } catch (const std::exception& e) {
+      task->error = toQString(e.what());
+    }
+  }));
+  Q_EMIT exported(tr("Writing the report to %1…").arg(QDir::toNativeSeparators(path)));
+  return true;
+}
+
+void ExportController::finishReport() {
+  const std::shared_ptr<ReportTask> task = reportTask_;
+  reportWatcher_->deleteLater();
+  reportWatcher_ = nullptr;
+  reportTask_.reset();
+  if (!task->error.isEmpty()) {
+    Q_EMIT reportFinished(task->path, false, task->error);
+    return;
+  }
+  QString message = tr("Exported the report to %1").arg(QDir::toNativeSeparators(task->path));
+  if (task->stale) message += tr(" (the result shown, solved before the last change)");
+  Q_EMIT reportFinished(task->path, true, message);
+  Q_EMIT exported(message);
+}
+
+void ExportController::exportReportInteractively() {
+  QSettings settings;
+  QString base = document_->filePath().isEmpty()
+                     ? toQString(document_->project().name)
+                     : QFileInfo(document_->filePath()).completeBaseName();
+  if (base.trimmed().isEmpty()) base = tr("design");
+  const QString html = tr("HTML report (*.html)");
+  const QString pdf = tr("PDF report (*.pdf)");
+  QString filter = html;
+  QString path = QFileDialog::getSaveFileName(
+      window_, tr("Export Report"),
+      QDir(startDirectory()).filePath(base + tr("-report") + QStringLiteral(".html")),
+      html + QStringLiteral(";;") + pdf, &filter);
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty())
+    path += filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".html");
+  settings.setValue(QStringLiteral("exportDirectory"), QFileInfo(path).absolutePath());
+  QString error;
+  if (!startReport(path, &error)) {
+    QMessageBox::warning(window_, tr("Export Failed"), error);
+    return;
+  }
+  // A failure is shown once the report is done; success goes to the status bar.
+  auto* once = new QObject(this);
+  connect(this, &ExportController::reportFinished, once,
+          [this, once](const QString&, bool ok, const QString& message) {
+            once->deleteLater();
+            if (!ok) QMessageBox::warning(window_, tr("Export Failed"), message);
+          });
 }
 
 }  // namespace libra::studio

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <cmath>
 #include <cstdio>
+#include <libra/report/units.hpp>
 
 namespace libra::studio {
 void traceEvent(const char* what) {
@@ -15,30 +16,18 @@ void traceEvent(const char* what) {
   std::fprintf(stderr, "%10.3f %s\n", t.nsecsElapsed() / 1e6, what);
 }
 
+// Times, costs and bandwidths follow the report library's rule (units per
+// magnitude), so the window and the design-review report show the same text.
 QString formatTimeNs(double ns) {
-  if (!std::isfinite(ns)) return QStringLiteral("∞");
-  const double a = std::fabs(ns);
-  if (a >= 1e9) return QString::number(ns / 1e9, 'f', 3) + QStringLiteral(" s");
-  if (a >= 1e6) return QString::number(ns / 1e6, 'f', 2) + QStringLiteral(" ms");
-  if (a >= 1e3) return QString::number(ns / 1e3, 'f', 2) + QStringLiteral(" µs");
-  return QString::number(ns, 'f', 0) + QStringLiteral(" ns");
+  return toQString(report::formatTime(ns));
 }
 
 QString formatCostUsd(double usd) {
-  if (!std::isfinite(usd)) return QStringLiteral("∞");
-  const double a = std::fabs(usd);
-  if (a >= 1e9)
-    return QStringLiteral("$") + QString::number(usd / 1e9, 'f', 3) + QStringLiteral(" B");
-  if (a >= 1e6)
-    return QStringLiteral("$") + QString::number(usd / 1e6, 'f', 2) + QStringLiteral(" M");
-  if (a >= 1e3)
-    return QStringLiteral("$") + QString::number(usd / 1e3, 'f', 1) + QStringLiteral(" k");
-  return QStringLiteral("$") + QString::number(usd, 'f', 0);
+  return toQString(report::formatCost(usd));
 }
 
 QString formatBandwidth(double gbps) {
-  if (!std::isfinite(gbps)) return QStringLiteral("∞");
-  return QString::number(gbps, 'f', gbps >= 100 ? 1 : 2) + QStringLiteral(" GB/s");
+  return toQString(report::formatBandwidth(gbps));
 }
 
 QString formatNpus(long long npus) {

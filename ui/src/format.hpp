@@ -13,8 +13,9 @@ namespace libra::studio {
 // painted), for finding where latency goes. Off, it costs one branch.
 void traceEvent(const char* what);
 
-QString formatTimeNs(double ns);       // "701.3 ms", "12.4 µs"
-QString formatCostUsd(double usd);     // "$12.35 M", "$830 k"
+// libra/report/units.hpp's formats: one rule for the window and the report.
+QString formatTimeNs(double ns);       // "701.34 ms", "12.40 µs"
+QString formatCostUsd(double usd);     // "$12.35 M", "$830.0 k"
 QString formatBandwidth(double gbps);  // "339.1 GB/s"
 QString formatNpus(long long npus);    // "4,096"
 // A compact number for text fields: no trailing zeros.

@@ -145,6 +145,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(files_->importAction());
   file->addMenu(exports_->menu());
+  file->addAction(exports_->reportAction());
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);

@@ -89,6 +89,12 @@ struct Comparison {
 // options.baseline names none of them.
 Comparison compareDesigns(std::span<const DesignInput> designs,
                           const ComparisonOptions& options = {});
+// Compares designs that are analyzed already (each with its input, analysis
+// and refused flag set; the rest is filled in): the measure, the ratios and the
+// notes, as compareDesigns does after analyzing. For a caller that holds an
+// analysis (the GUI's shown result) and must not solve it again. Throws
+// InputError as compareDesigns does.
+Comparison compareAnalyzed(std::vector<DesignComparison> designs, const std::string& baseline = {});
 
 // `compare --json`: {"status", "baseline", "performance_measure",
 // "perf_per_cost_unit", "designs": [...], "notes"}; every design object has

@@ -1,0 +1,881 @@
+#include "libra/report/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include "libra/cost.hpp"
+#include "libra/presets.hpp"
+#include "libra/report/units.hpp"
+#include "libra/training.hpp"
+
+namespace libra::report {
+
+namespace {
+
+// The GUI's colours (ui/src/charts.cpp), so the report reads like the window.
+constexpr const char* kFrontColor = "#1f77b4";
+constexpr const char* kOptimumColor = "#d62728";
+constexpr const char* kPerfPerCostColor = "#2ca02c";
+constexpr const char* kEqualSplitColor = "#7f7f7f";
+constexpr const char* kEqualSplitBarColor = "#a5a5a5";
+constexpr const char* kBudgetColor = "#8c564b";
+constexpr const char* kComputeColor = "#c7c7c7";
+const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+const char* paletteColor(std::size_t i) {
+  return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+}
+
+std::string esc(std::string_view text) {
+  return escapeXml(text);
+}
+
+std::string fixed(double v, int decimals) {
+  return formatFixed(v, decimals);
+}
+
+std::string shortNumber(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+std::string count(double v) {
+  if (!std::isfinite(v)) return "-";
+  if (std::fabs(v) >= 1e15) return shortNumber(v);
+  std::string digits = fixed(std::round(std::fabs(v)), 0);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
+    digits.insert(static_cast<std::size_t>(i), ",");
+  }
+  return (v < 0 ? "-" : "") + digits;
+}
+
+// "1.073x faster" / "1.075x slower" for a ratio where > 1 is better.
+std::string ratioWords(const std::optional<double>& ratio, std::string_view better,
+                       std::string_view worse) {
+  if (!ratio || !(std::isfinite(*ratio) && *ratio > 0)) return "-";
+  if (*ratio >= 1) return fixed(*ratio, 3) + "x " + std::string(better);
+  return fixed(1 / *ratio, 3) + "x " + std::string(worse);
+}
+
+std::string signedTime(double ns) {
+  return (ns > 0 ? "+" : "") + formatTime(ns);
+}
+
+std::string joined(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : std::string(sep)) + s;
+  return out;
+}
+
+// --- HTML pieces ---------------------------------------------------------------------
+
+struct Cell {
+  std::string html;  // already escaped
+  bool number = false;
+  std::string cls;
+};
+Cell text(std::string_view t) {
+  return {esc(t), false, {}};
+}
+// A row label; "  label" is a row under the group above it (indented).
+Cell rowLabel(std::string_view t) {
+  if (t.rfind("  ", 0) == 0) return {esc(t.substr(2)), false, "sub"};
+  return text(t);
+}
+Cell number(std::string_view t) {
+  return {esc(t), true, {}};
+}
+
+class HtmlTable {
+ public:
+  explicit HtmlTable(std::vector<Cell> header) : header_(std::move(header)) {}
+  void row(std::vector<Cell> cells) { rows_.push_back(std::move(cells)); }
+  std::string html(const std::string& cls = {}) const {
+    // A full-width table also says so as an attribute, which QTextDocument reads.
+    std::string out = "<table" + (cls.empty() ? "" : " class=\"" + cls + "\"") +
+                      (cls == "full" ? " width=\"100%\"" : "") + ">\n<tr>";
+    for (const Cell& c : header_) out += cell("th", c);
+    out += "</tr>\n";
+    for (const std::vector<Cell>& r : rows_) {
+      out += "<tr>";
+      for (const Cell& c : r) out += cell("td", c);
+      out += "</tr>\n";
+    }
+    return out + "</table>\n";
+  }
+
+ private:
+  static std::string cell(const char* tag, const Cell& c) {
+    std::string cls = c.cls;
+    if (c.number) cls += cls.empty() ? "num" : " num";
+    return std::string("<") + tag + (cls.empty() ? "" : " class=\"" + cls + "\"") + ">" + c.html +
+           "</" + tag + ">";
+  }
+  std::vector<Cell> header_;
+  std::vector<std::vector<Cell>> rows_;
+};
+
+constexpr const char* kStyle =
+    R"(body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 10pt; color: #222222; margin: 0; }
+html { max-width: 760px; margin: 0 auto; padding: 16px 12px; }
+h1 { font-size: 18pt; margin: 0 0 4px 0; }
+h2 { font-size: 14pt; margin: 22px 0 6px 0; padding-bottom: 2px; border-bottom: 1px solid #bbbbbb; }
+h3 { font-size: 11pt; margin: 14px 0 4px 0; }
+h1, h2, h3 { page-break-after: avoid; break-after: avoid; }
+p { margin: 4px 0 8px 0; }
+p.meta { color: #555555; margin: 0 0 12px 0; }
+p.headline { font-size: 11pt; }
+p.note { color: #555555; }
+table { border-collapse: collapse; margin: 4px 0 10px 0; }
+table.full { width: 100%; }
+th { border: 1px solid #cccccc; padding: 2px 6px; text-align: left; vertical-align: top; background-color: #f0f0f0; }
+td { border: 1px solid #cccccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+td.num { text-align: right; }
+th.num { text-align: right; }
+td.group { background-color: #f7f7f7; font-weight: bold; }
+td.sub { padding-left: 18px; }
+.bad { color: #b00000; }
+div.chart { margin: 6px 0 12px 0; page-break-inside: avoid; }
+svg { max-width: 100%; height: auto; }
+div.design { page-break-before: always; }
+@page { size: A4; margin: 14mm; }
+@media print { html { max-width: none; padding: 0; } }
+)";
+
+// --- what the report says about one design ---------------------------------------------
+
+struct Context {
+  const Comparison& comparison;
+  const ReportOptions& options;
+  Report& report;
+  bool several = false;
+};
+
+std::string chart(Context& ctx, const std::string& title, std::string svg, ChartSize size) {
+  ReportChart c;
+  c.id = "libra-chart:" + std::to_string(ctx.report.charts.size());
+  c.title = title;
+  c.svg = std::move(svg);
+  c.size = size;
+  std::string out = "<div class=\"chart\">";
+  if (ctx.options.charts == ChartEmbedding::Inline) {
+    out += c.svg;
+  } else {
+    out += "<img src=\"" + c.id + "\" width=\"" + std::to_string(size.width) + "\" height=\"" +
+           std::to_string(size.height) + "\" alt=\"" + esc(title) + "\"/>";
+  }
+  out += "</div>\n";
+  ctx.report.charts.push_back(std::move(c));
+  return out;
+}
+
+std::string heading(int level, std::string_view title) {
+  const std::string tag = "h" + std::to_string(level);
+  return "<" + tag + ">" + esc(title) + "</" + tag + ">\n";
+}
+
+std::string modelText(const Analysis& a) {
+  const ChunkSetting& chunks = a.model.collectives.chunks;
+  if (chunks.isIdeal()) return "ideal (LIBRA: infinitely many chunks, no latency)";
+  return chunks.kind == ChunkSetting::Kind::Auto
+             ? std::string("chunked, chunk count chosen per collective (auto)")
+             : "chunked, " + std::to_string(chunks.count) + " chunks per collective";
+}
+
+std::string costScopeText(const Analysis& a) {
+  if (a.costScope == CostScope::Network) return "network only (LIBRA's cost)";
+  std::string out = "system: NPUs " + formatCost(a.npuCostUsd) + " + network";
+  if (!a.npuPriceSource.empty()) out += " (NPU price: " + a.npuPriceSource + ")";
+  return out;
+}
+
+std::string parallelismText(const PresetChoice& c) {
+  const Parallelism& p = c.parallelism;
+  std::vector<std::string> parts{"TP " + std::to_string(p.tp)};
+  if (p.pp > 1) parts.push_back("PP " + std::to_string(p.pp));
+  if (p.ep > 1) parts.push_back("EP " + std::to_string(p.ep));
+  parts.push_back(p.dp > 0 ? "DP " + std::to_string(p.dp) : "DP derived");
+  std::string out = joined(parts, " x ");
+  std::vector<std::string> extras;
+  if (p.sequenceParallel) extras.emplace_back("sequence parallel");
+  if (p.zero() > 0) extras.push_back("ZeRO-" + std::to_string(p.zero()));
+  if (p.recompute) extras.emplace_back("full recompute");
+  if (p.selectiveRecompute) extras.emplace_back("selective recompute");
+  if (!extras.empty()) out += " (" + joined(extras) + ")";
+  return out;
+}
+
+std::string inputs(const DesignComparison& d, int level) {
+  const Project& project = d.input.project;
+  const Analysis& a = d.analysis;
+  std::string out = heading(level, "Inputs");
+
+  HtmlTable settings({text("setting"), text("value")});
+  if (!d.input.file.empty()) settings.row({text("file"), text(d.input.file)});
+  if (!d.input.scenario.empty()) settings.row({text("scenario"), text(d.input.scenario)});
+  settings.row({text("objective"), text(toString(a.objective))});
+  settings.row({text("cost counts"), text(costScopeText(a))});
+  settings.row({text("training loop"),
+                text(toString(a.ok() ? a.model.trainingLoop : project.model.trainingLoop))});
+  if (a.problem) settings.row({text("collective model"), text(modelText(a))});
+  const std::vector<std::string>& constraints = a.problem ? a.constraints : project.constraints;
+  settings.row(
+      {text("constraints"),
+       {constraints.empty() ? std::string("none") : esc(joined(constraints, "; ")), false, {}}});
+  settings.row({text("NPUs"), number(count(static_cast<double>(project.network.npuCount())))});
+  out += settings.html();
+
+  std::vector<double> prices;
+  try {
+    prices = unitPrices(project.network, project.costModel);
+  } catch (const std::exception&) {
+    prices.clear();  // the design was refused; the message says why
+  }
+  HtmlTable net({text("#"), text("dimension"), text("block"), number("NPUs"),
+                 number("latency (ns)"), number("$ per GB/s per NPU"), text("bandwidth limits")});
+  for (std::size_t i = 0; i < project.network.dims.size(); ++i) {
+    const Dimension& dim = project.network.dims[i];
+    const double latency = i < a.latencyNs.size() ? a.latencyNs[i] : dim.latencyNs;
+    std::vector<std::string> limits;
+    if (dim.fixedBandwidth) limits.push_back("fixed " + formatBandwidth(*dim.fixedBandwidth));
+    if (dim.minBandwidth) limits.push_back(">= " + formatBandwidth(*dim.minBandwidth));
+    if (dim.maxBandwidth) limits.push_back("<= " + formatBandwidth(*dim.maxBandwidth));
+    net.row({number(std::to_string(i)), text(dim.name), text(toString(dim.block)),
+             number(std::to_string(dim.npus)), number(shortNumber(latency)),
+             number(i < prices.size() ? fixed(prices[i], 2) : "-"), text(joined(limits))});
+  }
+  out += heading(level + 1, "Network: " + shapeLabel(project.network));
+  out += net.html("full");
+
+  HtmlTable work({text("workload"), number("weight"), text("model"), text("device"),
+                  text("parallelism"), number("layers")});
+  for (const Workload& w : project.workloads) {
+    std::string model = "-", device = "-", parallel = "-";
+    if (const std::optional<PresetChoice> c = presetChoiceOf(w)) {
+      try {
+        model = findPreset(c->preset).name;
+      } catch (const std::exception&) {
+        model = c->preset;
+      }
+      if (!c->device.empty()) {
+        try {
+          device = findDevice(c->device).name;
+        } catch (const std::exception&) {
+          device = c->device;
+        }
+      }
+      parallel = parallelismText(*c);
+    }
+    work.row({text(w.name), number(shortNumber(w.weight)), text(model), text(device),
+              text(parallel), number(std::to_string(w.layers.size()))});
+  }
+  out += heading(level + 1, "Workloads");
+  out += work.html("full");
+  const TrainingFacts& f = a.training;
+  std::vector<std::string> facts;
+  if (f.batch) {
+    const BatchPlan& b = *f.batch;
+    const bool tokens = b.sequenceLength > 1;
+    std::string line =
+        count(b.tokensPerIteration()) + (tokens ? " tokens" : " samples") + " per iteration (";
+    if (tokens)
+      line += std::to_string(b.globalBatch) + " x " + std::to_string(b.sequenceLength) + "; ";
+    line += "micro-batch " + std::to_string(b.microBatch) + " x " + std::to_string(b.microBatches) +
+            " on each of " + std::to_string(b.replicas) +
+            (b.replicas == 1 ? " replica)" : " replicas)");
+    facts.push_back(line);
+  } else if (f.tokensPerIteration) {
+    facts.push_back(count(*f.tokensPerIteration) + " tokens per iteration");
+  }
+  if (f.trainTokens) facts.push_back("training budget " + count(*f.trainTokens) + " tokens");
+  if (!facts.empty()) out += "<p>" + esc(joined(facts, "; ")) + ".</p>\n";
+  return out;
+}
+
+// The optimum, the front's best perf per cost and the equal split side by side.
+std::string optimum(const DesignComparison& d, int level) {
+  const Analysis& a = d.analysis;
+  std::string out = heading(level, a.evaluated ? "Design" : "Optimum");
+  const DesignResult& r = a.design;
+  const Baseline* base = a.baseline ? &*a.baseline : nullptr;
+  const Solution* best =
+      a.hasFront() && a.front.perfPerCostOptimum.ok() ? &a.front.perfPerCostOptimum : nullptr;
+
+  std::string headline = (a.evaluated ? "The design takes " : "The optimum takes ") +
+                         formatTime(r.eval.iterationNs) + " per iteration at " +
+                         formatCost(r.eval.costUsd) +
+                         (a.costScope == CostScope::System ? " (NPUs and network)" : "");
+  if (base && base->speedup) {
+    headline += ", " + ratioWords(base->speedup, "faster", "slower") +
+                " than the equal split of the same total bandwidth";
+  }
+  out += "<p class=\"headline\">" + esc(headline) + ".</p>\n";
+
+  std::vector<Cell> head{text("")};
+  head.push_back(text(a.evaluated ? "design" : "optimum"));
+  if (best) head.push_back(text("best perf per cost (front)"));
+  if (base) head.push_back(text("equal split"));
+  HtmlTable t(head);
+  auto row = [&](const std::string& label, const std::string& mine, const std::string& front,
+                 const std::string& equal) {
+    std::vector<Cell> cells{rowLabel(label), number(mine)};
+    if (best) cells.push_back(number(front));
+    if (base) cells.push_back(number(equal));
+    t.row(std::move(cells));
+  };
+  auto group = [&](const std::string& label) {
+    std::vector<Cell> cells{{esc(label), false, "group"}, {"", false, "group"}};
+    if (best) cells.push_back({"", false, "group"});
+    if (base) cells.push_back({"", false, "group"});
+    t.row(std::move(cells));
+  };
+  const std::vector<std::string>& names = a.problem->dimNames;
+  group("bandwidth per NPU");
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    row("  " + names[k], formatBandwidth(r.bandwidth[k]),
+        best && k < best->bandwidth.size() ? formatBandwidth(best->bandwidth[k]) : "-",
+        base && k < base->design.bandwidth.size() ? formatBandwidth(base->design.bandwidth[k])
+                                                  : "-");
+  }
+  DesignResult bestDesign;  // for its total, by the engine's definition
+  if (best) bestDesign.bandwidth = best->bandwidth;
+  row("  total", formatBandwidth(r.totalBandwidth()),
+      best ? formatBandwidth(bestDesign.totalBandwidth()) : "-",
+      base ? formatBandwidth(base->design.totalBandwidth()) : "-");
+  group("time per iteration");
+  auto time = [](const Evaluation& e, double Evaluation::*field) { return formatTime(e.*field); };
+  row("  iteration", time(r.eval, &Evaluation::iterationNs),
+      best ? time(best->eval, &Evaluation::iterationNs) : "-",
+      base ? time(base->design.eval, &Evaluation::iterationNs) : "-");
+  row("  compute", time(r.eval, &Evaluation::computeNs),
+      best ? time(best->eval, &Evaluation::computeNs) : "-",
+      base ? time(base->design.eval, &Evaluation::computeNs) : "-");
+  row("  exposed communication", time(r.eval, &Evaluation::communicationNs),
+      best ? time(best->eval, &Evaluation::communicationNs) : "-",
+      base ? time(base->design.eval, &Evaluation::communicationNs) : "-");
+  group("cost");
+  row("  network", formatCost(r.eval.networkCostUsd),
+      best ? formatCost(best->eval.networkCostUsd) : "-",
+      base ? formatCost(base->design.eval.networkCostUsd) : "-");
+  if (a.costScope == CostScope::System) {
+    row("  system (NPUs + network)", formatCost(r.eval.costUsd),
+        best ? formatCost(best->eval.costUsd) : "-",
+        base ? formatCost(base->design.eval.costUsd) : "-");
+  }
+  // The front's best point has no throughput of its own: the engine's rule
+  // (throughputAt) gives it from its iteration time.
+  const Throughput& th = r.throughput;
+  const Throughput bestTh = best ? throughputAt(a.training, best->eval.iterationNs) : Throughput{};
+  const Throughput noTh;
+  const Throughput& bth = base ? base->design.throughput : noTh;
+  auto trainingRow = [&](const std::string& name, std::optional<double> Throughput::*field,
+                         auto format) {
+    auto cell = [&](const Throughput& t) { return t.*field ? format(*(t.*field)) : "-"; };
+    row(name, cell(th), cell(bestTh), cell(bth));
+  };
+  if (th.tokensPerSecond) {
+    group("training");
+    trainingRow("  throughput (tokens/s)", &Throughput::tokensPerSecond,
+                [](double v) { return shortNumber(v); });
+    trainingRow("  model TFLOP/s per NPU", &Throughput::modelTflopsPerNpu,
+                [](double v) { return fixed(v, 1); });
+    trainingRow("  MFU", &Throughput::mfu, [](double v) { return fixed(100 * v, 1) + " %"; });
+    trainingRow("  time to train", &Throughput::timeToTrainS,
+                [](double v) { return fixed(v / 86400, 1) + " days"; });
+  }
+  const std::string ppcUnit = d.performance && th.tokensPerSecond ? "tokens/s" : "iterations/s";
+  if (d.perfPerCost) {
+    row("perf per cost (" + ppcUnit + " per $1M)", shortNumber(*d.perfPerCost * 1e6), "-", "-");
+  }
+  out += t.html();
+
+  std::vector<std::string> lines;
+  if (base) {
+    std::vector<std::string> ratios;
+    if (base->speedup)
+      ratios.push_back(ratioWords(base->speedup, "faster", "slower") + " per iteration");
+    if (base->communicationSpeedup) {
+      ratios.push_back("communication " +
+                       ratioWords(base->communicationSpeedup, "faster", "slower"));
+    }
+    if (base->timeCostGain) {
+      ratios.push_back("time x cost " + ratioWords(base->timeCostGain, "better", "worse"));
+    }
+    if (!ratios.empty()) {
+      out += "<p>Against the equal split: " + esc(joined(ratios)) + ".</p>\n";
+    }
+    if (!base->satisfiesConstraints()) {
+      out += "<p class=\"bad\">The equal split breaks " + esc(joined(base->violated, "; ")) +
+             ".</p>\n";
+    }
+  }
+  const MemoryEstimate& m = a.training.memory;
+  if (m.use) {
+    out += std::string("<p") + (m.fits() ? "" : " class=\"bad\"") +
+           ">Memory per NPU: " + (m.fits() ? "" : "does not fit: ") + esc(m.describe()) + ".</p>\n";
+  }
+  if (a.training.pipelineBubble && *a.training.pipelineBubble > 0) {
+    out += "<p>Pipeline bubble: " + fixed(100 * *a.training.pipelineBubble, 1) +
+           " % of the ideal time.</p>\n";
+  }
+  if (!a.dimensionsWithoutTraffic.empty()) {
+    out += "<p class=\"note\">No collective uses " + esc(joined(a.dimensionsWithoutTraffic)) +
+           ", so it needs no bandwidth.</p>\n";
+  }
+  for (const std::string& v : a.limitViolations) {
+    out += "<p class=\"bad\">Not buildable: " + esc(v) + ".</p>\n";
+  }
+  if (!r.eval.finite) {
+    out +=
+        "<p class=\"bad\">A dimension that carries traffic has no bandwidth: the time is "
+        "infinite.</p>\n";
+  }
+  return out;
+}
+
+// The largest magnitude among finite values.
+struct Extent {
+  double maxAbs = 0;
+  void add(double v) {
+    if (std::isfinite(v)) maxAbs = std::max(maxAbs, std::fabs(v));
+  }
+};
+
+std::string costAxisTitle(CostScope scope, const Unit& unit, bool mixed = false) {
+  if (mixed) return "Cost (" + unit.name + "; each design's scope)";
+  return (scope == CostScope::System ? "System cost: NPUs + network (" : "Network cost (") +
+         unit.name + ")";
+}
+
+std::string paretoChart(Context& ctx, const Analysis& a, int width) {
+  Extent cost, time;
+  if (a.hasFront()) {
+    for (const Solution& s : a.front.points) {
+      if (!s.ok()) continue;
+      cost.add(s.eval.costUsd);
+      time.add(s.eval.iterationNs);
+    }
+  }
+  const Evaluation& e = a.design.eval;
+  const bool showBase = a.baseline && a.baseline->design.eval.finite;
+  for (const Evaluation* p : {&e, showBase ? &a.baseline->design.eval : nullptr,
+                              a.hasFront() ? &a.front.perfPerCostOptimum.eval : nullptr}) {
+    if (!p) continue;
+    cost.add(p->costUsd);
+    time.add(p->iterationNs);
+  }
+  const Unit cu = costUnitFor(cost.maxAbs);
+  const Unit tu = timeUnitFor(time.maxAbs);
+  XYChart c;
+  c.title = a.costScope == CostScope::System ? "Iteration time against system cost"
+                                             : "Iteration time against network cost";
+  c.xTitle = costAxisTitle(a.costScope, cu);
+  c.yTitle = "Iteration time (" + tu.name + ")";
+  if (a.hasFront()) {
+    Series front{"Pareto front", kFrontColor, {}, true, false, 2, Marker::Circle, 2.5};
+    for (const Solution& s : a.front.points) {
+      if (s.ok() && s.eval.finite)
+        front.points.push_back({cu.of(s.eval.costUsd), tu.of(s.eval.iterationNs)});
+    }
+    c.series.push_back(std::move(front));
+  }
+  if (showBase) {
+    const Evaluation& b = a.baseline->design.eval;
+    c.series.push_back({"Equal split",
+                        kEqualSplitColor,
+                        {{cu.of(b.costUsd), tu.of(b.iterationNs)}},
+                        false,
+                        false,
+                        2,
+                        Marker::Square,
+                        5});
+  }
+  if (a.hasFront() && a.front.perfPerCostOptimum.ok()) {
+    const Evaluation& b = a.front.perfPerCostOptimum.eval;
+    c.series.push_back({"Best perf per cost",
+                        kPerfPerCostColor,
+                        {{cu.of(b.costUsd), tu.of(b.iterationNs)}},
+                        false,
+                        false,
+                        2,
+                        Marker::Diamond,
+                        5.5});
+  }
+  if (e.finite) {
+    c.series.push_back({a.evaluated ? "Design" : "Optimum",
+                        kOptimumColor,
+                        {{cu.of(e.costUsd), tu.of(e.iterationNs)}},
+                        false,
+                        false,
+                        2,
+                        Marker::Circle,
+                        6});
+  }
+  if (a.costBudgetUsd)
+    c.verticals.push_back({"Cost budget", kBudgetColor, cu.of(*a.costBudgetUsd)});
+  const ChartSize size{width, 400};
+  return chart(ctx, c.title, renderSvg(c, size), size);
+}
+
+std::string bandwidthChart(Context& ctx, const Analysis& a, int width) {
+  BarChart c;
+  c.title = "Bandwidth per dimension";
+  c.yTitle = "GB/s per NPU";
+  c.categories = a.problem->dimNames;
+  c.sets.push_back({a.evaluated ? "Design" : "Optimum", kOptimumColor, a.design.bandwidth});
+  if (a.baseline)
+    c.sets.push_back({"Equal split", kEqualSplitBarColor, a.baseline->design.bandwidth});
+  const ChartSize size{width, 320};
+  return chart(ctx, c.title, renderSvg(c, size), size);
+}
+
+std::string breakdownChart(Context& ctx, const Analysis& a, int width) {
+  Extent time;
+  time.add(a.design.eval.iterationNs);
+  if (a.baseline) time.add(a.baseline->design.eval.iterationNs);
+  const Unit tu = timeUnitFor(time.maxAbs);
+  StackedBarChart c;
+  c.title = "Iteration time breakdown";
+  c.xTitle = "Time per iteration (" + tu.name + ")";
+  std::vector<const DesignResult*> rows{&a.design};
+  c.rows.emplace_back(a.evaluated ? "Design" : "Optimum");
+  if (a.baseline) {
+    rows.push_back(&a.baseline->design);
+    c.rows.emplace_back("Equal split");
+  }
+  StackedBarChart::Part compute{"Compute", kComputeColor, {}};
+  for (const DesignResult* r : rows) compute.values.push_back(tu.of(r->eval.computeNs));
+  c.parts.push_back(std::move(compute));
+  const std::vector<std::string>& names = a.problem->dimNames;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    StackedBarChart::Part part{names[k] + " comm.", paletteColor(k), {}};
+    for (const DesignResult* r : rows) {
+      const std::vector<double>& by = r->eval.communicationByDimNs;
+      part.values.push_back(k < by.size() ? tu.of(by[k]) : 0.0);
+    }
+    c.parts.push_back(std::move(part));
+  }
+  const ChartSize size{width, 230};
+  return chart(ctx, c.title, renderSvg(c, size), size);
+}
+
+std::string sensitivity(const Analysis& a, int level) {
+  const Sensitivity& s = a.sensitivity;
+  std::string out = heading(level, "Sensitivity");
+  if (!s.computed) {
+    return out + "<p class=\"note\">Not computed: " + esc(s.note) + ".</p>\n";
+  }
+  out += "<p>" +
+         esc(s.objective == Objective::Performance
+                 ? "What one more unit of each constraint's right-hand side changes the "
+                   "iteration time by (negative: it helps), from the Lagrange multipliers at "
+                   "the optimum."
+                 : "What one more unit of each constraint's right-hand side changes time x "
+                   "cost by, over the optimum's cost (ns at that cost; negative: it helps).") +
+         "</p>\n";
+  if (!s.constraints.empty()) {
+    HtmlTable t({text("constraint"), text("binding"), number("one more unit")});
+    for (const ConstraintSensitivity& c : s.constraints) {
+      std::string value;
+      if (!c.nsPerUnit) {
+        value = "none alone: the other constraints hold it fixed";
+      } else if (*c.nsPerUnit == 0) {
+        value = "0";
+      } else if (c.unit == "$") {
+        value = signedTime(*c.nsPerUnit * 1e6) + " per $1 M";
+      } else {
+        value = signedTime(*c.nsPerUnit) + " per " + c.unit;
+      }
+      t.row({text(c.constraint), text(c.binding ? "yes" : "no"), number(value)});
+    }
+    out += t.html();
+  }
+  HtmlTable dims({text("dimension"), number("one more GB/s on it alone"), text("bottleneck")});
+  for (const DimensionSensitivity& d : s.dims) {
+    dims.row({text(d.name), number(signedTime(d.nsPerGbps)), text(d.bottleneck ? "yes" : "")});
+  }
+  out += dims.html();
+  const std::vector<std::string> b = s.bottlenecks();
+  out += "<p>" +
+         esc(b.empty() ? std::string("No bottleneck: more bandwidth on one dimension alone does "
+                                     "not help.")
+                       : (b.size() > 1 ? "Bottlenecks: " : "Bottleneck: ") + joined(b) +
+                             (b.size() == s.dims.size() && b.size() > 1
+                                  ? " (balanced: a GB/s is worth the same on each)."
+                                  : ".")) +
+         "</p>\n";
+  return out;
+}
+
+std::string designSection(Context& ctx, const DesignComparison& d) {
+  const int level = ctx.several ? 3 : 2;
+  std::string out;
+  if (ctx.several) {
+    out += "<div class=\"design\">\n" + heading(2, "Design: " + d.input.name);
+  }
+  const Analysis& a = d.analysis;
+  out += inputs(d, level);
+  if (!d.ok()) {
+    out += heading(level, "Result");
+    out += "<p class=\"bad\">" + esc(std::string(toString(a.status)) + ": " + a.message) + "</p>\n";
+  } else {
+    out += optimum(d, level);
+    // The charts carry their own titles; a heading before them would be left
+    // alone at the foot of a page when the first chart moves to the next.
+    const int width = ctx.options.chartWidth;
+    if (a.hasFront()) {
+      out += paretoChart(ctx, a, width);
+    } else if (!a.front.message.empty()) {
+      out += "<p class=\"note\">No Pareto front: " + esc(a.front.message) + ".</p>\n";
+    }
+    out += bandwidthChart(ctx, a, width);
+    out += breakdownChart(ctx, a, width);
+    if (!a.evaluated) out += sensitivity(a, level);
+  }
+  if (ctx.several) out += "</div>\n";
+  return out;
+}
+
+// --- several designs ----------------------------------------------------------------------
+
+std::string comparisonTable(const Comparison& c) {
+  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  std::vector<Cell> head{text("")};
+  for (const DesignComparison& d : c.designs) head.push_back(number(d.input.name));
+  HtmlTable t(head);
+  auto row = [&](const std::string& label, auto cell) {
+    std::vector<Cell> cells{rowLabel(label)};
+    for (std::size_t i = 0; i < c.designs.size(); ++i)
+      cells.push_back(number(cell(c.designs[i], i)));
+    t.row(std::move(cells));
+  };
+  auto group = [&](const std::string& label) {
+    std::vector<Cell> cells{{esc(label), false, "group"}};
+    for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back({"", false, "group"});
+    t.row(std::move(cells));
+  };
+  auto ifOk = [](const DesignComparison& d, const std::string& s) {
+    return d.ok() ? s : std::string("-");
+  };
+  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
+  row("objective", [](const DesignComparison& d, std::size_t) {
+    return std::string(toString(d.analysis.objective));
+  });
+  row("network",
+      [](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
+  std::vector<std::string> names;
+  bool sameDims = true;
+  std::size_t widest = 0;
+  for (const DesignComparison& d : c.designs) {
+    if (!d.ok()) continue;
+    const std::vector<std::string>& n = d.analysis.problem->dimNames;
+    if (names.empty()) names = n;
+    sameDims = sameDims && n == names;
+    widest = std::max(widest, n.size());
+  }
+  group("bandwidth per NPU (GB/s)");
+  for (std::size_t k = 0; k < widest; ++k) {
+    row("  " + (sameDims ? names[k] : "dimension " + std::to_string(k)),
+        [&](const DesignComparison& d, std::size_t) {
+          if (!d.ok() || k >= d.analysis.design.bandwidth.size()) return std::string("-");
+          const std::string v = fixed(d.analysis.design.bandwidth[k], 1);
+          return sameDims ? v : d.analysis.problem->dimNames[k] + " " + v;
+        });
+  }
+  row("  total", [&](const DesignComparison& d, std::size_t) {
+    return ifOk(d, fixed(d.analysis.design.totalBandwidth(), 1));
+  });
+  group("time per iteration");
+  row("  iteration", [&](const DesignComparison& d, std::size_t) {
+    return ifOk(d, formatTime(d.analysis.design.eval.iterationNs));
+  });
+  row("  compute", [&](const DesignComparison& d, std::size_t) {
+    return ifOk(d, formatTime(d.analysis.design.eval.computeNs));
+  });
+  row("  exposed communication", [&](const DesignComparison& d, std::size_t) {
+    return ifOk(d, formatTime(d.analysis.design.eval.communicationNs));
+  });
+  group("training");
+  row("  throughput (tokens/s)", [&](const DesignComparison& d, std::size_t) {
+    const auto& v = d.analysis.design.throughput.tokensPerSecond;
+    return d.ok() && v ? shortNumber(*v) : std::string("-");
+  });
+  row("  MFU", [&](const DesignComparison& d, std::size_t) {
+    const auto& v = d.analysis.design.throughput.mfu;
+    return d.ok() && v ? fixed(100 * *v, 1) + " %" : std::string("-");
+  });
+  group("cost");
+  row("  network", [&](const DesignComparison& d, std::size_t) {
+    return ifOk(d, formatCost(d.analysis.design.eval.networkCostUsd));
+  });
+  const bool anySystem = std::any_of(c.designs.begin(), c.designs.end(), [](const auto& d) {
+    return d.analysis.costScope == CostScope::System;
+  });
+  if (anySystem) {
+    row("  system (NPUs + network)", [&](const DesignComparison& d, std::size_t) {
+      if (d.analysis.costScope != CostScope::System) return std::string("(network only)");
+      return ifOk(d, formatCost(d.analysis.design.eval.costUsd));
+    });
+  }
+  row(tokens ? "perf per cost (tokens/s per $1M)" : "perf per cost (iterations/s per $1M)",
+      [&](const DesignComparison& d, std::size_t) {
+        return d.perfPerCost ? shortNumber(*d.perfPerCost * 1e6) : std::string("-");
+      });
+  group("against the baseline");
+  auto ratio = [&](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
+                   std::string_view better, std::string_view worse) {
+    if (i == c.baseline) return d.ok() ? std::string("baseline") : std::string("-");
+    return ratioWords(r, better, worse);
+  };
+  row(tokens ? "  throughput" : "  speed", [&](const DesignComparison& d, std::size_t i) {
+    return ratio(d, i, d.speedup, "faster", "slower");
+  });
+  row("  cost", [&](const DesignComparison& d, std::size_t i) {
+    const std::optional<double> cheaper =
+        d.costRatio && *d.costRatio > 0 ? std::optional<double>(1 / *d.costRatio) : std::nullopt;
+    return ratio(d, i, cheaper, "cheaper", "more expensive");
+  });
+  row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
+    return ratio(d, i, d.perfPerCostRatio, "better", "worse");
+  });
+  return t.html("full");
+}
+
+std::string overlayChart(Context& ctx) {
+  const Comparison& c = ctx.comparison;
+  Extent cost, time;
+  bool network = false, system = false;
+  for (const DesignComparison& d : c.designs) {
+    if (!d.ok()) continue;
+    const Analysis& a = d.analysis;
+    (a.costScope == CostScope::System ? system : network) = true;
+    if (a.hasFront()) {
+      for (const Solution& s : a.front.points) {
+        if (!s.ok()) continue;
+        cost.add(s.eval.costUsd);
+        time.add(s.eval.iterationNs);
+      }
+    }
+    cost.add(a.design.eval.costUsd);
+    time.add(a.design.eval.iterationNs);
+  }
+  const Unit cu = costUnitFor(cost.maxAbs);
+  const Unit tu = timeUnitFor(time.maxAbs);
+  XYChart chartData;
+  chartData.title = "Pareto fronts and optima of the designs";
+  chartData.xTitle =
+      costAxisTitle(system ? CostScope::System : CostScope::Network, cu, network && system);
+  chartData.yTitle = "Iteration time (" + tu.name + ")";
+  std::vector<Series> optima;
+  for (std::size_t i = 0; i < c.designs.size(); ++i) {
+    const DesignComparison& d = c.designs[i];
+    if (!d.ok()) continue;
+    const Analysis& a = d.analysis;
+    const std::string color = paletteColor(i);
+    Series front{d.input.name, color, {}, true, false, 2, Marker::Circle, 2.5};
+    if (a.hasFront()) {
+      for (const Solution& s : a.front.points) {
+        if (s.ok() && s.eval.finite)
+          front.points.push_back({cu.of(s.eval.costUsd), tu.of(s.eval.iterationNs)});
+      }
+    }
+    const Evaluation& e = a.design.eval;
+    chartData.series.push_back(std::move(front));
+    if (e.finite) {
+      optima.push_back({"",
+                        color,
+                        {{cu.of(e.costUsd), tu.of(e.iterationNs)}},
+                        false,
+                        false,
+                        2,
+                        Marker::Circle,
+                        6.5});
+    }
+    if (a.costBudgetUsd) {
+      chartData.verticals.push_back({d.input.name + " budget", color, cu.of(*a.costBudgetUsd)});
+    }
+  }
+  for (Series& s : optima) chartData.series.push_back(std::move(s));
+  const ChartSize size{ctx.options.chartWidth, 430};
+  return chart(ctx, chartData.title, renderSvg(chartData, size), size) +
+         "<p class=\"note\">Each line is a design's Pareto front (the least iteration time for "
+         "each cost); the large dot on it is the design's optimum.</p>\n";
+}
+
+// The options' title, else the project's name when every design comes from
+// one project (its scenarios), else the designs' names.
+std::string titleOf(const Comparison& c, const ReportOptions& options) {
+  if (!options.title.empty()) return options.title;
+  const std::string& first = c.designs.front().input.project.name;
+  const bool oneProject = std::all_of(c.designs.begin(), c.designs.end(),
+                                      [&](const auto& d) { return d.input.project.name == first; });
+  if (oneProject && !first.empty()) return first;
+  if (c.designs.size() > 4)
+    return "Design review of " + std::to_string(c.designs.size()) + " designs";
+  std::vector<std::string> names;
+  for (const DesignComparison& d : c.designs) names.push_back(d.input.name);
+  return (c.designs.size() > 1 ? "Design review: " : "") + joined(names, " vs ");
+}
+
+}  // namespace
+
+std::string currentDate() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M", &local);
+  return buffer;
+}
+
+Report renderReport(const Comparison& comparison, const ReportOptions& options) {
+  Report report;
+  Context ctx{comparison, options, report, comparison.designs.size() > 1};
+  const std::string title = titleOf(comparison, options);
+  std::string body;
+  body += heading(1, title);
+  std::string meta = "Design review report, " + options.date + ", Libra Studio " + options.version;
+  if (ctx.several) meta += ", " + std::to_string(comparison.designs.size()) + " designs";
+  body += "<p class=\"meta\">" + esc(meta) + "</p>\n";
+  body += "<p class=\"note\">" +
+          esc("Bandwidths are GB/s per NPU per dimension (innermost first); times are per "
+              "training iteration; costs in US dollars (k: thousand, M: million, B: billion). "
+              "Model: LIBRA (Won et al., ISPASS 2024).") +
+          "</p>\n";
+
+  if (ctx.several) {
+    const bool tokens = comparison.measure == PerformanceMeasure::TokensPerSecond;
+    body += heading(2, "Comparison");
+    body += "<p>" +
+            esc("Baseline: " + comparison.baselineDesign().input.name + ". Performance: " +
+                (tokens ? "training throughput (tokens/s)"
+                        : "iterations per second (1 / iteration time)") +
+                "; perf per cost divides it by each design's cost.") +
+            "</p>\n";
+    body += comparisonTable(comparison);
+    for (const DesignComparison& d : comparison.designs) {
+      if (d.ok()) continue;
+      body += "<p class=\"bad\">" +
+              esc(d.input.name + ": " + statusWord(d.analysis) + ": " + d.analysis.message) +
+              "</p>\n";
+    }
+    for (const std::string& note : comparison.notes) {
+      body += "<p class=\"note\">Note: " + esc(note) + ".</p>\n";
+    }
+    body += overlayChart(ctx);
+  }
+  for (const DesignComparison& d : comparison.designs) body += designSection(ctx, d);
+
+  report.html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+      "<meta name=\"generator\" content=\"Libra Studio " +
+      esc(options.version) + "\"/>\n<title>" + esc(title) + " - design review</title>\n<style>\n" +
+      kStyle + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+  return report;
+}
+
+}  // namespace libra::report

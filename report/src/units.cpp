@@ -1,0 +1,53 @@
+#include "libra/report/units.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace libra::report {
+
+Unit timeUnitFor(double maxNs) {
+  if (maxNs >= 1e9) return {1e9, "s"};
+  if (maxNs >= 1e6 || !(maxNs > 0) || !std::isfinite(maxNs)) return {1e6, "ms"};
+  return {1e3, "µs"};
+}
+
+Unit costUnitFor(double maxUsd) {
+  if (maxUsd >= 1e9 && std::isfinite(maxUsd)) return {1e9, "billion $"};
+  if (maxUsd >= 1e6 || !(maxUsd > 0) || !std::isfinite(maxUsd)) return {1e6, "million $"};
+  return {1e3, "thousand $"};
+}
+
+std::string formatFixed(double value, int decimals) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  std::string s = buffer;
+  if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string formatTime(double ns) {
+  if (!std::isfinite(ns)) return "∞";
+  const double a = std::fabs(ns);
+  if (a >= 1e9) return formatFixed(ns / 1e9, 3) + " s";
+  if (a >= 1e6) return formatFixed(ns / 1e6, 2) + " ms";
+  if (a >= 1e3) return formatFixed(ns / 1e3, 2) + " µs";
+  return formatFixed(ns, 0) + " ns";
+}
+
+std::string formatCost(double usd) {
+  if (!std::isfinite(usd)) return "∞";
+  const double a = std::fabs(usd);
+  if (a >= 1e9) return "$" + formatFixed(usd / 1e9, 3) + " B";
+  if (a >= 1e6) return "$" + formatFixed(usd / 1e6, 2) + " M";
+  if (a >= 1e3) return "$" + formatFixed(usd / 1e3, 1) + " k";
+  return "$" + formatFixed(usd, 0);
+}
+
+std::string formatBandwidth(double gbps) {
+  if (!std::isfinite(gbps)) return "∞";
+  return formatFixed(gbps, gbps >= 100 ? 1 : 2) + " GB/s";
+}
+
+}  // namespace libra::report
