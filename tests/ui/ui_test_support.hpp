@@ -4,7 +4,9 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QPointer>
+#include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <cmath>
 #include <functional>
@@ -15,9 +17,15 @@
 
 namespace libra::studio::test {
 
-// Settings go to a throw-away test location, never the user's.
+// Settings go to a throw-away folder of this test process, never the user's
+// and never another test's: what one test (or an earlier run) left in the
+// import dialog or the recent files must not decide what the next one sees.
+// Call before anything creates a QSettings.
 inline void isolateSettings() {
+  static QTemporaryDir folder;
   QStandardPaths::setTestModeEnabled(true);
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, folder.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, folder.path());
   QApplication::setOrganizationName(QStringLiteral("LibraStudioTests"));
   QApplication::setApplicationName(QStringLiteral("libra-studio-tests"));
 }
