@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
   libexpat1-dev  # the report tests read the HTML and SVG back as XML
+  locales  # localedef: the decimal-comma locale of a GUI test
   clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
   time  # /usr/bin/time: packaging/endurance.sh reports the sweeps' peak memory with it
 )
@@ -23,6 +24,20 @@ if [[ "${1:-}" != "--no-gui" ]]; then
   )
 fi
 
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  sudo="sudo"
+fi
+
+# A locale with a decimal comma, for the test that the GUI reads and prints
+# numbers the same under it (tests/ui/test_headless.cpp). Generated once.
+ensure_test_locale() {
+  if ! locale -a 2>/dev/null | grep -qix 'de_DE.utf8'; then
+    echo "deps: generating the de_DE.UTF-8 locale"
+    $sudo localedef -i de_DE -f UTF-8 de_DE.UTF-8
+  fi
+}
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -32,14 +47,12 @@ done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "deps: all ${#packages[@]} packages are installed"
+  ensure_test_locale
   exit 0
 fi
 
 echo "deps: installing ${missing[*]}"
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then
-  sudo="sudo"
-fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+ensure_test_locale

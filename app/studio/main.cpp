@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QIcon>
 #include <QTimer>
+#include <clocale>
 #include <cstdio>
 
 #include "autosave.hpp"
@@ -25,6 +26,11 @@ int main(int argc, char** argv) {
   }
 
   QApplication app(argc, argv);
+  // QApplication sets the C library's locale from the environment, so under
+  // LC_ALL=de_DE printf and strtod use a decimal comma; the engine's messages
+  // and the files it writes (ASTRA-sim exports) must not. Qt's QCoreApplication
+  // documentation ("Locale Settings") prescribes this call.
+  std::setlocale(LC_NUMERIC, "C");
   QApplication::setOrganizationName(QStringLiteral("LibraStudio"));
   QApplication::setApplicationName(QStringLiteral("libra-studio"));
   QApplication::setApplicationDisplayName(QStringLiteral("Libra Studio"));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -377,12 +378,19 @@ class Parser {
       ++end;
     }
     const std::string token(begin, end - pos_);
-    char* stop = nullptr;
-    const double value = std::strtod(token.c_str(), &stop);
-    if (stop != token.c_str() + token.size() || token.empty()) {
+    // from_chars, not strtod: strtod reads the C library's numeric locale, and
+    // Qt sets that from the environment (a decimal comma under de_DE: "1.5"
+    // read as 1 and then refused at the '.').
+    double value = 0;
+    const auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (token.empty() || stop != token.data() + token.size() ||
+        (error != std::errc() && error != std::errc::result_out_of_range)) {
       fail(column(), "'" + token + "' is not a number");
     }
-    if (!std::isfinite(value)) fail(column(), "'" + token + "' is not a finite number");
+    // Out of range: too large (strtod's infinity) or too small to be a double.
+    if (error == std::errc::result_out_of_range || !std::isfinite(value)) {
+      fail(column(), "'" + token + "' is not a finite number");
+    }
     pos_ = end;
     return value;
   }
