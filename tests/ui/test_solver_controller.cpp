@@ -8,11 +8,13 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+#include <algorithm>
 #include <libra/edits.hpp>
 #include <map>
 #include <vector>
 
 #include "charts.hpp"
+#include "project_edits.hpp"
 #include "results_view.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
@@ -183,10 +185,17 @@ class SolverControllerTest : public QObject {
     SolverController controller;
     QElapsedTimer clock;
     std::vector<qint64> deliveredAt;
-    double longestJobMs = 0;  // the time a job took to its design, as measured by the job
+    double longestJobMs = 0;    // the time a job took to its design, as measured by the job
+    double longestFrontMs = 0;  // and from its design to its front
+    std::map<quint64, double> designAt;
     connect(&controller, &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
       deliveredAt.push_back(clock.elapsed());
-      if (!r->complete) longestJobMs = std::max(longestJobMs, r->elapsedMs);
+      if (!r->complete) {
+        longestJobMs = std::max(longestJobMs, r->elapsedMs);
+        designAt[r->generation] = r->elapsedMs;
+      } else if (designAt.count(r->generation) != 0) {
+        longestFrontMs = std::max(longestFrontMs, r->elapsedMs - designAt[r->generation]);
+      }
     });
     Project project = loadExample(QStringLiteral("gpt3-4d"));
     int tick = 0;
@@ -219,14 +228,18 @@ class SolverControllerTest : public QObject {
     for (qint64 t : deliveredAt) times += QString::number(t) + QLatin1Char(' ');
     // 100 ms; on a machine so loaded that a 40 ms job takes longer than that,
     // no scheduler can do better than about one job per gap: then 1.25 jobs.
-    const double bound = std::max(100.0, 1.25 * longestJobMs);
+    // Plus one front: when the screen has gone 100 ms without one, the running
+    // front is let finish (about 8 ms for this project in an optimized build,
+    // several times that under the sanitizers).
+    const double bound = std::max(100.0, 1.25 * longestJobMs) + longestFrontMs;
     QVERIFY2(worst <= bound,
-             qPrintable(QStringLiteral("%1 ms without a result (bound %2 ms); delivered at %3 "
-                                       "(released at %4)")
+             qPrintable(QStringLiteral("%1 ms without a result (bound %2 ms, fronts up to %5 "
+                                       "ms); delivered at %3 (released at %4)")
                             .arg(worst)
                             .arg(bound)
                             .arg(times)
-                            .arg(released)));
+                            .arg(released)
+                            .arg(longestFrontMs)));
     QVERIFY(controller.latestGeneration() == last);
   }
 
@@ -236,23 +249,57 @@ class SolverControllerTest : public QObject {
   // while the drag lasted. A front expected within a frame is now finished
   // before the waiting request starts.
   void fastInputStillCompletesItsFronts() {
-    SolverController controller;
-    // Chunks chosen per collective: a front of about 3 ms after a 0.5 ms design here,
-    // long enough to be cancelled, well within a frame.
+    // The premise: a front that takes a few ms after its design, long enough to
+    // be cancelled, well within a frame (50 points of the gpt3-3d example take
+    // about 3 ms after a 0.5 ms design in an optimized build). The front's
+    // length is measured here and the number of points halved until it holds,
+    // so the test asks the same question of a slower (sanitized) build.
     Project project = loadExample(QStringLiteral("gpt3-3d"));
-    QVERIFY(project.model.collectives.chunks.kind == ChunkSetting::Kind::Auto);
-    controller.submit(makeRequest(project));  // teaches how long a front takes here
+    int points = paretoPointsOf(project);
+    const auto frontLagMs = [&] {
+      SolveRequest request = makeRequest(project);
+      request.options.paretoPoints = points;
+      double designMs = 0;
+      const SolveResult complete = runSolve(
+          request, nullptr, [&](const SolveResult& design) { designMs = design.elapsedMs; });
+      return complete.elapsedMs - designMs;
+    };
+    double lagMs = frontLagMs();
+    while (lagMs > kFrameMs / 2.0 && points > 4) {
+      points /= 2;
+      lagMs = std::min(frontLagMs(), frontLagMs());
+    }
+    if (lagMs > kFrameMs / 2.0) {  // LIBRA's ideal model solves about 5x faster
+      project.model.collectives.chunks = ChunkSetting::ideal();
+      points = paretoPointsOf(project);
+      lagMs = std::min(frontLagMs(), frontLagMs());
+      while (lagMs > kFrameMs / 2.0 && points > 4) {
+        points /= 2;
+        lagMs = std::min(frontLagMs(), frontLagMs());
+      }
+    }
+    QVERIFY2(lagMs <= kFrameMs / 2.0,
+             qPrintable(QStringLiteral("the premise fails: a front of %1 points takes %2 ms")
+                            .arg(points)
+                            .arg(lagMs)));
+    const auto request = [&] {
+      SolveRequest r = makeRequest(project);
+      r.options.paretoPoints = points;
+      return r;
+    };
+    SolverController controller;
+    controller.submit(request());  // teaches how long a front takes here
     QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
     int changes = 0, fronts = 0;
     connect(&controller, &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
       if (r->complete && r->ok()) ++fronts;
       if (!r->complete && changes < 100) {  // the next change is in before the front is done
         setTotalBandwidth(project, 400 + 5 * (++changes % 40));
-        controller.submit(makeRequest(project));
+        controller.submit(request());
       }
     });
     setTotalBandwidth(project, 390);
-    controller.submit(makeRequest(project));
+    controller.submit(request());
     // An event loop that wakes for each result, as the window's does (QTRY_*
     // sleeps 10 ms between looks, by which time a front is long done).
     QElapsedTimer waited;
@@ -263,9 +310,63 @@ class SolverControllerTest : public QObject {
     // A front due within a frame is finished: about one per change on an idle
     // machine (97-100 here), 45 on a loaded 2-core CI run; cancelling them all,
     // as before, gave 2-3. The bound separates the two, not the machine's speed.
-    QVERIFY2(
-        fronts >= 20,
-        qPrintable(QStringLiteral("%1 fronts completed for %2 changes").arg(fronts).arg(changes)));
+    QVERIFY2(fronts >= 20, qPrintable(QStringLiteral("%1 fronts of %2 points completed for %3 "
+                                                     "changes (a front took %4 ms)")
+                                          .arg(fronts)
+                                          .arg(points)
+                                          .arg(changes)
+                                          .arg(lagMs)));
+  }
+
+  // A controller that once saw a slow front (many points) and then gets fast
+  // fronts under fast input still completes fronts: it used to remember the slow
+  // one and cancel every later front for as long as the input kept coming (one
+  // of 100 completed), so the screen's front stopped following the drag.
+  void aFrontOnceSlowDoesNotStarveLaterFronts() {
+    Project project = loadExample(QStringLiteral("gpt3-3d"));
+    project.model.collectives.chunks = ChunkSetting::ideal();
+    const auto request = [&](int points) {
+      SolveRequest r = makeRequest(project);
+      r.options.paretoPoints = points;
+      return r;
+    };
+    // A front of two to six frames: slower than a frame, within the controller's
+    // 100 ms screen budget.
+    const auto frontLagMs = [&](int points) {
+      double designMs = 0;
+      const SolveResult complete =
+          runSolve(request(points), nullptr, [&](const SolveResult& d) { designMs = d.elapsedMs; });
+      return complete.elapsedMs - designMs;
+    };
+    int slowPoints = 8;
+    double slowLagMs = frontLagMs(slowPoints);
+    while (slowLagMs < 2 * kFrameMs && slowPoints < 4096) {
+      slowPoints *= 2;
+      slowLagMs = frontLagMs(slowPoints);
+    }
+    QVERIFY2(slowLagMs >= 2 * kFrameMs && slowLagMs <= 6 * kFrameMs,
+             qPrintable(QStringLiteral("the premise fails: %1 points take %2 ms")
+                            .arg(slowPoints)
+                            .arg(slowLagMs)));
+    SolverController controller;
+    controller.submit(request(slowPoints));
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 20000);
+    int changes = 0, fronts = 0;
+    connect(&controller, &SolverController::resultReady, this, [&](const SolveResultPtr& r) {
+      if (r->complete && r->ok()) ++fronts;
+      if (!r->complete && changes < 100) {
+        setTotalBandwidth(project, 400 + 5 * (++changes % 40));
+        controller.submit(request(4));
+      }
+    });
+    controller.submit(request(4));
+    QElapsedTimer waited;
+    waited.start();
+    while (!(changes == 100 && !controller.isBusy()) && waited.elapsed() < 20000)
+      QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+    QVERIFY(changes == 100 && !controller.isBusy());
+    QVERIFY2(fronts >= 20,
+             qPrintable(QStringLiteral("%1 fronts completed for 100 changes").arg(fronts)));
   }
 
   // A design whose front follows within a few ms is painted with it, in one

@@ -9,6 +9,22 @@
 
 #include "project_edits.hpp"
 
+// ThreadSanitizer cannot see the synchronisation inside Qt (QThreadPool's queue,
+// QFutureInterface's results), which is not instrumented: without these marks it
+// reports the request moved into a job and every result handed back as races.
+// Each mark names the object handed over; Qt's own locking is what really
+// orders them, these only tell TSan so.
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define LIBRA_HANDOFF_RELEASE(object) \
+  __tsan_release(const_cast<void*>(static_cast<const void*>(object)))
+#define LIBRA_HANDOFF_ACQUIRE(object) \
+  __tsan_acquire(const_cast<void*>(static_cast<const void*>(object)))
+#else
+#define LIBRA_HANDOFF_RELEASE(object) static_cast<void>(object)
+#define LIBRA_HANDOFF_ACQUIRE(object) static_cast<void>(object)
+#endif
+
 namespace libra::studio {
 
 SolveRequest makeRequest(const Project& project, Backend backend) {
@@ -120,9 +136,17 @@ bool SolverController::frontDueWithinAFrame() const {
          frontMs_ - running_->sinceDesign.elapsed() <= kFrameMs;
 }
 
+bool SolverController::frontStarved() const {
+  // Only a front believed to take no longer than the budget: a genuinely slow
+  // front (a huge project) would otherwise hold up every other design.
+  return frontMs_ <= screenBudgetMs_ &&
+         (!sinceFront_.isValid() || sinceFront_.elapsed() > screenBudgetMs_);
+}
+
 bool SolverController::worthRestarting() const {
-  // Only a stale front is left: worth finishing when it is nearly done.
-  if (running_->designDelivered) return !frontDueWithinAFrame();
+  // Only a stale front is left: worth finishing when it is nearly done, or
+  // when the screen has had no front for too long.
+  if (running_->designDelivered) return !frontDueWithinAFrame() && !frontStarved();
   if (designMs_ <= screenBudgetMs_) return false;
   const bool young = running_->started.elapsed() * 2 < designMs_;
   const bool screenFresh = sinceDelivered_.isValid() && sinceDelivered_.elapsed() * 2 < designMs_;
@@ -160,12 +184,17 @@ void SolverController::start(SolveRequest request) {
   running_->started.start();
   ++startedJobs_;
   Q_EMIT solveStarted(request.generation);
+  LIBRA_HANDOFF_RELEASE(cancel.get());  // the request and its flag go to the pool
   watcher_.setFuture(
       QtConcurrent::run([request = std::move(request), cancel](QPromise<SolveResultPtr>& promise) {
-        SolveResult final = runSolve(request, cancel.get(), [&](SolveResult partial) {
-          promise.addResult(std::make_shared<const SolveResult>(std::move(partial)));
-        });
-        promise.addResult(std::make_shared<const SolveResult>(std::move(final)));
+        LIBRA_HANDOFF_ACQUIRE(cancel.get());
+        const auto handBack = [&promise](SolveResult result) {
+          auto shared = std::make_shared<const SolveResult>(std::move(result));
+          LIBRA_HANDOFF_RELEASE(shared.get());
+          promise.addResult(std::move(shared));
+        };
+        SolveResult final = runSolve(request, cancel.get(), handBack);
+        handBack(std::move(final));
       }));
 }
 
@@ -180,19 +209,22 @@ void SolverController::deliver(const SolveResultPtr& result) {
   deliveredGeneration_ = result->generation;
   deliveredComplete_ = result->complete;
   sinceDelivered_.restart();
+  if (result->complete) sinceFront_.restart();
   Q_EMIT resultReady(result);
 }
 
 void SolverController::onResultAt(int index) {
   const SolveResultPtr result = watcher_.future().resultAt(index);
-  if (!result || !running_ || result->generation != running_->generation) return;
+  if (!result) return;
+  LIBRA_HANDOFF_ACQUIRE(result.get());
+  if (!running_ || result->generation != running_->generation) return;
   if (!running_->designDelivered && result->a().status != SolveStatus::Cancelled)
     designMs_ = running_->started.elapsed();
   if (!result->complete) {
     running_->designDelivered = true;
     running_->sinceDesign.start();
     // A newer request waits: the rest of this job is a stale front.
-    if (pending_ && !frontDueWithinAFrame()) running_->cancel->store(true);
+    if (pending_ && !frontDueWithinAFrame() && !frontStarved()) running_->cancel->store(true);
   } else if (running_->designDelivered && result->a().status != SolveStatus::Cancelled) {
     frontMs_ = running_->sinceDesign.elapsed();
   }

@@ -6,7 +6,9 @@
 //  - at most one job runs (on the global thread pool) and one waits; a newer
 //    request always replaces the waiting one. The running one is cancelled
 //    (through its own std::atomic<bool>) when all it has left to do is a stale
-//    front, or when it is slow, young and the screen is fresh: a design that
+//    front (unless that front is due within a frame, or the screen has shown no
+//    front for longer than screenBudgetMs()), or when it is slow, young and the
+//    screen is fresh: a design that
 //    takes longer than screenBudgetMs() is abandoned in the first half of its
 //    expected time if a result was delivered less than half that time ago, so
 //    the newest input is answered soon and the screen still gets a result at
@@ -125,6 +127,13 @@ class SolverController : public QObject {
   // one frame: then it is finished before a newer request starts (a drag keeps
   // its front on screen instead of a front that never completes).
   bool frontDueWithinAFrame() const;
+  // Whether no front has reached the screen for longer than screenBudgetMs()
+  // while fronts are believed to take no longer than that: then the running
+  // front is let finish. That bounds how stale the front gets
+  // under fast input, and measures again how long fronts take: one slow front
+  // (the first after opening a project, say) would otherwise have every later
+  // front cancelled for as long as input keeps coming.
+  bool frontStarved() const;
 
   QFutureWatcher<SolveResultPtr> watcher_;
   std::optional<Job> running_;
@@ -136,6 +145,7 @@ class SolverController : public QObject {
   qint64 frontMs_ = -1;  // how long the last front took after its design (-1: not known yet)
   int screenBudgetMs_ = 100;
   QElapsedTimer sinceDelivered_;
+  QElapsedTimer sinceFront_;  // since a complete result (a front) was last delivered
   int startedJobs_ = 0;
   int droppedResults_ = 0;
 };
