@@ -269,21 +269,6 @@ class ReportExportTest : public QObject {
     QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("a.html"))));
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("b.html"))));
   }
-
-  // The charts' units follow the report library's rule (the one the report and
-  // the window's tables use): the same unit for every magnitude.
-  void chartUnitsAreTheReportsRule() {
-    for (double cost : {0.0, 5e2, 5e5, 1e6, 7.5e8, 1e9, 3e11}) {
-      for (double time : {0.0, 5e2, 5e5, 1e6, 7.5e8, 1e9, 3e11}) {
-        const ChartUnits chart = ChartUnits::forExtent(cost, time);
-        const report::Unit c = report::costUnitFor(cost), t = report::timeUnitFor(time);
-        QCOMPARE(chart.costUnit, QString::fromStdString(c.name));
-        QCOMPARE(chart.usdPerUnit, c.size);
-        QCOMPARE(chart.timeUnit, QString::fromStdString(t.name));
-        QCOMPARE(chart.nsPerUnit, t.size);
-      }
-    }
-  }
 };
 
 QTEST_MAIN(ReportExportTest)

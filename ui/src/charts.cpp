@@ -26,6 +26,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <libra/report/units.hpp>
 #include <limits>
 #include <tuple>
 
@@ -112,6 +113,15 @@ ResultChartView::ResultChartView(QWidget* parent) : QChartView(parent) {
       "QLabel { background: rgba(255, 244, 214, 230); color: #6b4b00; border: 1px solid #d9b55c;"
       " border-radius: 3px; padding: 2px 6px; }"));
   staleLabel_->hide();
+}
+
+void ResultChartView::adoptChart(QChart* chart) {
+  // QChartView's constructor made a default chart; setChart() releases it
+  // without deleting it (Qt's documentation: "to avoid memory leaks users need
+  // to make sure the previous chart is deleted").
+  QChart* previous = this->chart();
+  setChart(chart);
+  delete previous;
 }
 
 void ResultChartView::setStale(bool stale, const QString& reason) {
@@ -261,7 +271,7 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   for (QLegendMarker* m : chart->legend()->markers(equalSplit_)) {
     connect(m, &QLegendMarker::clicked, this, [this] { setEqualSplitShown(!equalSplitShown_); });
   }
-  setChart(chart);
+  adoptChart(chart);
 
   resetZoom_ = new QAction(tr("Reset zoom"), this);
   resetZoom_->setObjectName(QStringLiteral("resetZoomAction"));
@@ -361,27 +371,15 @@ void ParetoChartView::redraw() {
 }
 
 ChartUnits ChartUnits::forExtent(double maxCostUsd, double maxTimeNs) {
+  // The rule is the report's (libra/report/units.hpp), so charts, tables and
+  // reports agree.
+  const report::Unit cost = report::costUnitFor(maxCostUsd);
+  const report::Unit time = report::timeUnitFor(maxTimeNs);
   ChartUnits u;
-  if (maxCostUsd >= 1e9) {
-    u.usdPerUnit = 1e9;
-    u.costUnit = QObject::tr("billion $");
-  } else if (maxCostUsd >= 1e6 || !(maxCostUsd > 0)) {
-    u.usdPerUnit = 1e6;
-    u.costUnit = QObject::tr("million $");
-  } else {
-    u.usdPerUnit = 1e3;
-    u.costUnit = QObject::tr("thousand $");
-  }
-  if (maxTimeNs >= 1e9) {
-    u.nsPerUnit = 1e9;
-    u.timeUnit = QObject::tr("s");
-  } else if (maxTimeNs >= 1e6 || !(maxTimeNs > 0)) {
-    u.nsPerUnit = 1e6;
-    u.timeUnit = QObject::tr("ms");
-  } else {
-    u.nsPerUnit = 1e3;
-    u.timeUnit = QObject::tr("µs");
-  }
+  u.usdPerUnit = cost.size;
+  u.costUnit = QString::fromStdString(cost.name);
+  u.nsPerUnit = time.size;
+  u.timeUnit = QString::fromStdString(time.name);
   return u;
 }
 
@@ -797,7 +795,7 @@ BandwidthChartView::BandwidthChartView(QWidget* parent) : ResultChartView(parent
         tr("%1, %2: %3").arg(set->label(), axisX_->at(index), formatBandwidth(set->at(index))),
         this);
   });
-  setChart(chart);
+  adoptChart(chart);
 }
 
 void BandwidthChartView::resizeEvent(QResizeEvent* event) {
@@ -898,7 +896,7 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
                                    .arg(axisX_->titleText()),
                                this);
           });
-  setChart(chart);
+  adoptChart(chart);
 }
 
 void BreakdownChartView::setDesignLabel(const QString& label) {

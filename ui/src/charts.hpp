@@ -63,6 +63,8 @@ class ResultChartView : public QChartView {
   double heldTop(double shownTop, double dataTop, double fitted) const {
     return held_ && dataTop <= shownTop && shownTop > 0 ? shownTop : fitted;
   }
+  // Shows `chart` (the view owns it) and deletes the chart shown before.
+  void adoptChart(QChart* chart);
   // Lays the chart out at once (every showResult ends with it).
   void layOutNow();
 
