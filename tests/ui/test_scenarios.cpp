@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QGraphicsScene>
@@ -202,6 +203,11 @@ class ScenariosTest : public QObject {
   void addDuplicateRenameRemoveAndUndo() {
     const Project original = doc()->project();
     QCOMPARE(scenarioCount(original), std::size_t{1});
+    // The selector is hidden while there is one scenario; View > Scenarios shows it.
+    auto* dock = window_->findChild<QDockWidget*>(QStringLiteral("scenarioDock"));
+    QVERIFY(dock && !dock->isVisible());
+    dock->toggleViewAction()->trigger();
+    QVERIFY(dock->isVisible());
     QVERIFY(!button("removeScenarioAction")->isEnabled());  // the only scenario
     const int steps = undo()->count();
 
@@ -280,6 +286,7 @@ class ScenariosTest : public QObject {
               QTest::mouseClick(button("removeScenarioAction"), Qt::LeftButton);
             }).isEmpty());
     QCOMPARE(names(), (std::vector<std::string>{"Scenario 1"}));
+    QVERIFY(!dock->isVisible());  // one scenario again: the selector goes
     // The last one stays: the button is off, and the controller says why.
     QVERIFY(!button("removeScenarioAction")->isEnabled());
     QString why;
@@ -312,6 +319,7 @@ class ScenariosTest : public QObject {
     for (int i = 0; i < 5; ++i) QTest::keySequence(window_.get(), QKeySequence::Redo);
     QCOMPARE(names(), (std::vector<std::string>{"Scenario 1", "Wide"}));
     QCOMPARE(window_->scenarioPanel()->activeCombo()->currentText(), QStringLiteral("Wide"));
+    QVERIFY(dock->isVisible());
   }
 
   // Switching (the combo box, a double click in the list, the menu) makes
@@ -590,6 +598,8 @@ class ScenariosTest : public QObject {
     QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
     QCOMPARE(names(), (std::vector<std::string>{"500 GB/s", "1,000 GB/s", "infeasible"}));
     QCOMPARE(window_->scenarioPanel()->activeCombo()->currentText(), QStringLiteral("1,000 GB/s"));
+    auto* dock = window_->findChild<QDockWidget*>(QStringLiteral("scenarioDock"));
+    QVERIFY(dock->isVisible());
     QVERIFY(waitForCurrentFrame());
     QVERIFY(waitForScenarios());
     const ScenarioResults::Entry infeasible = scenarioResults()->entry(2);
@@ -616,6 +626,7 @@ class ScenariosTest : public QObject {
     // Another project: one scenario, no overlay, nothing of the old one.
     QVERIFY2(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error), qPrintable(error));
     QCOMPARE(window_->scenarioPanel()->list()->count(), 1);
+    QVERIFY(!dock->isVisible());
     QVERIFY(pareto()->overlaySeries().isEmpty());
     QCOMPARE(pareto()->frontSeries()->name(), QStringLiteral("Pareto front"));
     QVERIFY(!scenarioResults()->entry(0).result || scenarioResults()->entry(0).current);

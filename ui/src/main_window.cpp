@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QUndoView>
 
 #include "autosave.hpp"
@@ -74,6 +75,19 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   QDockWidget* scenarioDock = dock(this, tr("Scenarios"), QStringLiteral("scenarioDock"),
                                    scenarioPanel_, Qt::LeftDockWidgetArea);
+  // Shown while the project has several scenarios (and from View): a project
+  // of one keeps the window, and its minimum height, as they were.
+  scenarioDock->hide();
+  connect(scenarios_, &ScenarioController::severalChanged, this,
+          [this, scenarioDock](bool several) {
+            scenarioDock->setVisible(several);
+            // Room for its list, taken from the docks below, once it is laid out.
+            if (several) {
+              QTimer::singleShot(0, this, [this, scenarioDock] {
+                resizeDocks({scenarioDock}, {scenarioDock->sizeHint().height() + 4}, Qt::Vertical);
+              });
+            }
+          });
   QDockWidget* networkDock =
       dock(this, tr("Network"), QStringLiteral("networkDock"), network_, Qt::LeftDockWidgetArea);
   QDockWidget* budgetDock = dock(this, tr("Budget and Objective"), QStringLiteral("budgetDock"),

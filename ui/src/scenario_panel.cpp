@@ -100,6 +100,11 @@ ScenarioController::ScenarioController(Document* document, ScenarioResults* resu
     if (parts & Document::Scenarios) {
       updateActions();
       updateOverlays();
+      const bool several = scenarioCount(document_->project()) > 1;
+      if (several != several_) {
+        several_ = several;
+        Q_EMIT severalChanged(several);
+      }
     }
   });
   connect(document_, &Document::documentReset, this, [this] { hidden_.clear(); });
@@ -408,10 +413,13 @@ void ScenarioPanel::sync() {
     item->setToolTip(isActive ? tr("The active scenario: the panels edit it")
                               : tr("Double-click to make %1 the active scenario").arg(name));
   }
-  const int rows = std::clamp(count, 2, 6);
+  const int rows = std::clamp(count, 1, 6);
   const int rowHeight =
       list_->sizeHintForRow(0) > 0 ? list_->sizeHintForRow(0) : list_->fontMetrics().height() + 4;
-  list_->setFixedHeight(rows * rowHeight + 2 * list_->frameWidth() + 2);
+  // As tall as its rows (six at most), down to one row when the window is small.
+  const int frame = 2 * list_->frameWidth() + 2;
+  list_->setMinimumHeight(rowHeight + frame);
+  list_->setMaximumHeight(rows * rowHeight + frame);
 }
 
 }  // namespace libra::studio

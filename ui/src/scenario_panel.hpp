@@ -67,6 +67,9 @@ class ScenarioController : public QObject {
 
  Q_SIGNALS:
   void overlayChanged();
+  // The project went from one scenario to several, or back (the window shows
+  // the selector while there are several).
+  void severalChanged(bool several);
 
  private:
   bool apply(const QString& text, const std::function<void(Project&)>& change, QString* error);
@@ -87,6 +90,7 @@ class ScenarioController : public QObject {
   QAction* rename_;
   QAction* remove_;
   QSet<QString> hidden_;  // scenarios whose fronts the user chose not to overlay
+  bool several_ = false;
 };
 
 class ScenarioPanel : public QWidget {
