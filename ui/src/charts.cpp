@@ -50,6 +50,12 @@ const QColor kEqualSplitColor(0x7f7f7f);
 const QColor kFrontColor(0x1f77b4);
 const QColor kSelectedColor(0xff7f0e);
 
+// The other scenarios' fronts: none of the colours above (Tableau's and d3's
+// remaining hues), dark enough for a thin line on white.
+const QColor kScenarioColors[] = {QColor(0x9467bd), QColor(0x17becf), QColor(0xe377c2),
+                                  QColor(0xbcbd22), QColor(0x393b79), QColor(0x8c6d31),
+                                  QColor(0x637939), QColor(0x843c39)};
+
 QChart* makeChart(const QString& title) {
   auto* chart = new QChart;
   chart->setTitle(title);
@@ -197,6 +203,41 @@ void ResultChartView::paintEvent(QPaintEvent* event) {
 
 // ---------------------------------------------------------------------------
 
+QColor scenarioColor(int position) {
+  constexpr int n = static_cast<int>(std::size(kScenarioColors));
+  return kScenarioColors[((position % n) + n) % n];
+}
+
+QColor activeFrontColor() {
+  return kFrontColor;
+}
+
+namespace {
+
+// An overlay's front and optimum in $ and ns (empty without a result).
+struct OverlayPoints {
+  QList<QPointF> front;
+  QList<QPointF> optimum;
+};
+
+OverlayPoints overlayPoints(const FrontOverlay& overlay) {
+  OverlayPoints p;
+  if (!overlay.result || !overlay.result->a().ok()) return p;
+  const Analysis& a = overlay.result->a();
+  if (a.hasFront()) {
+    for (const Solution& s : a.front.points) {
+      if (s.ok() && std::isfinite(s.eval.iterationNs) && std::isfinite(s.eval.costUsd))
+        p.front.append({s.eval.costUsd, s.eval.iterationNs});
+    }
+  }
+  if (a.design.eval.finite) p.optimum.append({a.design.eval.costUsd, a.design.eval.iterationNs});
+  return p;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
 ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   setObjectName(QStringLiteral("paretoChart"));
   setFocusPolicy(Qt::StrongFocus);  // Escape and 0 reset the zoom
@@ -259,19 +300,9 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
     s->attachAxis(axisY_);
     if (s != selected_) connect(s, &QXYSeries::hovered, this, &ParetoChartView::showTooltip);
   }
-  // The front's own markers and the selection ring need no legend entry.
-  for (QXYSeries* s : std::initializer_list<QXYSeries*>{frontPoints_, selected_}) {
-    const auto markers = chart->legend()->markers(s);
-    for (QLegendMarker* m : markers) m->setVisible(false);
-  }
-  chart->legend()->layout()->invalidate();
-  // A click on the equal split's legend entry hides it (it can sit far from the
-  // front and squash it) and the axes fit what is left; another click shows it.
   chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
-  for (QLegendMarker* m : chart->legend()->markers(equalSplit_)) {
-    connect(m, &QLegendMarker::clicked, this, [this] { setEqualSplitShown(!equalSplitShown_); });
-  }
   adoptChart(chart);
+  decorateLegend();
 
   resetZoom_ = new QAction(tr("Reset zoom"), this);
   resetZoom_->setObjectName(QStringLiteral("resetZoomAction"));
@@ -351,17 +382,153 @@ void ParetoChartView::setEqualSplitShown(bool shown) {
   if (shown == equalSplitShown_) return;
   equalSplitShown_ = shown;
   equalSplit_->setVisible(shown);
-  // The legend entry stays, greyed out, so that it can be clicked back.
-  for (QLegendMarker* m : chart()->legend()->markers(equalSplit_)) {
+  decorateLegend();
+  redraw();
+}
+
+void ParetoChartView::decorateLegend() {
+  QLegend* legend = chart()->legend();
+  // The front's own markers, the selection ring and the other scenarios'
+  // optima need no legend entry.
+  QList<QXYSeries*> unlisted{frontPoints_, selected_};
+  for (QXYSeries* s : overlayOptima_) unlisted << s;
+  for (QXYSeries* s : unlisted) {
+    for (QLegendMarker* m : legend->markers(s)) m->setVisible(false);
+  }
+  // A click on the equal split's legend entry hides it (it can sit far from the
+  // front and squash it) and the axes fit what is left; another click shows it.
+  // Hidden, its entry stays, greyed out, so that it can be clicked back.
+  for (QLegendMarker* m : legend->markers(equalSplit_)) {
+    connect(m, &QLegendMarker::clicked, this, &ParetoChartView::toggleEqualSplit,
+            Qt::UniqueConnection);
     m->setVisible(true);
-    QColor label = chart()->legend()->labelColor();
-    label.setAlphaF(shown ? 1.0 : 0.4);
+    QColor label = legend->labelColor();
+    label.setAlphaF(equalSplitShown_ ? 1.0 : 0.4);
     m->setLabelBrush(label);
     QColor fill = kEqualSplitColor;
-    fill.setAlphaF(shown ? 1.0 : 0.25);
+    fill.setAlphaF(equalSplitShown_ ? 1.0 : 0.25);
     m->setBrush(fill);
   }
+  legend->layout()->invalidate();
+}
+
+void ParetoChartView::toggleEqualSplit() {
+  setEqualSplitShown(!equalSplitShown_);
+}
+
+void ParetoChartView::setFrontName(const QString& name) {
+  if (frontLine_->name() == name) return;
+  frontLine_->setName(name);
+  // The entry's text is set when the legend is laid out: now, not a frame later.
+  chart()->legend()->layout()->invalidate();
+  chart()->legend()->layout()->activate();
+}
+
+void ParetoChartView::setOverlays(const QList<FrontOverlay>& overlays) {
+  if (overlays == overlays_) return;
+  overlays_ = overlays;
+  rebuildOverlaySeries();
+  overlayUsdPerUnit_ = overlayNsPerUnit_ = 0;  // their points are put in at the next draw
   redraw();
+}
+
+void ParetoChartView::rebuildOverlaySeries() {
+  QChart* c = chart();
+  for (QXYSeries* s : overlayLines_) {
+    c->removeSeries(s);
+    delete s;
+  }
+  for (QXYSeries* s : overlayOptima_) {
+    c->removeSeries(s);
+    delete s;
+  }
+  overlayLines_.clear();
+  overlayOptima_.clear();
+  for (int i = 0; i < overlays_.size(); ++i) {
+    const FrontOverlay& o = overlays_[i];
+    QString name = o.name;
+    if (o.result && !o.result->a().ok()) {
+      name = tr("%1 (%2)").arg(o.name, toQString(statusWord(o.result->a())));
+    } else if (o.stale || !o.result) {
+      name = tr("%1 (updating…)").arg(o.name);
+    }
+    auto* line = new QLineSeries;
+    line->setName(name);
+    line->setPen(QPen(o.color, 2, o.stale ? Qt::DashLine : Qt::SolidLine));
+    auto* optimum = new QScatterSeries;
+    optimum->setName(tr("%1 optimum").arg(o.name));
+    optimum->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    optimum->setMarkerSize(12);
+    optimum->setColor(o.color);
+    optimum->setBorderColor(o.color.darker(150));
+    for (QXYSeries* s : std::initializer_list<QXYSeries*>{line, optimum}) {
+      c->addSeries(s);
+      s->attachAxis(shownCostAxis());
+      s->attachAxis(shownTimeAxis());
+      if (isStale()) s->setOpacity(0.4);
+      connect(s, &QXYSeries::hovered, this,
+              [this, i](const QPointF& p, bool state) { showOverlayTooltip(i, p, state); });
+    }
+    overlayLines_.append(line);
+    overlayOptima_.append(optimum);
+  }
+  // The shown design's markers stay on top of the other fronts: a chart draws
+  // its series in the order they were added, so they go after the overlays.
+  if (!overlays_.isEmpty()) {
+    for (QXYSeries* s :
+         std::initializer_list<QXYSeries*>{equalSplit_, perfPerCost_, optimum_, selected_}) {
+      c->removeSeries(s);  // hands it back, connections and all
+      c->addSeries(s);
+      s->attachAxis(shownCostAxis());
+      s->attachAxis(shownTimeAxis());
+    }
+  }
+  decorateLegend();  // the markers re-added have new legend entries
+  // A series added hides the legend's entries until its layout runs on a
+  // posted request: lay it out now, or a frame (or a grab) shows no legend.
+  c->legend()->layout()->activate();
+}
+
+void ParetoChartView::showOverlayTooltip(int overlay, const QPointF& point, bool state) {
+  if (!state || overlay < 0 || overlay >= overlays_.size() || !overlays_[overlay].result) {
+    QToolTip::hideText();
+    return;
+  }
+  const FrontOverlay& o = overlays_[overlay];
+  const Analysis& a = o.result->a();
+  if (!a.ok()) return;
+  const QPointF at = chart()->mapToPosition(point, frontLine_);
+  const Evaluation* best = nullptr;
+  const std::vector<double>* bestSplit = nullptr;
+  QString label;
+  double bestDistance = std::numeric_limits<double>::infinity();
+  auto consider = [&](const std::vector<double>& split, const Evaluation& e, const QString& what) {
+    if (!e.finite) return;
+    const QPointF p = chart()->mapToPosition(units_.toChart(e.costUsd, e.iterationNs), frontLine_);
+    const double d = std::hypot(p.x() - at.x(), p.y() - at.y());
+    if (d < bestDistance - 1e-9) {
+      bestDistance = d;
+      best = &e;
+      bestSplit = &split;
+      label = what;
+    }
+  };
+  consider(a.design.bandwidth, a.design.eval, tr("optimum"));
+  if (a.hasFront()) {
+    for (const Solution& s : a.front.points) {
+      if (s.ok()) consider(s.bandwidth, s.eval, tr("Pareto point"));
+    }
+  }
+  if (!best) return;
+  const std::vector<std::string> names =
+      a.problem ? a.problem->dimNames : std::vector<std::string>{};
+  QToolTip::showText(
+      QCursor::pos(),
+      tr("<b>%1</b>: %2%3<br>iteration %4, cost %5<br>%6")
+          .arg(o.name.toHtmlEscaped(), label, o.stale ? tr(" (of an earlier version)") : QString(),
+               formatTimeNs(best->iterationNs), formatCostUsd(best->costUsd),
+               formatSplit(names, *bestSplit)),
+      this);
 }
 
 void ParetoChartView::redraw() {
@@ -426,8 +593,15 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
     const Evaluation& e = a.baseline->design.eval;
     eq.append({e.costUsd, e.iterationNs});
   }
+  QList<OverlayPoints> overlaid;
+  for (const FrontOverlay& o : overlays_) overlaid.append(overlayPoints(o));
+  std::vector<const QList<QPointF>*> all{&line, &opt, &ppc, &eq};
+  for (const OverlayPoints& o : overlaid) {
+    all.push_back(&o.front);
+    all.push_back(&o.optimum);
+  }
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-  for (const QList<QPointF>* points : {&line, &opt, &ppc, &eq}) {
+  for (const QList<QPointF>* points : all) {
     for (const QPointF& p : *points) {
       if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
       // A logarithmic axis cannot show zero.
@@ -449,6 +623,17 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   perfPerCost_->replace(ppc);
   equalSplit_->replace(eq);
   selected_->replace(sel);
+  if (units_.usdPerUnit != overlayUsdPerUnit_ || units_.nsPerUnit != overlayNsPerUnit_) {
+    overlayUsdPerUnit_ = units_.usdPerUnit;
+    overlayNsPerUnit_ = units_.nsPerUnit;
+    for (qsizetype i = 0; i < overlaid.size() && i < overlayLines_.size(); ++i) {
+      for (QList<QPointF>* points : {&overlaid[i].front, &overlaid[i].optimum}) {
+        for (QPointF& p : *points) p = units_.toChart(p.x(), p.y());
+      }
+      overlayLines_[i]->replace(overlaid[i].front);
+      overlayOptima_[i]->replace(overlaid[i].optimum);
+    }
+  }
 
   const bool system = a.costScope == CostScope::System;
   const QString xTitle = system ? tr("System cost: NPUs + network (%1)").arg(units_.costUnit)

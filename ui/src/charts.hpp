@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QColor>
 #include <QList>
 #include <QPointF>
 #include <optional>
@@ -101,6 +102,24 @@ struct AxisRange {
   bool operator==(const AxisRange&) const = default;
 };
 
+// The front of another scenario of the project drawn over the shown one's
+// (comparing designs, issue 10 item 2): a line in its own colour with its
+// optimum, named after the scenario in the legend.
+struct FrontOverlay {
+  QString name;           // the scenario's name: its legend entry
+  QColor color;           // scenarioColor()
+  SolveResultPtr result;  // its analysis (front and optimum); may have failed
+  bool stale = false;     // of an earlier version of the scenario; a newer one is on its way
+
+  bool operator==(const FrontOverlay&) const = default;
+};
+
+// The colour of the scenario at `position` in the project when it is overlaid
+// (the shown scenario's front keeps the front's colour).
+QColor scenarioColor(int position);
+// The colour of the shown (active) scenario's front.
+QColor activeFrontColor();
+
 // Cost against iteration time, in the units of ChartUnits: the front, the
 // optimum, the perf-per-cost optimum, the equal-split baseline, the cost budget
 // and the selected front point.
@@ -126,6 +145,16 @@ class ParetoChartView : public ResultChartView {
   QScatterSeries* perfPerCostSeries() const { return perfPerCost_; }
   QScatterSeries* equalSplitSeries() const { return equalSplit_; }
   QScatterSeries* selectedSeries() const { return selected_; }
+  // The other scenarios' fronts drawn over this one (empty: none); redraws.
+  void setOverlays(const QList<FrontOverlay>& overlays);
+  const QList<FrontOverlay>& overlays() const { return overlays_; }
+  // One line per overlay, in order, named after its scenario ("(updating…)"
+  // added while stale); and the optimum marker of each.
+  const QList<QLineSeries*>& overlaySeries() const { return overlayLines_; }
+  const QList<QScatterSeries*>& overlayOptimumSeries() const { return overlayOptima_; }
+  // The legend name of the shown front: "Pareto front", or the scenario's when
+  // the project has several.
+  void setFrontName(const QString& name);
   // The equal-split marker, and whether the axes make room for it (clicking its
   // legend entry toggles it).
   void setEqualSplitShown(bool shown);
@@ -194,6 +223,12 @@ class ParetoChartView : public ResultChartView {
   // The value (in $, ns) at a viewport point.
   QPointF valueAt(const QPointF& at) const;
   void redraw() override;
+  // Makes one line and one optimum marker per overlay, named and coloured.
+  void rebuildOverlaySeries();
+  // The legend entries: which series have none, the equal split's (clickable, greyed when hidden).
+  void decorateLegend();
+  void toggleEqualSplit();
+  void showOverlayTooltip(int overlay, const QPointF& point, bool state);
 
   QLineSeries* frontLine_;
   QScatterSeries* frontPoints_;
@@ -228,6 +263,11 @@ class ParetoChartView : public ResultChartView {
   // What showResult last drew (the tooltip reads it; hiding the equal split redraws it).
   SolveResult lastResult_;
   SolveResultPtr lastFront_;
+  QList<FrontOverlay> overlays_;
+  QList<QLineSeries*> overlayLines_;
+  QList<QScatterSeries*> overlayOptima_;
+  // The units the overlay series' points are in (redone when they change).
+  double overlayUsdPerUnit_ = 0, overlayNsPerUnit_ = 0;
 };
 
 // Bandwidth per dimension (GB/s per NPU): the optimum beside the equal split.

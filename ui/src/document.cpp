@@ -19,6 +19,9 @@ Document::Parts Document::differences(const Project& a, const Project& b) {
   if (a.constraints != b.constraints) parts |= Constraints;
   if (a.objective != b.objective) parts |= Objective;
   if (a.uiState != b.uiState) parts |= ViewState;
+  if (a.scenarioName != b.scenarioName || a.activeScenario != b.activeScenario ||
+      !(a.otherScenarios == b.otherScenarios))
+    parts |= Scenarios;
   return parts;
 }
 

@@ -29,7 +29,10 @@ class Document : public QObject {
     Constraints = 1u << 5,
     Objective = 1u << 6,
     ViewState = 1u << 7,  // Project::uiState
-    Everything = (1u << 8) - 1,
+    // The list of scenarios: names, the inactive ones, which one is active.
+    // Switching scenarios changes this and whatever differs between the two.
+    Scenarios = 1u << 8,
+    Everything = (1u << 9) - 1,
   };
   Q_DECLARE_FLAGS(Parts, Part)
   Q_FLAG(Parts)

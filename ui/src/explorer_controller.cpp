@@ -11,8 +11,10 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
     : QObject(parent), document_(document), results_(results) {
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     // The view state alone (log axes, ...) changes no request unless it is the
-    // number of front points.
-    if (parts == Document::ViewState && latest_ &&
+    // number of front points; nor do the scenarios' names and the inactive
+    // scenarios (a switch between two alike scenarios changes nothing else).
+    const Document::Parts noRequest = Document::ViewState | Document::Scenarios;
+    if (!(parts & ~noRequest) && latest_ &&
         paretoPointsOf(document_->project()) == requestedPoints_)
       return;
     requestSolve();

@@ -14,11 +14,14 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
 #include <QUndoView>
 
 #include "autosave.hpp"
 #include "budget_panel.hpp"
 #include "chart_controller.hpp"
+#include "comparison_view.hpp"
 #include "cost_level_model.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
@@ -26,6 +29,8 @@
 #include "file_controller.hpp"
 #include "network_panel.hpp"
 #include "results_view.hpp"
+#include "scenario_panel.hpp"
+#include "scenario_results.hpp"
 #include "workload_panel.hpp"
 
 namespace libra::studio {
@@ -49,7 +54,6 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   QApplication::instance()->installEventFilter(this);  // see eventFilter: Undo in spin boxes
   document_ = new Document({}, this);
   results_ = new ResultsView;
-  setCentralWidget(results_);
   network_ = new NetworkPanel(document_);
   workload_ = new WorkloadPanel(document_);
   budget_ = new BudgetPanel(document_);
@@ -57,9 +61,33 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   files_ = new FileController(document_, this);
   exports_ = new ExportController(document_, results_, this);
   charts_ = new ChartController(document_, results_, this);
-  charts_ = new ChartController(document_, results_, this);
+  scenarioResults_ = new ScenarioResults(document_, explorer_->solver(), this);
+  scenarios_ = new ScenarioController(document_, scenarioResults_, results_->paretoChart(), this);
+  scenarioPanel_ = new ScenarioPanel(document_, scenarioResults_, scenarios_);
+  comparison_ = new ComparisonView(document_, scenarioResults_);
+  tabs_ = new QTabWidget;
+  tabs_->setObjectName(QStringLiteral("resultTabs"));
+  tabs_->setDocumentMode(true);
+  tabs_->addTab(results_, tr("Results"));
+  tabs_->addTab(comparison_, tr("Comparison"));
+  setCentralWidget(tabs_);
 
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  QDockWidget* scenarioDock = dock(this, tr("Scenarios"), QStringLiteral("scenarioDock"),
+                                   scenarioPanel_, Qt::LeftDockWidgetArea);
+  // Shown while the project has several scenarios (and from View): a project
+  // of one keeps the window, and its minimum height, as they were.
+  scenarioDock->hide();
+  connect(scenarios_, &ScenarioController::severalChanged, this,
+          [this, scenarioDock](bool several) {
+            scenarioDock->setVisible(several);
+            // Room for its list, taken from the docks below, once it is laid out.
+            if (several) {
+              QTimer::singleShot(0, this, [this, scenarioDock] {
+                resizeDocks({scenarioDock}, {scenarioDock->sizeHint().height() + 4}, Qt::Vertical);
+              });
+            }
+          });
   QDockWidget* networkDock =
       dock(this, tr("Network"), QStringLiteral("networkDock"), network_, Qt::LeftDockWidgetArea);
   QDockWidget* budgetDock = dock(this, tr("Budget and Objective"), QStringLiteral("budgetDock"),
@@ -100,7 +128,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
 
   createMenus();
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d : {networkDock, workloadDock, budgetDock, costDock, historyDock})
+  for (QDockWidget* d :
+       {scenarioDock, networkDock, workloadDock, budgetDock, costDock, historyDock})
     view->addAction(d->toggleViewAction());
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Libra Studio"), this, [this] {
@@ -159,6 +188,7 @@ void MainWindow::createMenus() {
   redo->setObjectName(QStringLiteral("redoAction"));
   edit->addAction(undo);
   edit->addAction(redo);
+  menuBar()->addMenu(scenarios_->menu());
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {

@@ -7,6 +7,7 @@
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QTabWidget;
 QT_END_NAMESPACE
 
 namespace libra::studio {
@@ -16,10 +17,14 @@ class BudgetPanel;
 class Document;
 class ExplorerController;
 class ChartController;
+class ComparisonView;
 class ExportController;
 class FileController;
 class NetworkPanel;
 class ResultsView;
+class ScenarioController;
+class ScenarioPanel;
+class ScenarioResults;
 class WorkloadPanel;
 
 class MainWindow : public QMainWindow {
@@ -37,6 +42,13 @@ class MainWindow : public QMainWindow {
   ChartController* charts() const { return charts_; }
   ExplorerController* explorer() const { return explorer_; }
   ResultsView* results() const { return results_; }
+  // The project's scenarios: their menu and selector, their analyses and the
+  // comparison tab beside the results.
+  ScenarioController* scenarios() const { return scenarios_; }
+  ScenarioPanel* scenarioPanel() const { return scenarioPanel_; }
+  ScenarioResults* scenarioResults() const { return scenarioResults_; }
+  ComparisonView* comparison() const { return comparison_; }
+  QTabWidget* resultTabs() const { return tabs_; }
   NetworkPanel* networkPanel() const { return network_; }
   WorkloadPanel* workloadPanel() const { return workload_; }
   BudgetPanel* budgetPanel() const { return budget_; }
@@ -68,6 +80,11 @@ class MainWindow : public QMainWindow {
   FileController* files_;
   ExportController* exports_;
   ChartController* charts_;
+  ScenarioResults* scenarioResults_;
+  ScenarioController* scenarios_;
+  ScenarioPanel* scenarioPanel_;
+  ComparisonView* comparison_;
+  QTabWidget* tabs_;
   AutosaveController* autosave_ = nullptr;
   QLabel* status_;
 };

@@ -1,0 +1,380 @@
+#include "comparison_view.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QShowEvent>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <libra/error.hpp>
+#include <libra/report/units.hpp>
+
+#include "document.hpp"
+#include "format.hpp"
+#include "scenario_results.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+// What one cell shows: its text, and the number behind it in the engine's units.
+struct Cell {
+  QString text;
+  std::optional<double> value;
+  QString tooltip;
+};
+
+// Digits after the point for values up to `largest`: about four significant ones.
+int decimalsFor(double largest) {
+  if (!(largest > 0) || !std::isfinite(largest)) return 2;
+  return std::clamp(3 - static_cast<int>(std::floor(std::log10(largest))), 0, 3);
+}
+
+QString number(double value, int decimals) {
+  if (!std::isfinite(value)) return QStringLiteral("∞");
+  static const QLocale locale(QLocale::English);
+  return locale.toString(value, 'f', decimals);
+}
+
+// "1.136× faster" / "1.250× slower" for a ratio where > 1 is better.
+QString ratioWords(double ratio, const QString& better, const QString& worse) {
+  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 3).arg(better);
+  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 3).arg(worse);
+}
+
+QString capitalized(const std::string& text) {
+  QString s = toQString(text);
+  if (!s.isEmpty()) s[0] = s[0].toUpper();
+  return s;
+}
+
+}  // namespace
+
+ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWidget* parent)
+    : QWidget(parent), document_(document), results_(results) {
+  setObjectName(QStringLiteral("comparisonView"));
+  baseline_ = new QComboBox;
+  baseline_->setObjectName(QStringLiteral("comparisonBaseline"));
+  baseline_->setToolTip(tr("The scenario the ratios are against"));
+  baseline_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  status_ = new QLabel;
+  status_->setObjectName(QStringLiteral("comparisonStatus"));
+  status_->setWordWrap(true);
+  table_ = new QTableWidget;
+  table_->setObjectName(QStringLiteral("comparisonTable"));
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionMode(QAbstractItemView::ContiguousSelection);
+  table_->setAlternatingRowColors(true);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->verticalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  notes_ = new QLabel;
+  notes_->setObjectName(QStringLiteral("comparisonNotes"));
+  notes_->setWordWrap(true);
+  notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* top = new QHBoxLayout;
+  top->setContentsMargins(0, 0, 0, 0);
+  auto* label = new QLabel(tr("Baseline:"));
+  label->setBuddy(baseline_);
+  top->addWidget(label);
+  top->addWidget(baseline_);
+  top->addSpacing(12);
+  top->addWidget(status_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addLayout(top);
+  layout->addWidget(table_, 1);
+  layout->addWidget(notes_);
+
+  timer_.setSingleShot(true);
+  connect(&timer_, &QTimer::timeout, this, &ComparisonView::rebuild);
+  connect(results_, &ScenarioResults::changed, this, &ComparisonView::scheduleRebuild);
+  connect(document_, &Document::projectChanged, this, &ComparisonView::scheduleRebuild);
+  connect(baseline_, &QComboBox::activated, this, [this](int index) {
+    baselineName_ = index <= 0 ? QString() : baseline_->itemText(index);
+    rebuild();
+  });
+}
+
+int ComparisonView::rowOf(const QString& key) const {
+  for (int r = 0; r < table_->rowCount(); ++r) {
+    const QTableWidgetItem* item = table_->verticalHeaderItem(r);
+    if (item && item->data(Qt::UserRole).toString() == key) return r;
+  }
+  return -1;
+}
+
+int ComparisonView::columnOf(const QString& name) const {
+  if (!shown_) return -1;
+  for (std::size_t i = 0; i < shown_->designs.size(); ++i) {
+    if (toQString(shown_->designs[i].input.name) == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void ComparisonView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (dirty_) rebuild();
+}
+
+void ComparisonView::scheduleRebuild() {
+  dirty_ = true;
+  // Hidden: rebuilt when shown. Visible: at most every kRebuildMs (a drag of
+  // the active scenario changes its column at every step).
+  if (isVisible() && !timer_.isActive()) timer_.start(kRebuildMs);
+}
+
+void ComparisonView::rebuild() {
+  timer_.stop();
+  dirty_ = false;
+  const std::vector<DesignInput> designs = scenarioDesigns(document_->project());
+  QStringList names;
+  for (const DesignInput& d : designs) names << toQString(d.name);
+  if (!names.contains(baselineName_)) baselineName_.clear();
+  {
+    const QSignalBlocker block(baseline_);
+    bool same = baseline_->count() == names.size();
+    for (int i = 0; same && i < names.size(); ++i) same = baseline_->itemText(i) == names[i];
+    if (!same) {
+      baseline_->clear();
+      baseline_->addItems(names);
+    }
+    baseline_->setCurrentIndex(baselineName_.isEmpty() ? 0 : names.indexOf(baselineName_));
+  }
+  try {
+    shown_ = results_->comparison(toStd(baselineName_));
+  } catch (const InputError&) {
+    shown_ = results_->comparison();
+  }
+  current_ = shown_ && results_->allCurrent();
+  if (!shown_) {
+    table_->clear();
+    table_->setRowCount(0);
+    table_->setColumnCount(0);
+    status_->setText(tr("Computing the optima of the scenarios…"));
+    notes_->clear();
+  } else {
+    fill(*shown_);
+  }
+  Q_EMIT rebuilt();
+}
+
+void ComparisonView::fill(const Comparison& c) {
+  const int columns = static_cast<int>(c.designs.size());
+  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  std::vector<bool> current(c.designs.size());
+  for (std::size_t i = 0; i < c.designs.size(); ++i) current[i] = results_->entry(i).current;
+
+  // One unit per group of rows, from the largest value in it (report/units.hpp).
+  double maxTime = 0, maxCost = 0, maxPerf = 0;
+  bool anySystem = false;
+  for (const DesignComparison& d : c.designs) {
+    anySystem = anySystem || d.analysis.costScope == CostScope::System;
+    if (!d.ok()) continue;
+    const Evaluation& e = d.analysis.design.eval;
+    if (std::isfinite(e.iterationNs)) maxTime = std::max(maxTime, std::fabs(e.iterationNs));
+    for (double usd : {e.costUsd, e.networkCostUsd})
+      if (std::isfinite(usd)) maxCost = std::max(maxCost, std::fabs(usd));
+    if (d.performance) maxPerf = std::max(maxPerf, *d.performance);
+  }
+  const report::Unit time = report::timeUnitFor(maxTime);
+  const report::Unit cost = report::costUnitFor(maxCost);
+  const QString timeUnit = toQString(time.name), costUnit = toQString(cost.name);
+  const int timeDecimals = decimalsFor(time.of(maxTime));
+  const int costDecimals = decimalsFor(cost.of(maxCost));
+  const int perfDecimals = tokens ? (maxPerf >= 100 ? 0 : 2) : decimalsFor(maxPerf);
+  double maxPerfPerCost = 0;
+  for (const DesignComparison& d : c.designs)
+    if (d.perfPerCost) maxPerfPerCost = std::max(maxPerfPerCost, *d.perfPerCost * cost.size);
+  const int perfPerCostDecimals = decimalsFor(maxPerfPerCost);
+
+  struct Row {
+    QString key;  // empty: a group heading
+    QString label;
+    std::function<Cell(const DesignComparison&, std::size_t)> cell;
+  };
+  std::vector<Row> rows;
+  auto valueCell = [](const DesignComparison& d, double value, double unit, int decimals) {
+    if (!d.ok()) return Cell{QStringLiteral("–"), std::nullopt, {}};
+    return Cell{number(value / unit, decimals), value, {}};
+  };
+  rows.push_back(
+      {QStringLiteral("status"), tr("Status"), [](const DesignComparison& d, std::size_t) {
+         return Cell{toQString(statusWord(d.analysis)), std::nullopt,
+                     d.ok() ? QString() : capitalized(d.analysis.message)};
+       }});
+  rows.push_back(
+      {QStringLiteral("objective"), tr("Objective"), [](const DesignComparison& d, std::size_t) {
+         return Cell{d.analysis.objective == Objective::Performance ? tr("performance")
+                                                                    : tr("perf per cost"),
+                     std::nullopt,
+                     {}};
+       }});
+  rows.push_back(
+      {QStringLiteral("network"), tr("Network"), [](const DesignComparison& d, std::size_t) {
+         return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
+       }});
+  // The split: one row per dimension name when every design has the same
+  // dimensions, else one per position with the name in the cell.
+  std::vector<std::string> dimNames;
+  bool sameDims = true;
+  std::size_t widest = 0;
+  for (const DesignComparison& d : c.designs) {
+    if (!d.ok() || !d.analysis.problem) continue;
+    const std::vector<std::string>& n = d.analysis.problem->dimNames;
+    if (dimNames.empty()) dimNames = n;
+    sameDims = sameDims && n == dimNames;
+    widest = std::max(widest, n.size());
+  }
+  rows.push_back({QString(), tr("Bandwidth per NPU (GB/s)"), {}});
+  for (std::size_t k = 0; k < widest; ++k) {
+    const QString label =
+        sameDims && k < dimNames.size() ? toQString(dimNames[k]) : tr("dimension %1").arg(k + 1);
+    rows.push_back({QStringLiteral("bandwidth_gbps/%1").arg(k), QStringLiteral("    ") + label,
+                    [k, sameDims](const DesignComparison& d, std::size_t) {
+                      const DesignResult& r = d.analysis.design;
+                      if (!d.ok() || k >= r.bandwidth.size())
+                        return Cell{QStringLiteral("–"), std::nullopt, {}};
+                      QString text = number(r.bandwidth[k], 1);
+                      if (!sameDims && d.analysis.problem)
+                        text = toQString(d.analysis.problem->dimNames[k]) + QLatin1Char(' ') + text;
+                      return Cell{text, r.bandwidth[k], {}};
+                    }});
+  }
+  rows.push_back({QStringLiteral("total_bandwidth_gbps"), tr("    total"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.totalBandwidth(), 1, 1);
+                  }});
+  rows.push_back({QString(), tr("Time per iteration (%1)").arg(timeUnit), {}});
+  rows.push_back({QStringLiteral("iteration_time_ns"), tr("    iteration"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.iterationNs, time.size,
+                                     timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("compute_time_ns"), tr("    compute"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.computeNs, time.size, timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("communication_time_ns"), tr("    exposed communication"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.communicationNs, time.size,
+                                     timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("performance"),
+                  tokens ? tr("Throughput (tokens/s)") : tr("Iterations per second"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
+                    return Cell{number(*d.performance, perfDecimals), d.performance, {}};
+                  }});
+  rows.push_back({QString(), tr("Cost (%1)").arg(costUnit), {}});
+  rows.push_back({QStringLiteral("network_cost_usd"), tr("    network"),
+                  [&](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.networkCostUsd, cost.size,
+                                     costDecimals);
+                  }});
+  if (anySystem) {
+    rows.push_back({QStringLiteral("cost_usd"), tr("    system (NPUs + network)"),
+                    [&](const DesignComparison& d, std::size_t) {
+                      if (d.analysis.costScope != CostScope::System)
+                        return Cell{tr("(network only)"), std::nullopt,
+                                    tr("This scenario counts the network's cost only")};
+                      return valueCell(d, d.analysis.design.eval.costUsd, cost.size, costDecimals);
+                    }});
+  }
+  rows.push_back(
+      {QStringLiteral("perf_per_cost"),
+       tokens ? tr("Perf per cost (tokens/s per %1)").arg(costUnit)
+              : tr("Perf per cost (iterations/s per %1)").arg(costUnit),
+       [&](const DesignComparison& d, std::size_t) {
+         if (!d.perfPerCost) return Cell{QStringLiteral("–"), std::nullopt, {}};
+         return Cell{number(*d.perfPerCost * cost.size, perfPerCostDecimals), d.perfPerCost, {}};
+       }});
+  const QString baseName = toQString(c.baselineDesign().input.name);
+  rows.push_back({QString(), tr("Against the baseline, %1").arg(baseName), {}});
+  auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
+                        const std::optional<double>& shown, const QString& better,
+                        const QString& worse) {
+    if (i == c.baseline) return Cell{d.ok() ? tr("baseline") : QStringLiteral("–"), r, {}};
+    if (!r || !shown || !(*shown > 0)) return Cell{QStringLiteral("–"), r, {}};
+    return Cell{ratioWords(*shown, better, worse), r, {}};
+  };
+  rows.push_back({QStringLiteral("speedup"), tokens ? tr("    throughput") : tr("    speed"),
+                  [&](const DesignComparison& d, std::size_t i) {
+                    return ratioCell(d, i, d.speedup, d.speedup, tr("faster"), tr("slower"));
+                  }});
+  rows.push_back(
+      {QStringLiteral("cost_ratio"), tr("    cost"), [&](const DesignComparison& d, std::size_t i) {
+         const std::optional<double> cheaper = d.costRatio && *d.costRatio > 0
+                                                   ? std::optional<double>(1 / *d.costRatio)
+                                                   : std::nullopt;
+         return ratioCell(d, i, d.costRatio, cheaper, tr("cheaper"), tr("more expensive"));
+       }});
+  rows.push_back({QStringLiteral("perf_per_cost_ratio"), tr("    perf per cost"),
+                  [&](const DesignComparison& d, std::size_t i) {
+                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio, tr("better"),
+                                     tr("worse"));
+                  }});
+
+  table_->clear();
+  table_->setColumnCount(columns);
+  table_->setRowCount(static_cast<int>(rows.size()));
+  const std::size_t active = document_->project().activeScenario;
+  for (int col = 0; col < columns; ++col) {
+    const auto i = static_cast<std::size_t>(col);
+    QStringList header{toQString(c.designs[i].input.name)};
+    if (i == active) header << tr("(active)");
+    if (i == c.baseline) header << tr("(baseline)");
+    if (!current[i]) header << tr("(updating…)");
+    auto* item = new QTableWidgetItem(header.join(QLatin1Char('\n')));
+    if (i == c.baseline) {
+      QFont f = item->font();
+      f.setBold(true);
+      item->setFont(f);
+    }
+    table_->setHorizontalHeaderItem(col, item);
+  }
+  const QColor staleText = palette().color(QPalette::Disabled, QPalette::Text);
+  for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+    const Row& row = rows[static_cast<std::size_t>(r)];
+    auto* head = new QTableWidgetItem(row.label);
+    head->setData(Qt::UserRole, row.key);
+    if (row.key.isEmpty()) {
+      QFont f = head->font();
+      f.setBold(true);
+      head->setFont(f);
+    }
+    table_->setVerticalHeaderItem(r, head);
+    if (!row.cell) continue;
+    for (int col = 0; col < columns; ++col) {
+      const auto i = static_cast<std::size_t>(col);
+      const Cell cell = row.cell(c.designs[i], i);
+      auto* item = new QTableWidgetItem(cell.text);
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (cell.value) item->setData(Qt::UserRole, *cell.value);
+      if (!cell.tooltip.isEmpty()) item->setToolTip(cell.tooltip);
+      if (!current[i]) item->setForeground(staleText);
+      table_->setItem(r, col, item);
+    }
+  }
+
+  QString status = tokens ? tr("Performance: training throughput (tokens/s).")
+                          : tr("Performance: iterations per second (1 / iteration time).");
+  if (columns < 2)
+    status += tr(" Add scenarios (Scenarios > Duplicate Scenario) to compare designs.");
+  else if (!current_)
+    status += tr(" Updating…");
+  status_->setText(status);
+  QStringList notes;
+  for (const std::string& note : c.notes) notes << QStringLiteral("• ") + capitalized(note) + '.';
+  notes_->setText(notes.join(QLatin1Char('\n')));
+  notes_->setVisible(!notes.isEmpty());
+}
+
+}  // namespace libra::studio
