@@ -12,21 +12,32 @@
 //    duality gap ~1e-11 of the scaled objective; 1e-6 leaves room for the
 //    scaling by the start point's communication time);
 //  - constraints hold within 1e-9 relative (LinearConstraint::isSatisfied);
-//  - monotonicity and optimality comparisons between solves: 1e-9 relative.
+//  - monotonicity and optimality comparisons between solves: 1e-9 relative;
+//  - a loose extra bound: what each backend's convergence test allows
+//    (stoppingSlackNs), plus 1e-9 relative.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <ostream>
+#include <string>
 
 #include "engine_test_support.hpp"
 #include "generators.hpp"
 #include "libra/project_io.hpp"
 #include "optimality_check.hpp"
 #include "rc_support.hpp"
+#include "solver/standard_form.hpp"
 
 namespace libra {
+
+// RapidCheck shows a drawn backend by its name (found by argument-dependent lookup).
+std::ostream& operator<<(std::ostream& os, Backend backend) {
+  return os << toString(backend);
+}
+
 namespace {
 
 using test::checkProperty;
@@ -426,67 +437,180 @@ TEST(SolverRegressions, TheStallsOfTheTwoFailedSeedsAreSolved) {
   }
 }
 
+// How far above its optimum a backend may stop on `p`, in ns of iteration time,
+// by its own convergence test. Both solve the scaled problem of
+// standard_form.hpp, whose objective f is T / (W T0) (W the sum of the workload
+// weights, T0 the communication time at the presolve's start point, which moves
+// when a row is added), and for a convex problem f(x) - f* is at most the
+// duality gap sum_i lambda_i u_i at the point where a backend stops:
+//  - native: gap <= 1e-11 max(1, |f|) (kGapTolerance in native_ipm.cpp; not the
+//    100 times that it accepts from its best iterate after a stall, so that the
+//    property also catches such runs);
+//  - IPOPT: tol = 1e-11 bounds each complementarity product lambda_i u_i, not
+//    their sum, so the gap is at most m 1e-11 for m inequality rows and bounds
+//    (branch rows, pieces, linear rows, x >= 0, t >= 0).
+// That is absolute in units of T0, which can be far above the optimum (35 times
+// on seed 14153911229405092243's problem below).
+double stoppingSlackNs(const Problem& p, Backend backend, double timeNs) {
+  const detail::Presolved pre = detail::presolve(p, std::nullopt);
+  if (pre.status != SolveStatus::Optimal || pre.trivialSolution) return 0;
+  const detail::StandardForm& f = pre.form;
+  double weights = 0;
+  for (const auto& g : p.time.groups) weights += g.weight;
+  const double unit = weights * f.timeScale;  // ns per unit of f
+  if (backend == Backend::Ipopt) {
+    const auto m = static_cast<double>(f.edges.size() + f.pieces.size() +
+                                       static_cast<std::size_t>(f.Ain.rows()) +
+                                       static_cast<std::size_t>(f.n + f.K));
+    return m * 1e-11 * unit;
+  }
+  return 1e-11 * std::max(1.0, timeNs / unit) * unit;
+}
+
 // A constraint that the optimum satisfies with room to spare, however loose (up to
 // 1e300), changes neither the status nor the optimal time: the presolve drops
 // what the other rows imply and scales by the rows that matter. (Found by
 // fuzzing: `total <= 1e12` beside `total == 500` was reported infeasible.)
-// Tolerance: the two solves are of different problems, so they stop at
-// different points within the backends' gap (1e-11 of the scaled objective);
-// 1e-9 relative, as the other comparisons between solves.
+// The two solves are of different problems (one more row, another start point
+// and time scale), so each may stop anywhere within its backend's convergence
+// test: the times may differ by the two stopping slacks above, plus 1e-9
+// relative for the projection onto the active rows (each row holds to 1e-9 of
+// its size when a backend stops; T is homogeneous of degree -1 in bw, so moving
+// bw by 1e-9 relative moves T by at most as much).
+// What adding `extra` to `project` changes with `backend` beyond that, in words;
+// empty when nothing does.
+std::string whatALooseExtraBoundChanges(const Project& project, const std::string& extra,
+                                        Backend backend, const Solution& base) {
+  Project looserProject = project;
+  looserProject.constraints.push_back(extra);
+  const Problem looser = buildProblem(looserProject);
+  const Solution again = solve(looser, Objective::Performance, withBackend(backend));
+  const std::string both =
+      "with '" + extra + "': " + describe(again) + "; without it: " + describe(base);
+  if (again.status != base.status) return both;
+  const double slack = 1e-9 * std::max(base.eval.iterationNs, again.eval.iterationNs) +
+                       stoppingSlackNs(buildProblem(project), backend, base.eval.iterationNs) +
+                       stoppingSlackNs(looser, backend, again.eval.iterationNs);
+  if (std::abs(again.eval.iterationNs - base.eval.iterationNs) > slack) {
+    return both + " (the times differ by more than " + exactNumber(slack) + " ns)";
+  }
+  return {};
+}
+
+void aLooseExtraBoundChangesNothing() {
+  ProblemOptions opt;
+  opt.maxCollectives = 20;
+  const RandomProblem r = *genProblem(opt);
+  const Problem p = r.problem();
+  const Backend backend =
+      *rc::gen::weightedElement<Backend>({{4, Backend::Native}, {1, Backend::Ipopt}});
+  RC_TAG(toString(backend));
+  const Solution base = solve(p, Objective::Performance, withBackend(backend));
+  assertSolved(r, base);
+  const Network& net = r.project.network;
+  const int n = net.size();
+  const int d = *test::genIndex(0, n);
+  const std::string ref = test::bwRef(net, d, *rc::gen::arbitrary<bool>());
+  double total = 0;
+  for (double b : base.bandwidth) total += b;
+  // How much looser than the optimum: from a hair to 1e300 in absolute terms.
+  auto looser = [](double atOptimum) {
+    return *test::genLogUniform(std::max(atOptimum, 1e-300) * (1 + 1e-6), 1e300);
+  };
+  std::string extra;
+  switch (*test::genIndex(0, 5)) {
+    case 0:
+      extra = ref + " <= " + exactNumber(looser(base.bandwidth[d]));
+      break;
+    case 1:
+      extra = "total <= " + exactNumber(looser(total));
+      break;
+    case 2:
+      extra = "cost <= " + exactNumber(looser(base.eval.costUsd));
+      break;
+    case 3:
+      extra = ref + " >= " + exactNumber(base.bandwidth[d] / *test::genLogUniform(1 + 1e-6, 1e300));
+      break;
+    default: {
+      const int e = (d + 1) % n;
+      extra = ref + " + " + test::bwRef(net, e, false) +
+              " <= " + exactNumber(looser(base.bandwidth[d] + base.bandwidth[e]));
+    }
+  }
+  RC_TAG(extra.substr(0, extra.find_first_of("<>")));
+  const std::string changed = whatALooseExtraBoundChanges(r.project, extra, backend, base);
+  if (!changed.empty()) RC_FAIL(changed);
+}
+
 TEST(SolverProperties, ALooseExtraBoundChangesNothing) {
-  checkProperty(100, [] {
-    ProblemOptions opt;
-    opt.maxCollectives = 20;
-    const RandomProblem r = *genProblem(opt);
-    const Problem p = r.problem();
-    const Backend backend =
-        *rc::gen::weightedElement<Backend>({{4, Backend::Native}, {1, Backend::Ipopt}});
-    RC_TAG(toString(backend));
+  checkProperty(100, aLooseExtraBoundChangesNothing);
+}
+
+// Seed 14153911229405092243 (a random run, 81st case) failed the property when
+// it compared the times to 1e-9 relative: with IPOPT, `bw[0] >= 0.2232...` (21.4
+// at the optimum) moved the time from 121121677.092 to 121121677.213 ns (1.0e-9
+// relative; the native solver gives 121121677.087 and .088). Not a defect: both
+// IPOPT answers lie within its tolerance (final complementarity 5.1e-12 on each
+// of 70 rows and bounds, in units of T0 = 35 times the optimum: up to 3 ns), the
+// property now allows what the backends' stopping tests allow. Replayed in CI,
+// and its shrunk problem is kept as a concrete case below.
+TEST(SolverRegressions, ALooseExtraBoundOfTheFailedSeedChangesNothing) {
+  checkProperty(100, aLooseExtraBoundChangesNothing, true, std::uint64_t{14153911229405092243ULL});
+}
+
+// The shrunk counterexample of that seed: one 4.2 MB AllGather beside eleven 1 kB
+// collectives, so that five of the seven dimensions end below 1 GB/s and the
+// time is flat in them.
+const char* const kLooseBoundOnSeed14153911229405092243 = R"({"format":"libra-project",
+"schema_version":1,"name":"random","network":{"dimensions":[
+{"name":"d0","block":"Ring","npus":15,"cost_level":"L0"},
+{"name":"d1","block":"Switch","npus":2,"cost_level":"L1"},
+{"name":"d2","block":"Ring","npus":9,"cost_level":"L2"},
+{"name":"d3","block":"FullyConnected","npus":16,"cost_level":"L3"},
+{"name":"d4","block":"Switch","npus":2,"cost_level":"L4"},
+{"name":"d5","block":"FullyConnected","npus":2,"cost_level":"L5"},
+{"name":"d6","block":"FullyConnected","npus":2,"cost_level":"L6"}]},
+"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
+"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L3":{"Link":0.1,"Switch":0.1,"Nic":0.1},
+"L4":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L5":{"Link":0.1,"Switch":0.1,"Nic":0.1},
+"L6":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
+"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1,1,1,1,1],
+"input_grad":[1,1,1,1,1,1,1],"weight_grad":[1,1,1,1,1,1,1]},"layers":[
+{"name":"l0","forward":{"compute_ns":0,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,2,2,2,1,1]},
+"input_grad":{"compute_ns":0,"collective":"AllGather","size_bytes":4191723.1314163525,"groups":[15,2,1,11,2,1,1]},
+"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
+{"name":"l1","forward":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[1,2,1,1,2,1,2]},
+"input_grad":{"compute_ns":0,"collective":"AllToAll","size_bytes":1000,"groups":[2,2,2,2,1,2,2]},
+"weight_grad":{"compute_ns":100,"collective":"AllReduce","size_bytes":1000,"groups":[1,2,2,2,1,1,2]},"update_ns":0},
+{"name":"l2","forward":{"compute_ns":0,"collective":"None","size_bytes":0},
+"input_grad":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[1,1,2,2,2,2,1]},
+"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
+{"name":"l3","forward":{"compute_ns":0,"collective":"AllToAll","size_bytes":1000,"groups":[2,1,1,2,2,2,1]},
+"input_grad":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[2,1,2,1,2,2,2]},
+"weight_grad":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[15,1,1,1,1,1,1]},"update_ns":0},
+{"name":"l4","forward":{"compute_ns":100,"collective":"AllReduce","size_bytes":1000,"groups":[2,2,2,2,1,2,1]},
+"input_grad":{"compute_ns":100,"collective":"None","size_bytes":0},
+"weight_grad":{"compute_ns":100,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,1,2,2,1,1]},"update_ns":0},
+{"name":"l5","forward":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[2,2,1,1,2,1,2]},
+"input_grad":{"compute_ns":100,"collective":"None","size_bytes":0},
+"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0}]}],
+"training_loop":"no-overlap","constraints":["total == 22.987336960054879","bw[4] >= bw[5]",
+"cost <= 93268.236533949661","bw[1] <= 1"],"objective":"performance"})";
+
+TEST(SolverRegressions, ALooseLowerBoundOnTheFastestDimensionChangesNothing) {
+  const Project project = projectFromJson(kLooseBoundOnSeed14153911229405092243, "regression.json");
+  const Problem p = buildProblem(project);
+  for (Backend backend : {Backend::Native, Backend::Ipopt}) {
+    SCOPED_TRACE(std::string(toString(backend)));
     const Solution base = solve(p, Objective::Performance, withBackend(backend));
-    assertSolved(r, base);
-    const Network& net = r.project.network;
-    const int n = net.size();
-    const int d = *test::genIndex(0, n);
-    const std::string ref = test::bwRef(net, d, *rc::gen::arbitrary<bool>());
-    double total = 0;
-    for (double b : base.bandwidth) total += b;
-    // How much looser than the optimum: from a hair to 1e300 in absolute terms.
-    auto looser = [](double atOptimum) {
-      return *test::genLogUniform(std::max(atOptimum, 1e-300) * (1 + 1e-6), 1e300);
-    };
-    std::string extra;
-    switch (*test::genIndex(0, 5)) {
-      case 0:
-        extra = ref + " <= " + exactNumber(looser(base.bandwidth[d]));
-        break;
-      case 1:
-        extra = "total <= " + exactNumber(looser(total));
-        break;
-      case 2:
-        extra = "cost <= " + exactNumber(looser(base.eval.costUsd));
-        break;
-      case 3:
-        extra =
-            ref + " >= " + exactNumber(base.bandwidth[d] / *test::genLogUniform(1 + 1e-6, 1e300));
-        break;
-      default: {
-        const int e = (d + 1) % n;
-        extra = ref + " + " + test::bwRef(net, e, false) +
-                " <= " + exactNumber(looser(base.bandwidth[d] + base.bandwidth[e]));
-      }
+    ASSERT_TRUE(base.ok()) << describe(base);
+    // bw[0] is 21.4 at the optimum: the bound of the failed case, and looser ones.
+    ASSERT_GT(base.bandwidth[0], 21);
+    for (const char* extra : {"bw[0] >= 0.22323228237235551", "bw[d0] >= 1e-300", "bw[0] <= 1e300",
+                              "total <= 23", "cost <= 1e300"}) {
+      EXPECT_EQ(whatALooseExtraBoundChanges(project, extra, backend, base), "");
     }
-    RC_TAG(extra.substr(0, extra.find_first_of("<>")));
-    Project looserProject = r.project;
-    looserProject.constraints.push_back(extra);
-    const Solution again =
-        solve(buildProblem(looserProject), Objective::Performance, withBackend(backend));
-    if (again.status != base.status) {
-      RC_FAIL("with '" + extra + "': " + describe(again) + "; without it: " + describe(base));
-    }
-    if (relDiff(again.eval.iterationNs, base.eval.iterationNs) > 1e-9) {
-      RC_FAIL("with '" + extra + "': " + describe(again) + "; without it: " + describe(base));
-    }
-  });
+  }
 }
 
 }  // namespace
