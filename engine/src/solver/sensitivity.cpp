@@ -13,9 +13,9 @@ namespace {
 
 // A part within this of the maximum it belongs to sets it (as TimeTerm::attribute).
 constexpr double kTieTolerance = 1e-6;
-// The perf-per-cost optimum is found to 1e-6 of its cost by a scalar search;
-// where the front has a kink there (a part starts to set a maximum), the answer
-// is a little off it and the part that ties at the optimum is below the
+// The perf-per-cost optimum is found to 1e-6 of the front's cost range by a
+// scalar search; where the front has a kink there (a part starts to set a
+// maximum), the answer is a little off it and the part that ties at the optimum is below the
 // maximum by about that much: it counts.
 constexpr double kPerfPerCostTieTolerance = 1e-4;
 // An inequality holds with equality within this of the size of its terms (the
