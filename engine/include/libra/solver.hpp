@@ -29,7 +29,9 @@ std::optional<Backend> parseBackend(std::string_view text);
 
 // Limits of one backend run (each sub-solve of a Pareto scan or of an "auto"
 // chunk round has its own). Reaching one ends the solve with status Error and a
-// message that says which limit stopped which backend, after how long.
+// message that says which limit stopped which backend, after how long, and what
+// the other backend does with the same problem (the native solver with its
+// default limits; IPOPT within the same time limit).
 struct SolveLimits {
   double seconds = 60;  // wall-clock seconds (native) / CPU seconds (IPOPT's max_cpu_time)
   int iterations = 0;   // 0: the backend's own (native 150 per attempt, IPOPT 3000)

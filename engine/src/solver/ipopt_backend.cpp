@@ -402,8 +402,8 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
       result.status = SolveStatus::Error;
       result.limitHit = true;
       std::snprintf(buffer, sizeof buffer,
-                    "IPOPT stopped after %d iterations (iteration limit) in %.3g s", maxIterations,
-                    result.seconds);
+                    "IPOPT stopped after %d iteration%s (iteration limit) in %.3g s", maxIterations,
+                    maxIterations == 1 ? "" : "s", result.seconds);
       result.message = buffer;
       break;
     default:

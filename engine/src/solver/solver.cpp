@@ -99,16 +99,35 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
   BackendResult r = options.backend == Backend::Native
                         ? detail::solveNative(pre.form, options.cancel, options.limits)
                         : detail::solveIpopt(pre.form, options.cancel, options.limits);
-  if (r.limitHit && options.backend == Backend::Ipopt) {
-    // Say whether the other backend does better: it is fast where IPOPT is slow
-    // (with its own default limits: the user limited IPOPT, not it).
-    const BackendResult native = detail::solveNative(pre.form, options.cancel, SolveLimits{});
-    char buffer[96];
-    if (native.status == SolveStatus::Optimal) {
-      std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
-                    native.seconds);
+  if (r.limitHit) {
+    // Say what the other backend does with the same problem, so that the
+    // message says what to do next.
+    char buffer[120];
+    if (options.backend == Backend::Ipopt) {
+      // The native solver is fast where IPOPT is slow; it gets its own default
+      // limits (the user limited IPOPT, not it).
+      const BackendResult native = detail::solveNative(pre.form, options.cancel, SolveLimits{});
+      if (native.status == SolveStatus::Optimal) {
+        std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
+                      native.seconds);
+      } else {
+        std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
+      }
     } else {
-      std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
+      // IPOPT within the same time limit (how long the user chose to wait) and
+      // its own iteration count.
+      SolveLimits same;
+      same.seconds = options.limits.seconds;
+      const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, same);
+      if (ipopt.status == SolveStatus::Optimal) {
+        std::snprintf(buffer, sizeof buffer, "; IPOPT answers this in %.2g s (--solver ipopt)",
+                      ipopt.seconds);
+      } else if (ipopt.limitHit) {
+        std::snprintf(buffer, sizeof buffer, "; IPOPT does not answer it within %.3g s either",
+                      same.seconds);
+      } else {
+        std::snprintf(buffer, sizeof buffer, "; IPOPT fails too");
+      }
     }
     r.message += buffer;
   }
