@@ -68,9 +68,12 @@ Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
 struct ParetoFront {
   SolveStatus status = SolveStatus::Error;
   std::string message;
-  std::vector<Solution> points;  // increasing cost; each the least time for its cost
-  Solution perfPerCostOptimum;   // best time*cost over the front, refined
-  double minCostUsd = 0;         // the reachable cost range scanned
+  // Increasing cost; each the least time for its cost. One point when the cost
+  // range is narrower than 1e-6 of the cost (the least-time design's cost is not
+  // known better where the time is flat).
+  std::vector<Solution> points;
+  Solution perfPerCostOptimum;  // best time*cost over the front, refined
+  double minCostUsd = 0;        // the reachable cost range scanned
   double maxCostUsd = 0;
 };
 
