@@ -229,11 +229,14 @@ TEST(SolverRegressions, PolishingAnAnswerNearZeroKeepsItsConstraints) {
 //    1e-4 of the cost).
 //  - 236213444020164306 (a second hunt): two front points of equal cost, in a
 //    range of 7.6e-8 of the cost that only the solver's noise made (a front
-//    narrower than 1e-6 of the cost is now one point).
+//    narrower than 1e-6 of the cost is now one point);
+//  - 16147857825712677218 (a second hunt): a scanned point 6e-9 better in time x
+//    cost than the perf-per-cost optimum at a kink of the front (the scalar
+//    search now stops at 1e-8 of the cost range, was 1e-6).
 TEST(SolverRegressions, PerfPerCostOfTheSeedsThatFailedIsNoWorseThanTheFront) {
   for (const std::uint64_t seed :
        {310489798061799776ULL, 14637929538265183775ULL, 12358978092701369665ULL,
-        3748054821309351757ULL, 236213444020164306ULL}) {
+        3748054821309351757ULL, 236213444020164306ULL, 16147857825712677218ULL}) {
     SCOPED_TRACE(seed);
     checkProperty(30, perfPerCostIsNoWorseThanTheFront, /*shrink=*/false, seed);
   }

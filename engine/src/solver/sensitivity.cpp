@@ -13,7 +13,7 @@ namespace {
 
 // A part within this of the maximum it belongs to sets it (as TimeTerm::attribute).
 constexpr double kTieTolerance = 1e-6;
-// The perf-per-cost optimum is found to 1e-6 of the front's cost range by a
+// The perf-per-cost optimum is found to 1e-8 of the front's cost range by a
 // scalar search; where the front has a kink there (a part starts to set a
 // maximum), the answer is a little off it and the part that ties at the optimum is below the
 // maximum by about that much: it counts.
