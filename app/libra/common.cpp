@@ -11,6 +11,7 @@
 #include "libra/cost.hpp"
 #include "libra/error.hpp"
 #include "libra/project_io.hpp"
+#include "preset_options.hpp"
 
 namespace libra::cli {
 
@@ -265,6 +266,39 @@ std::vector<double> parseNumberList(const std::string& text, const std::string& 
 }
 
 }  // namespace
+
+void addLimitFlags(CLI::App* command, LimitFlags& flags) {
+  command
+      ->add_option("--time-limit", flags.timeLimit,
+                   "Stop each solver run after S seconds (default 60; IPOPT counts CPU time)")
+      ->type_name("S");
+  command
+      ->add_option("--max-iterations", flags.maxIterations,
+                   "Stop each solver run after N iterations (default: native 150 per attempt, "
+                   "IPOPT 3000)")
+      ->type_name("N");
+}
+
+SolveLimits parseLimitFlags(const LimitFlags& flags) {
+  SolveLimits limits;
+  if (!flags.timeLimit.empty()) {
+    const std::string& text = flags.timeLimit;
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      throw InputError("--time-limit: '" + text + "' is not a number of seconds");
+    }
+    if (!(value > 0) || value > 1e6) {
+      throw InputError("--time-limit: " + text + " is out of range; give seconds > 0, at most 1e6");
+    }
+    limits.seconds = value;
+  }
+  if (!flags.maxIterations.empty()) {
+    limits.iterations =
+        static_cast<int>(parseWholeNumber(flags.maxIterations, "--max-iterations", 1, 1000000));
+  }
+  return limits;
+}
 
 std::vector<double> parseBandwidthList(const std::string& text) {
   return parseNumberList(text, "bandwidth", "B", "GB/s");

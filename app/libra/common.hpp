@@ -63,6 +63,16 @@ ModelOverrides parseModelFlags(const ModelFlags& flags);
 // The help paragraph on the model options.
 extern const char* const kModelHelp;
 
+// --time-limit SECONDS and --max-iterations N on solve and pareto: the limits
+// of each solver run (SolveLimits; defaults 60 s, and the backend's count).
+struct LimitFlags {
+  std::string timeLimit;
+  std::string maxIterations;
+};
+void addLimitFlags(CLI::App* command, LimitFlags& flags);
+// Throws InputError naming the flag when a value is malformed or out of range.
+SolveLimits parseLimitFlags(const LimitFlags& flags);
+
 // "B0,B1,..." -> numbers, strictly: every item must be a whole number (no
 // trailing text, no empty items). Range and length are checked by
 // Problem::checkBandwidth.

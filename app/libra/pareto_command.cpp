@@ -42,6 +42,7 @@ struct ParetoArgs {
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
   std::string solver = "native";
+  LimitFlags limits;
   ModelFlags model;
   bool json = false;
   bool csv = false;
@@ -138,6 +139,7 @@ int runPareto(const ParetoArgs& args, Context& context) {
   AnalysisOptions options;
   options.paretoPoints = parsePoints(args.points);
   options.backend = parseBackendFlag(args.solver);
+  options.limits = parseLimitFlags(args.limits);
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
@@ -189,6 +191,7 @@ void registerPareto(CLI::App& app, Context& context) {
                 "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
+  addLimitFlags(cmd, args->limits);
   addModelFlags(cmd, args->model);
   CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object");
   CLI::Option* csv =

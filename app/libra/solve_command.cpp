@@ -20,7 +20,9 @@ constexpr const char* kSolveFooter =
     "project's objective:\n"
     "  performance     least iteration time\n"
     "  perf-per-cost   least iteration time x network cost\n"
-    "Both solvers give the same answer; native is the default.\n"
+    "Both solvers give the same answer; native is the default. Each solver run stops after\n"
+    "--time-limit seconds (default 60) or --max-iterations; the message then names the limit\n"
+    "and says what the other solver does with the same problem.\n"
     "\n"
     "Examples:\n"
     "  libra solve gpt3.json\n"
@@ -50,6 +52,7 @@ struct SolveArgs {
   std::vector<std::string> constraints;
   bool noProjectConstraints = false;
   std::string solver = "native";
+  LimitFlags limits;
   ModelFlags model;
   bool json = false;
 };
@@ -81,6 +84,7 @@ int emit(Context& context, const Analysis& analysis, bool json) {
 int runSolve(const SolveArgs& args, Context& context) {
   AnalysisOptions options;
   options.backend = parseBackendFlag(args.solver);
+  options.limits = parseLimitFlags(args.limits);
   if (!args.objective.empty()) options.objective = parseObjectiveFlag(args.objective);
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
@@ -125,6 +129,7 @@ void registerSolve(CLI::App& app, Context& context) {
                 "Ignore the project's constraints: only the --constraint expressions apply");
   cmd->add_option("--solver", args->solver, "Backend: native (default) or ipopt")
       ->type_name("NAME");
+  addLimitFlags(cmd, args->limits);
   addModelFlags(cmd, args->model);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
   cmd->footer(std::string(kSolveFooter) + "\n\n" + kModelHelp + "\n\n" + kConstraintHelp);

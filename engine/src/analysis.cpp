@@ -101,7 +101,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.costScope = posed.costScope;
   a.npuCostUsd = problem.fixedCostUsd;
   if (a.costScope == CostScope::System) a.npuPriceSource = npuPrice(posed)->source;
-  const SolveOptions solveOptions{options.backend, options.cancel, SolveLimits{}};
+  const SolveOptions solveOptions{options.backend, options.cancel, options.limits};
   a.training = trainingFacts(posed);
   const std::vector<bool> used = problem.time.usedDims();
   for (int d = 0; d < problem.dims(); ++d) {

@@ -5,6 +5,7 @@
 // families report their big-O fit (Complexity).
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -177,6 +178,114 @@ void BM_IpoptScalingCollectives(benchmark::State& state) {
 BENCHMARK(BM_IpoptScalingCollectives)
     ->RangeMultiplier(10)
     ->Range(1, 100)
+    ->Unit(benchmark::kMillisecond);
+
+// A large project of the kind fuzzing produced (issue 12: IPOPT took 21 s on a
+// 210 KB one that the native solver answered far faster): 6 dimensions of
+// random blocks and sizes, two weighted workloads of `layers` layers whose three
+// phases carry random collectives (1 kB .. 10 GB) over random per-phase groups,
+// `total == 1000` and ten random bounds. With the overlap loop every weight
+// gradient's queue position is a piece whose sum runs over the collectives of
+// the layers behind it: O(layers^2) terms in all.
+Problem largeProject(int layers, TrainingLoop loop, unsigned seed = 7) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  const BuildingBlock blocks[] = {BuildingBlock::Ring, BuildingBlock::FullyConnected,
+                                  BuildingBlock::Switch};
+  const int npus[] = {2, 4, 8, 16};
+  const int dims = 6;
+  Project p;
+  for (int d = 0; d < dims; ++d) {
+    Dimension dim;
+    dim.name = "d" + std::to_string(d);
+    dim.block = blocks[d % 3];
+    dim.npus = npus[pick(4)];
+    dim.costLevel = "L" + std::to_string(d);
+    p.network.dims.push_back(dim);
+    p.costModel.levels[dim.costLevel] = CostLevel{uniform(1, 10), uniform(1, 20), uniform(1, 30)};
+  }
+  const CollectiveType types[] = {CollectiveType::AllReduce, CollectiveType::AllGather,
+                                  CollectiveType::ReduceScatter, CollectiveType::AllToAll};
+  for (int w = 0; w < 2; ++w) {
+    Workload workload;
+    workload.name = "w" + std::to_string(w);
+    workload.weight = uniform(0.5, 3);
+    workload.communicator.groups = {std::vector<int>(dims, 1), std::vector<int>(dims, 1),
+                                    std::vector<int>(dims, 1)};
+    std::vector<Layer> list;
+    for (int l = 0; l < layers; ++l) {
+      Layer layer;
+      layer.name = "l" + std::to_string(l);
+      for (Phase& phase : layer.phases) {
+        phase.computeNs = uniform(0, 1e6);
+        if (uniform(0, 1) < 0.15) continue;
+        phase.collective = types[pick(4)];
+        phase.sizeBytes = std::pow(10.0, uniform(3, 10));
+        const int at = pick(dims);
+        for (int d = 0; d < dims; ++d) {
+          const int choice = pick(4);
+          phase.groups.push_back(choice < 2 ? 1 : choice == 2 ? 2 : p.network.dims[d].npus);
+        }
+        phase.groups[at] = p.network.dims[at].npus;  // at least one dimension
+      }
+      list.push_back(layer);
+    }
+    workload.layers = std::move(list);
+    p.workloads.push_back(workload);
+  }
+  p.model.trainingLoop = loop;
+  p.constraints = {"total == 1000"};
+  for (int c = 0; c < 10; ++c) {
+    const int i = pick(dims), j = (i + 1 + pick(dims - 1)) % dims;
+    const std::string a = "bw[" + std::to_string(i) + "]", b = "bw[" + std::to_string(j) + "]";
+    switch (pick(4)) {
+      case 0:
+        p.constraints.push_back(a + " >= " + std::to_string(uniform(1, 20)));
+        break;
+      case 1:
+        p.constraints.push_back(a + " <= " + std::to_string(uniform(300, 900)));
+        break;
+      case 2:
+        p.constraints.push_back(a + " + " + b + " <= " + std::to_string(uniform(500, 990)));
+        break;
+      default:
+        p.constraints.push_back(a + " + " + b + " >= " + std::to_string(uniform(1, 50)));
+    }
+  }
+  return buildProblem(p);
+}
+
+// Args: {layers per workload, overlap loop?, backend (0 native, 1 ipopt)}. Compare
+// the IPOPT rows with the native ones of the same size (same process).
+void BM_LargeProject(benchmark::State& state) {
+  const Problem problem =
+      largeProject(static_cast<int>(state.range(0)),
+                   state.range(1) ? TrainingLoop::Overlap : TrainingLoop::NoOverlap);
+  const SolveOptions options{state.range(2) ? Backend::Ipopt : Backend::Native, nullptr,
+                             SolveLimits{}};
+  int iterations = 0;
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance, options);
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    iterations = s.iterations;
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["distinct_collectives"] = problem.time.collectiveCount();
+  state.counters["solver_iterations"] = iterations;
+  state.SetLabel(std::string(state.range(1) ? "overlap" : "no-overlap") +
+                 (state.range(2) ? " ipopt" : " native"));
+}
+BENCHMARK(BM_LargeProject)
+    ->ArgNames({"layers", "overlap", "ipopt"})
+    ->Args({100, 0, 0})
+    ->Args({100, 0, 1})
+    ->Args({100, 1, 0})
+    ->Args({100, 1, 1})
+    ->Args({300, 1, 0})
+    ->Args({300, 1, 1})
     ->Unit(benchmark::kMillisecond);
 
 // Reading a cost model of N levels (the YAML reader checks every map for

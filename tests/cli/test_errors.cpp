@@ -48,6 +48,12 @@ std::vector<BadInput> badInputs() {
       {"PointsNegative", {"pareto", p, "--points", "-3"}, {"--points", "-3"}},
       {"PointsNotANumber", {"pareto", p, "--points", "many"}, {"--points", "many"}},
       {"PointsTooMany", {"pareto", p, "--points", "99999999999"}, {"--points"}},
+      {"TimeLimitZero", {"solve", p, "--time-limit", "0"}, {"--time-limit", "0", "> 0"}},
+      {"TimeLimitNotANumber", {"pareto", p, "--time-limit", "1min"}, {"--time-limit", "'1min'"}},
+      {"MaxIterationsZero", {"solve", p, "--max-iterations", "0"}, {"--max-iterations", "0"}},
+      {"MaxIterationsFraction",
+       {"pareto", p, "--max-iterations", "2.5"},
+       {"--max-iterations", "'2.5'", "whole number"}},
       // Bandwidth lists.
       {"BandwidthMissing", {"evaluate", p}, {"--bandwidth"}},
       {"BandwidthNotANumber",
@@ -175,6 +181,27 @@ TEST_P(NoSolutionTest, UnboundedProblemsSayWhatToAdd) {
                                         [](json& doc) { doc["constraints"] = json::array(); });
   check({"solve", unbounded}, "unbounded", "add");
   check({"pareto", unbounded}, "unbounded", "add");
+}
+
+// A solver run stopped by --max-iterations or --time-limit: the line names the
+// limit and says what the other solver does with the same problem.
+TEST_P(NoSolutionTest, ALimitIsNamedWithWhatTheOtherSolverDoes) {
+  const bool native = GetParam() == "native";
+  const std::string stopped = native ? "the native solver stopped after" : "IPOPT stopped after";
+  const std::string other = native ? "IPOPT answers this in" : "the native solver answers this in";
+  for (const std::string command : {"solve", "pareto"}) {
+    check({command, project(), "--max-iterations", "1"}, "error", "1 iteration (iteration limit)");
+    check({command, project(), "--max-iterations", "1"}, "error", stopped);
+    check({command, project(), "--max-iterations", "1"}, "error", other);
+    check({command, project(), "--time-limit", "1e-9"}, "error", "(time limit)");
+    // The native solver gets its own limits; IPOPT gets the native solver's time
+    // limit, which it checks between iterations (it may answer first or not).
+    check({command, project(), "--time-limit", "1e-9"}, "error", native ? "; IPOPT " : other);
+  }
+  // Generous limits change nothing.
+  const ProcessResult r = runLibra({"solve", project(), "--solver", GetParam(), "--time-limit",
+                                    "600", "--max-iterations", "500"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, NoSolutionTest, ::testing::Values("native", "ipopt"));

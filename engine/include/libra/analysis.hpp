@@ -83,6 +83,7 @@ struct AnalysisOptions {
   bool projectConstraints = true;             // false: only extraConstraints apply
   ModelOverrides model;                       // --chunks, --latency over the project's
   Backend backend = Backend::Native;
+  SolveLimits limits;  // of each solver run (--time-limit, --max-iterations)
   // Pareto front: 0 points for none, else at least 2.
   int paretoPoints = 0;
   // Whether a cost budget among the constraints limits the front (`libra

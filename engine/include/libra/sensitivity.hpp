@@ -41,10 +41,13 @@
 //    chunk counts, at the counts of the solver's last solve). They are exact for
 //    LIBRA's ideal model.
 //  - ties: a part within 1e-6 of its maximum sets it (1e-4 for perf per cost,
-//    whose optimum a scalar search finds to 1e-6 of its cost: next to a kink of
-//    the front the part that ties at the optimum is that far below). When the
-//    conditions do not hold at the answer (residual above 1e-4), nothing is
-//    computed and the note says so.
+//    whose optimum a scalar search finds to 1e-8 of the front's cost range: next
+//    to a kink of the front the part that ties at the optimum is that far
+//    below). When the conditions do not hold at the answer (residual above
+//    1e-4), nothing is computed and the note says so;
+//  - size: the conditions are solved by a dense LP; when so many collectives tie
+//    that it would take more than about a second per LP, nothing is computed and
+//    the note says so.
 #pragma once
 
 #include <optional>

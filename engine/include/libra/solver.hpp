@@ -29,7 +29,9 @@ std::optional<Backend> parseBackend(std::string_view text);
 
 // Limits of one backend run (each sub-solve of a Pareto scan or of an "auto"
 // chunk round has its own). Reaching one ends the solve with status Error and a
-// message that says which limit stopped which backend, after how long.
+// message that says which limit stopped which backend, after how long, and what
+// the other backend does with the same problem (the native solver with its
+// default limits; IPOPT within the same time limit).
 struct SolveLimits {
   double seconds = 60;  // wall-clock seconds (native) / CPU seconds (IPOPT's max_cpu_time)
   int iterations = 0;   // 0: the backend's own (native 150 per attempt, IPOPT 3000)
@@ -66,9 +68,12 @@ Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
 struct ParetoFront {
   SolveStatus status = SolveStatus::Error;
   std::string message;
-  std::vector<Solution> points;  // increasing cost; each the least time for its cost
-  Solution perfPerCostOptimum;   // best time*cost over the front, refined
-  double minCostUsd = 0;         // the reachable cost range scanned
+  // Increasing cost; each the least time for its cost. One point when the cost
+  // range is narrower than 1e-6 of the cost (the least-time design's cost is not
+  // known better where the time is flat).
+  std::vector<Solution> points;
+  Solution perfPerCostOptimum;  // best time*cost over the front, refined
+  double minCostUsd = 0;        // the reachable cost range scanned
   double maxCostUsd = 0;
 };
 

@@ -172,8 +172,8 @@ class InteriorPoint {
       }
       if (iteration == maxIterations_) {
         std::snprintf(why, sizeof why,
-                      "the native solver stopped after %d iterations (iteration limit) in %.3g s",
-                      maxIterations_, elapsed());
+                      "the native solver stopped after %d iteration%s (iteration limit) in %.3g s",
+                      maxIterations_, maxIterations_ == 1 ? "" : "s", elapsed());
         result.limitHit = maxIterations_ != kMaxIterations;
       }
     }
@@ -186,7 +186,8 @@ class InteriorPoint {
       return result;
     }
     result.status = SolveStatus::Error;
-    result.message = std::string(why) + "; try --solver ipopt";
+    // At a limit the caller says what IPOPT does (minimizeFixedTime).
+    result.message = std::string(why) + (result.limitHit ? "" : "; try --solver ipopt");
     return result;
   }
 

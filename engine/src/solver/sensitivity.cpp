@@ -13,9 +13,9 @@ namespace {
 
 // A part within this of the maximum it belongs to sets it (as TimeTerm::attribute).
 constexpr double kTieTolerance = 1e-6;
-// The perf-per-cost optimum is found to 1e-6 of its cost by a scalar search;
-// where the front has a kink there (a part starts to set a maximum), the answer
-// is a little off it and the part that ties at the optimum is below the
+// The perf-per-cost optimum is found to 1e-8 of the front's cost range by a
+// scalar search; where the front has a kink there (a part starts to set a
+// maximum), the answer is a little off it and the part that ties at the optimum is below the
 // maximum by about that much: it counts.
 constexpr double kPerfPerCostTieTolerance = 1e-4;
 // An inequality holds with equality within this of the size of its terms (the
@@ -26,6 +26,13 @@ constexpr double kActiveTolerance = 1e-7;
 constexpr double kMaxResidual = 1e-4;
 // Dimensions within this of the largest benefit of an extra GB/s are bottlenecks.
 constexpr double kBottleneckShare = 0.01;
+// The multiplier LPs are solved by lp.hpp's dense tableau, whose pivots cost
+// rows x columns each and which takes about `rows` of them: beyond rows^2 x
+// columns = 1e9 (about a second per LP on the development machine; an overlap
+// project of 300 layers per workload ties 2,000 rows and took 30 s, a 5 MB
+// no-overlap one 47 s, while either solver answered in about a second) the
+// sensitivity is not computed and the note says why.
+constexpr double kMaxDenseLpWork = 1e9;
 
 // The unit of a constraint's right-hand side: $ when it has a `cost` term.
 std::string rhsUnit(const std::string& text) {
@@ -327,6 +334,15 @@ Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span
     }
 
     // Phase 1: the least residual.
+    const double rows = static_cast<double>(lin.rows.size());
+    if (rows * rows * lin.columns > kMaxDenseLpWork) {
+      result.note = "the optimality conditions at this design are a linear program of " +
+                    std::to_string(lin.rows.size()) + " equations in " +
+                    std::to_string(lin.columns) +
+                    " unknowns (collectives and pieces that tie), too large to solve here";
+      result.constraints.clear();
+      return result;
+    }
     const Eigen::MatrixXd Aeq = lin.matrix();
     const Eigen::VectorXd beq = lin.vector();
     // A residual on dimension d is weighted by the share of bandwidth it

@@ -612,17 +612,22 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   return out;
 }
 
-std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
-                                         std::vector<double> bw) {
+namespace {
+
+// The cheapest point with the idle dimensions free and every used one at `bw`
+// (`raise` false) or at least at `bw` (`raise` true): the LP in the idle
+// bandwidths and the increments y >= 0 of the used ones. Empty when the LP fails
+// or its answer breaks a constraint that `bw` kept.
+std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& problem, const Rows& rows,
+                                                           const std::vector<double>& bw,
+                                                           bool raise) {
   const int n = problem.dims();
   const std::vector<bool> used = problem.time.usedDims();
-  std::vector<int> idle;
+  std::vector<int> columns;  // the LP's variables, by dimension
   for (int d = 0; d < n; ++d) {
-    if (!used[d]) idle.push_back(d);
+    if (!used[d] || raise) columns.push_back(d);
   }
-  if (idle.empty() || static_cast<int>(idle.size()) == n) return bw;
-  const Rows rows = buildRows(problem, costBudget, 1.0);
-  const int m = static_cast<int>(idle.size());
+  const int m = static_cast<int>(columns.size());
   Rows reduced;
   reduced.Aeq.resize(0, m);
   reduced.Ain.resize(0, m);
@@ -634,30 +639,53 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
       for (int d = 0; d < n; ++d) {
         if (used[d]) rhs -= A(i, d) * bw[d];
       }
-      for (int j = 0; j < m; ++j) row(j) = A(i, idle[j]);
-      // Rows without idle dimensions hold already (up to the solver's tolerance).
+      for (int j = 0; j < m; ++j) row(j) = A(i, columns[j]);
+      // Rows without variables hold already (up to the solver's tolerance).
       if (row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs);
     }
   };
   reduce(rows.Aeq, rows.beq, reduced.Aeq, reduced.beq);
   reduce(rows.Ain, rows.bin, reduced.Ain, reduced.bin);
   Eigen::VectorXd price(m);
-  for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[idle[j]];
+  for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[columns[j]];
   if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
   const lp::Result r = lp::minimize(
       price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
       kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
-  if (r.status != lp::Status::Optimal) return bw;
+  if (r.status != lp::Status::Optimal) return std::nullopt;
   std::vector<double> polished = bw;
-  for (int j = 0; j < m; ++j) polished[idle[j]] = r.x(j);
+  for (int j = 0; j < m; ++j) {
+    const int d = columns[j];
+    polished[d] = used[d] ? bw[d] + r.x(j) : r.x(j);
+  }
   // The LP's tolerance is absolute: at an answer of 1e-14 GB/s (a perf-per-cost
   // optimum that runs to zero cost) it can break `bw[1] >= bw[2]` by the
   // answer's own size. Each constraint that held must still hold, relative to
   // its own terms.
   for (const LinearConstraint& c : problem.constraints) {
-    if (!c.isSatisfied(polished, 1e-9) && c.isSatisfied(bw, 1e-9)) return bw;
+    if (!c.isSatisfied(polished, 1e-9) && c.isSatisfied(bw, 1e-9)) return std::nullopt;
   }
   return polished;
+}
+
+}  // namespace
+
+std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+                                         std::vector<double> bw) {
+  const int n = problem.dims();
+  const std::vector<bool> used = problem.time.usedDims();
+  const auto idle = std::count(used.begin(), used.end(), false);
+  if (idle == 0 || idle == n) return bw;
+  const Rows rows = buildRows(problem, costBudget, 1.0);
+  // First with the used dimensions free to grow: an interior point leaves an idle
+  // dimension a little bandwidth that a used one could take (`total == B` with
+  // 3.7e-9 of 40 GB/s on an idle switch made the optimum's cost 3.4e-9 above the
+  // least, and the Pareto front a scan of solver noise, seed
+  // 14637929538265183775). More bandwidth never slows a collective, so the time
+  // can only fall. Then, if that LP fails, with them fixed.
+  if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, true)) return *polished;
+  if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, false)) return *polished;
+  return bw;
 }
 
 std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
@@ -669,19 +697,24 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   auto size = [&](const Eigen::RowVectorXd& row, double b) {
     return std::max({std::abs(b), row.cwiseAbs().dot(x0.cwiseAbs()), 1e-300});
   };
-  // The rows to hold with equality: the equalities and the inequalities that are
-  // tight at the answer (within 1e-7 of their own scale), plus the sign bounds of
-  // the dimensions at zero.
+  // The rows to hold: the equalities and the inequalities that are tight at the
+  // answer (within 1e-7 of their own scale), plus the sign bounds of the
+  // dimensions at zero. An equality or a violated row is moved onto; a tight
+  // inequality that holds keeps its value. (Moving it onto its bound spends its
+  // slack in a direction that ignores the time: a cost row left 3e-8 below its
+  // budget, as the interior point does where the time hardly depends on cost,
+  // was moved onto it and made the answer 2.5e-6 slower, seed 310489798061799776.)
   std::vector<Eigen::RowVectorXd> active;
-  std::vector<double> rhs;
+  std::vector<double> residuals;
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
     active.push_back(rows.Aeq.row(i));
-    rhs.push_back(rows.beq(i));
+    residuals.push_back(rows.Aeq.row(i).dot(x0) - rows.beq(i));
   }
   for (int i = 0; i < rows.Ain.rows(); ++i) {
-    if (rows.Ain.row(i).dot(x0) - rows.bin(i) > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) {
+    const double r = rows.Ain.row(i).dot(x0) - rows.bin(i);
+    if (r > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) {
       active.push_back(rows.Ain.row(i));
-      rhs.push_back(rows.bin(i));
+      residuals.push_back(std::max(r, 0.0));
     }
   }
   for (int d = 0; d < n; ++d) {
@@ -689,19 +722,26 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
       Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
       row(d) = 1;
       active.push_back(row);
-      rhs.push_back(0);
+      residuals.push_back(bw[d]);
     }
   }
   if (active.empty()) return bw;
+  // The least correction relative to each bandwidth: dx = W dz with W = diag(|x0|)
+  // and dz the least-norm solution of A W dz = residual (robust to dependent rows).
+  // In absolute terms a `total == B` residual would move every dimension by the
+  // same amount, a large relative change to a small dimension that the time
+  // depends on; so each moves in proportion to its size, and one at zero stays.
+  const double top = x0.cwiseAbs().maxCoeff();
+  Eigen::VectorXd weight(n);
+  for (int d = 0; d < n; ++d) weight(d) = std::max(std::abs(x0(d)), 1e-12 * top);
   Eigen::MatrixXd A(active.size(), n);
-  Eigen::VectorXd b(active.size());
+  Eigen::VectorXd residual(active.size());
   for (std::size_t i = 0; i < active.size(); ++i) {
-    A.row(i) = active[i];
-    b(i) = rhs[i];
+    A.row(i) = active[i].cwiseProduct(weight.transpose());
+    residual(i) = residuals[i];
   }
-  // Least-norm correction: x = x0 - A^+ (A x0 - b), robust to dependent rows.
-  const Eigen::VectorXd residual = A * x0 - b;
-  const Eigen::VectorXd x = x0 - A.completeOrthogonalDecomposition().solve(residual);
+  const Eigen::VectorXd x =
+      x0 - weight.cwiseProduct(A.completeOrthogonalDecomposition().solve(residual));
   if (!x.allFinite()) return bw;
   // Keep the projection only if it holds every row at least as well as before.
   auto worst = [&](const Eigen::VectorXd& v) {

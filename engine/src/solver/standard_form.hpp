@@ -108,9 +108,10 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart = nullptr);
 
 // Dimensions that carry no traffic do not affect the time: give them the cheapest
-// bandwidth the constraints allow with the other dimensions fixed at `bw` (an
-// exact LP, so both backends agree to the last digit). Returns `bw` unchanged
-// when there are no such dimensions or the LP fails.
+// bandwidth the constraints allow with the other dimensions at least at `bw`
+// (more bandwidth never slows a collective, so the time cannot grow), else with
+// them fixed at `bw` (exact LPs, so both backends agree to the last digit).
+// Returns `bw` unchanged when there are no such dimensions or both LPs fail.
 std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
                                          std::vector<double> bw);
 
