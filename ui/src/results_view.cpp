@@ -251,6 +251,11 @@ void ResultsView::submitResult(const SolveResultPtr& result) {
   scheduleFrame();
 }
 
+qint64 ResultsView::frontHoldMs() const {
+  if (frontLagMs_ < 0 || frontLagMs_ > kHoldForFrontMs) return -1;
+  return std::min<qint64>(kHoldForFrontMs, frontLagMs_ * 3 / 2 + 2);
+}
+
 void ResultsView::scheduleFrame() {
   // The front of the design on screen (or of the design held back for it)
   // completes that frame: it is not a new frame of a drag, so it is not held back.
@@ -265,10 +270,9 @@ void ResultsView::scheduleFrame() {
   // Leading edge at once, then at most one frame per interval.
   const qint64 since = sinceLastFrame_.isValid() ? sinceLastFrame_.elapsed() : kMinFrameIntervalMs;
   qint64 wait = std::max<qint64>(0, kMinFrameIntervalMs - since);
-  if (pending_ && !pending_->complete && pending_->a().ok() && frontLagMs_ >= 0 &&
-      frontLagMs_ <= kHoldForFrontMs) {
+  if (pending_ && !pending_->complete && pending_->a().ok() && frontHoldMs() >= 0) {
     holdingForFront_ = true;  // its front is due: wait for it, at most a little longer
-    wait = std::max<qint64>(wait, std::min<qint64>(kHoldForFrontMs, frontLagMs_ * 3 / 2 + 2));
+    wait = std::max(wait, frontHoldMs());
   }
   frameTimer_.start(static_cast<int>(wait));
 }

@@ -42,6 +42,11 @@ class ResultsView : public QWidget {
 
   explicit ResultsView(QWidget* parent = nullptr);
 
+  // How long a design whose front is due is held back for it (ms): 1.5x the
+  // last front's lag plus 2, at most kHoldForFrontMs; -1 while fronts are slow
+  // or not known yet.
+  qint64 frontHoldMs() const;
+
   // The newest generation asked of the solver: what is shown is out of date
   // until a result of that generation arrives.
   void setRequestedGeneration(quint64 generation);
