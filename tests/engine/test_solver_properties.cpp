@@ -196,7 +196,9 @@ void perfPerCostIsNoWorseThanTheFront() {
       RC_ASSERT(s.eval.iterationNs <= front.points[i - 1].eval.iterationNs * (1 + 1e-9));
     }
     const double tc = s.eval.iterationNs * s.eval.costUsd;
-    if (best > tc * (1 + 1e-9)) {
+    // 1e-8: the scalar search stops at 1e-6 of the cost range; at a kink of the
+    // front that leaves the optimum up to 6e-9 above a scanned point (paretoFront).
+    if (best > tc * (1 + 1e-8)) {
       RC_FAIL("front point " + std::to_string(i) +
               " beats the perf-per-cost optimum: " + describe(s) + " vs " + describe(ppc));
     }
