@@ -829,26 +829,36 @@ TEST(ChunkedSolver, LargerBudgetIsNeverSlower) {
 // than the fixed count in 76 of 7600 comparisons by more than 1e-9, in 14 by more
 // than 1e-3; the worst was 1.048 x the optimum with C = 4 (C = 1: 1.025, C = 16:
 // 1.002, C = 64: 1.017). Asserted: a documented bound of 1.10; the share beyond
-// 1e-3 is tagged.
-TEST(ChunkedSolver, AutoIsWithinADocumentedBoundOfAnyFixedCount) {
-  checkProperty(50, [] {
-    const RandomProblem r = chunkedProblem(smallProblems(), ChunkSetting::automatic());
-    const Solution a = solve(r.problem(), Objective::Performance);
-    if (!a.ok()) RC_FAIL("auto: " + describe(a));
-    double worst = 0;
-    for (int c : {1, 4, 16, 64}) {
-      Project fixed = r.project;
-      fixed.model.collectives.chunks = ChunkSetting::fixed(c);
-      const Solution f = solve(buildProblem(fixed), Objective::Performance);
-      if (!f.ok()) RC_FAIL("C = " + std::to_string(c) + ": " + describe(f));
-      worst = std::max(worst, a.eval.iterationNs / f.eval.iterationNs);
-      if (a.eval.iterationNs > f.eval.iterationNs * 1.10) {
-        RC_FAIL("auto " + describe(a) + " is slower than C = " + std::to_string(c) + " " +
-                describe(f));
-      }
+// 1e-3 is tagged. Seed 15647204509653938768 then found auto 1.10x slower than
+// C = 1 (from the start of 16 chunks the search settled at a worse design); a
+// cold solve now also starts from one chunk per collective (minimizeTime), and
+// the seed is replayed below.
+void autoIsWithinTheBoundOfEveryFixedCount() {
+  const RandomProblem r = chunkedProblem(smallProblems(), ChunkSetting::automatic());
+  const Solution a = solve(r.problem(), Objective::Performance);
+  if (!a.ok()) RC_FAIL("auto: " + describe(a));
+  double worst = 0;
+  for (int c : {1, 4, 16, 64}) {
+    Project fixed = r.project;
+    fixed.model.collectives.chunks = ChunkSetting::fixed(c);
+    const Solution f = solve(buildProblem(fixed), Objective::Performance);
+    if (!f.ok()) RC_FAIL("C = " + std::to_string(c) + ": " + describe(f));
+    worst = std::max(worst, a.eval.iterationNs / f.eval.iterationNs);
+    if (a.eval.iterationNs > f.eval.iterationNs * 1.10) {
+      RC_FAIL("auto " + describe(a) + " is slower than C = " + std::to_string(c) + " " +
+              describe(f));
     }
-    RC_TAG(worst <= 1 + 1e-3 ? "no fixed count faster by 1e-3" : "a fixed count faster by 1e-3");
-  });
+  }
+  RC_TAG(worst <= 1 + 1e-3 ? "no fixed count faster by 1e-3" : "a fixed count faster by 1e-3");
+}
+
+TEST(ChunkedSolver, AutoIsWithinADocumentedBoundOfAnyFixedCount) {
+  checkProperty(50, autoIsWithinTheBoundOfEveryFixedCount);
+}
+
+TEST(ChunkedSolver, AutoOfTheSeedThatSettledTooSlowIsWithinTheBound) {
+  checkProperty(50, autoIsWithinTheBoundOfEveryFixedCount, /*shrink=*/false,
+                std::uint64_t{15647204509653938768ULL});
 }
 
 // At the optimum of a chunked problem the surrogate is no smaller than the exact
