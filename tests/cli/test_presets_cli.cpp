@@ -178,34 +178,15 @@ TEST_F(CliTest, NewWritesAProjectThatSolvesAndRecordsThePreset) {
 
 TEST_F(CliTest, NewAppliesTheParallelismAndGeneratorFlags) {
   const std::string out = tmp("llama.json");
-  const std::vector<std::string> args{"new",
-                                      "--preset",
-                                      "llama3-70b",
-                                      "--network",
-                                      dataFile("libra/tiny_network.yml"),
-                                      "--tp",
-                                      "4",
-                                      "--pp",
-                                      "2",
-                                      "--zero3",
-                                      "--sequence-parallel",
-                                      "--recompute",
-                                      "--device",
-                                      "b200",
-                                      "--micro-batch",
-                                      "2",
-                                      "--sequence-length",
-                                      "1024",
-                                      "--objective",
-                                      "perf-per-cost",
-                                      "--constraint",
-                                      "total == 800",
-                                      "--constraint",
-                                      "bw[pod] <= 100",
-                                      "--name",
-                                      "Llama test",
-                                      "-o",
-                                      out};
+  const std::vector<std::string> args{
+      "new", "--preset", "llama3-70b", "--network", dataFile("libra/tiny_network.yml"), "--tp", "4",
+      "--pp", "2", "--zero3", "--sequence-parallel", "--recompute", "--device", "b200",
+      "--micro-batch", "2", "--sequence-length", "1024",
+      // 2 micro-batches per replica: the preset's
+      // 2048 sequences made 128 and 98,427 layers,
+      // 50 s of this test under ASan.
+      "--global-batch", "32", "--objective", "perf-per-cost", "--constraint", "total == 800",
+      "--constraint", "bw[pod] <= 100", "--name", "Llama test", "-o", out};
   const ProcessResult r = runLibra(args);
   SCOPED_TRACE(describe(args, r));
   ASSERT_EQ(r.exitCode, 0);
@@ -224,6 +205,8 @@ TEST_F(CliTest, NewAppliesTheParallelismAndGeneratorFlags) {
   EXPECT_EQ(q["recompute"], 1);
   EXPECT_EQ(q["micro_batch"], 2);
   EXPECT_EQ(q["sequence_length"], 1024);
+  EXPECT_EQ(q["global_batch"], 32);
+  EXPECT_EQ(q["micro_batches"], 2);  // 32 / (2 x 8)
   EXPECT_EQ(runLibra({"solve", out}).exitCode, 0);
 }
 
