@@ -454,9 +454,12 @@ class ExplorerTest : public QObject {
     QString times;
     for (qint64 t : paintedAt) times += QString::number(t) + QLatin1Char(' ');
     // 100 ms; on a machine so loaded that a 40 ms job takes longer than that,
-    // no scheduler can do better than about one job (plus a frame) per gap, and
-    // not while the GUI thread itself is descheduled (its late ticks).
-    const double bound = std::max(100.0, 1.25 * longestJobMs + ResultsView::kMinFrameIntervalMs) +
+    // no scheduler can do better than the rest of a superseded job plus the
+    // newest one (plus a frame) per gap, and not while the GUI thread itself is
+    // descheduled (its late ticks). A clean-clone CI run under ASan once showed
+    // a 153 ms gap against a bound of 1.25 jobs (131 ms); the defect this
+    // guards against left the whole drag (over 1 s) without a frame.
+    const double bound = std::max(100.0, 2.5 * longestJobMs + ResultsView::kMinFrameIntervalMs) +
                          static_cast<double>(worstTickLateMs);
     QVERIFY2(worst <= bound,
              qPrintable(QStringLiteral("%1 ms without a frame (bound %4 ms, GUI ticks up "
