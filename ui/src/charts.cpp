@@ -190,13 +190,14 @@ void ResultChartView::resizeEvent(QResizeEvent* event) {
 }
 
 void ResultChartView::paintEvent(QPaintEvent* event) {
+  if (traceOn()) traceEvent(("paint " + objectName().toStdString()).c_str());
   QChartView::paintEvent(event);
+  if (traceOn()) traceEvent(("painted " + objectName().toStdString()).c_str());
   if (shownGeneration_ != lastPainted_) {
     lastPainted_ = shownGeneration_;
     // The recent history only: a session paints frames for hours.
     if (painted_.size() >= 2 * kPaintedKept) painted_.remove(0, painted_.size() - kPaintedKept);
     painted_.append(shownGeneration_);
-    traceEvent("painted");
     Q_EMIT framePainted(shownGeneration_);
   }
 }

@@ -5,15 +5,26 @@
 #include <QStringList>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <libra/report/units.hpp>
 
 namespace libra::studio {
-void traceEvent(const char* what) {
+bool traceOn() {
   static const bool on = qEnvironmentVariableIsSet("LIBRA_STUDIO_TRACE");
-  if (!on) return;
+  return on;
+}
+
+void traceEvent(const char* what) {
+  if (!traceOn()) return;
   static QElapsedTimer t;
   if (!t.isValid()) t.start();
-  std::fprintf(stderr, "%10.3f %s\n", t.nsecsElapsed() / 1e6, what);
+  // The calling thread's CPU time beside the wall time: what a step costs even
+  // on a loaded machine.
+  timespec cpu{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  std::fprintf(stderr, "%10.3f %10.3f %s\n", t.nsecsElapsed() / 1e6,
+               static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6,
+               what);
 }
 
 // Times, costs and bandwidths follow the report library's rule (units per

@@ -8,12 +8,16 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPixmap>
 #include <QSlider>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <libra/error.hpp>
 #include <map>
 #include <vector>
@@ -63,9 +67,16 @@ template <typename Predicate>
 bool waitUntil(Predicate done, int timeoutMs) {
   QElapsedTimer timer;
   timer.start();
+  // Sleeps until an event comes, as the window's own event loop does; the
+  // ticks wake it to look again. (processEvents with a time limit would spin:
+  // it drops WaitForMoreEvents, and the spinning thread's CPU time would count
+  // as the window's.)
+  QTimer tick;
+  tick.setTimerType(Qt::PreciseTimer);
+  tick.start(1);
   while (!done()) {
     if (timer.elapsed() > timeoutMs) return false;
-    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
   }
   return true;
 }
@@ -95,6 +106,14 @@ void printOptimum(const SolveResult& result) {
   printLine(QStringLiteral("summary: iteration %1, network cost %2, %3")
                 .arg(formatTimeNs(e.iterationNs), formatCostUsd(e.costUsd),
                      formatSplit(names, a.design.bandwidth)));
+}
+
+// CPU time of the calling thread (ms): what the window's thread spends, apart
+// from waiting, whatever else the machine runs.
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -159,6 +178,33 @@ int runScreenshot(const StudioOptions& options, const Project& project) {
 //  - isolated: one change, wait for its frame, pause 50 ms, repeat;
 //  - drag: changes every 16 ms (a 60 Hz pointer) with the slider held down; for
 //    every frame that reaches the screen, the time since the change it shows.
+// A left-button press (or release) on the slider's handle, sent through the
+// application so that the window's event filters see it as a user's.
+void pressHandle(QSlider* slider, bool press) {
+  QStyleOptionSlider option;
+  option.initFrom(slider);
+  option.orientation = slider->orientation();
+  option.minimum = slider->minimum();
+  option.maximum = slider->maximum();
+  option.sliderPosition = slider->sliderPosition();
+  option.sliderValue = slider->value();
+  option.singleStep = slider->singleStep();
+  option.pageStep = slider->pageStep();
+  option.upsideDown =
+      slider->orientation() == Qt::Horizontal
+          ? slider->invertedAppearance() != (slider->layoutDirection() == Qt::RightToLeft)
+          : !slider->invertedAppearance();
+  option.subControls = QStyle::SC_All;
+  const QPointF at =
+      slider->style()
+          ->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, slider)
+          .center();
+  QMouseEvent event(press ? QEvent::MouseButtonPress : QEvent::MouseButtonRelease, at,
+                    slider->mapToGlobal(at), Qt::LeftButton, press ? Qt::LeftButton : Qt::NoButton,
+                    Qt::NoModifier);
+  QApplication::sendEvent(slider, &event);
+}
+
 int runLatency(const StudioOptions& options, const Project& project) {
   MainWindow window(nullptr, false);
   window.files()->setPromptsEnabled(false);
@@ -204,8 +250,12 @@ int runLatency(const StudioOptions& options, const Project& project) {
   }
   frameLatencies.clear();
 
-  // A continuous drag.
-  slider->setSliderDown(true);
+  // A continuous drag: the mouse holds the slider's handle (a press on it, as
+  // the window sees one: the charts hold their axes) while the value moves 60
+  // times a second; then it lets go.
+  pressHandle(slider, true);
+  if (!slider->isSliderDown() || !chart->axesHeld())
+    return fail(QObject::tr("the mouse press missed the slider's handle"), 1);
   int tick = 0;
   QTimer pointer;
   pointer.setTimerType(Qt::PreciseTimer);
@@ -221,12 +271,21 @@ int runLatency(const StudioOptions& options, const Project& project) {
     changedAt[lastGeneration] = t0;
     if (++tick >= n) pointer.stop();
   });
+  const double cpuAtStart = threadCpuMs();
   pointer.start();
   waitUntil([&] { return !pointer.isActive(); }, 60000);
   const double dragSeconds = static_cast<double>(clock.nsecsElapsed() - dragStart) / 1e9;
+  const double dragCpuMs = threadCpuMs() - cpuAtStart;
   const qint64 released = clock.nsecsElapsed();
-  slider->setSliderDown(false);
-  if (!waitUntil([&] { return chart->paintedGenerations().contains(lastGeneration); }, 10000)) {
+  pressHandle(slider, false);
+  // The end of the drag may ask for a finer front (a newer generation of the
+  // same design): that one painted, the drag's last change is on screen.
+  const auto paintedSince = [&](quint64 generation) {
+    const QList<quint64>& painted = chart->paintedGenerations();
+    return std::any_of(painted.begin(), painted.end(),
+                       [generation](quint64 g) { return g >= generation; });
+  };
+  if (!waitUntil([&] { return paintedSince(lastGeneration); }, 10000)) {
     return fail(QObject::tr("the last change of the drag was never painted"), 1);
   }
   const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;
@@ -251,6 +310,8 @@ int runLatency(const StudioOptions& options, const Project& project) {
     o[QStringLiteral("drag_p95_ms")] = percentile(drag, 0.95);
     o[QStringLiteral("drag_max_ms")] = percentile(drag, 1.0);
     o[QStringLiteral("release_to_last_frame_ms")] = settle;
+    o[QStringLiteral("drag_gui_cpu_ms_per_frame")] =
+        dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size()));
     o[QStringLiteral("jobs_started")] = solver->startedJobs();
     o[QStringLiteral("results_dropped")] = solver->droppedResults();
     printLine(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed());
@@ -278,6 +339,9 @@ int runLatency(const StudioOptions& options, const Project& project) {
                 .arg(percentile(drag, 0.95), 0, 'f', 2)
                 .arg(percentile(drag, 1.0), 0, 'f', 2)
                 .arg(settle, 0, 'f', 2));
+  printLine(
+      QStringLiteral("window thread: %1 ms of CPU per frame painted during the drag")
+          .arg(dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size())), 0, 'f', 2));
   printLine(QStringLiteral("solver: %1 jobs started, %2 results dropped as stale")
                 .arg(solver->startedJobs())
                 .arg(solver->droppedResults()));
