@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "libra/analysis.hpp"
 #include "libra/libra_format.hpp"
 #include "libra/project.hpp"
+#include "libra/project_io.hpp"
 #include "libra/solver.hpp"
 
 namespace {
@@ -304,6 +306,30 @@ BENCHMARK(BM_ReadCostModelOfManyLevels)
     ->RangeMultiplier(10)
     ->Range(1000, 100000)
     ->Complexity()
+    ->Unit(benchmark::kMillisecond);
+
+// What the GUI asks of the solver thread for each change of the bundled 4D
+// example (chunks "auto"): the design, then a front of N points
+// (studio::makeRequest). Arg 0: the design alone. The rows against each other
+// say what a front point costs; the GUI's frame budget is 16 ms.
+void BM_ExampleAnalysis(benchmark::State& state) {
+  const Project project = loadProject(LIBRA_SOURCE_DIR "/resources/examples/gpt3-4d.json");
+  AnalysisOptions options;
+  options.paretoPoints = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    Analysis a = analyze(project, options);
+    if (!a.ok()) state.SkipWithError(a.message.c_str());
+    benchmark::DoNotOptimize(a);
+  }
+  state.SetLabel("gpt3-4d.json, chunks auto");
+}
+BENCHMARK(BM_ExampleAnalysis)
+    ->ArgName("front_points")
+    ->Arg(0)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(24)
+    ->Arg(50)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
