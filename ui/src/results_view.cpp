@@ -13,6 +13,7 @@
 #include "charts.hpp"
 #include "format.hpp"
 #include "sensitivity_view.hpp"
+#include "wrap_label.hpp"
 
 namespace libra::studio {
 
@@ -144,9 +145,8 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   hf.setBold(true);
   heading_->setFont(hf);
   heading_->hide();
-  summary_ = new QLabel;
+  summary_ = new WrapLabel;
   summary_->setObjectName(QStringLiteral("resultsSummary"));
-  summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setText(tr("No result yet."));
 
@@ -187,6 +187,10 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 
   frameTimer_.setSingleShot(true);
   connect(&frameTimer_, &QTimer::timeout, this, &ResultsView::applyPending);
+  textTimer_.setSingleShot(true);
+  connect(&textTimer_, &QTimer::timeout, this, [this] {
+    if (textDeferred_ && shown_ && !failed_) writeTexts(*shown_);
+  });
   staleDelay_.setSingleShot(true);
   staleDelay_.setInterval(150);
   connect(&staleDelay_, &QTimer::timeout, this, [this] {
@@ -305,6 +309,7 @@ void ResultsView::showSelection(const SolveResultPtr& point, int index) {
   breakdown_->setDesignLabel(label);
   bandwidth_->showResult(*point);
   breakdown_->showResult(*point);
+  textDeferred_ = false;
   sensitivity_->showResult(*point);
   summary_->setText(designSummary(
       point->a(),
@@ -318,9 +323,7 @@ void ResultsView::clearSelection() {
   if (shown_ && !failed_) {
     bandwidth_->showResult(*shown_);
     breakdown_->showResult(*shown_);
-    sensitivity_->showResult(*shown_);
-    const Analysis& a = shown_->a();
-    summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
+    writeTexts(*shown_);
   }
 }
 
@@ -337,9 +340,13 @@ int ResultsView::selectedIndex() const {
 }
 
 void ResultsView::setAxesHeld(bool held) {
+  if (held == held_) return;
+  held_ = held;
   pareto_->setAxesHeld(held);
   bandwidth_->setAxesHeld(held);
   breakdown_->setAxesHeld(held);
+  if (!held && textDeferred_) writeTexts(*shown_);  // the drag ended: the text catches up now
+  Q_EMIT axesHeldChanged(held);
 }
 
 void ResultsView::markStale(const QString& reason) {
@@ -354,6 +361,29 @@ void ResultsView::setChartsStale(bool stale, const QString& reason) {
   sensitivity_->setStale(stale);
 }
 
+void ResultsView::showTexts() {
+  // While a control is dragged the text follows at most every
+  // kHeldTextIntervalMs: laying out the summary and the sensitivity table is
+  // about as costly as the three charts together, and numbers that change 60
+  // times a second cannot be read anyway. The charts follow every frame.
+  const qint64 since = sinceTexts_.isValid() ? sinceTexts_.elapsed() : kHeldTextIntervalMs;
+  if (held_ && since < kHeldTextIntervalMs) {
+    textDeferred_ = true;
+    if (!textTimer_.isActive()) textTimer_.start(static_cast<int>(kHeldTextIntervalMs - since));
+    return;
+  }
+  writeTexts(*shown_);
+}
+
+void ResultsView::writeTexts(const SolveResult& result) {
+  textDeferred_ = false;
+  textTimer_.stop();
+  sinceTexts_.restart();
+  const Analysis& a = result.a();
+  sensitivity_->showResult(result);
+  summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
+}
+
 void ResultsView::apply(const SolveResultPtr& result) {
   staleDelay_.stop();
   const Analysis& a = result->a();
@@ -365,6 +395,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
     setChartsStale(true, tr("Not current: %1").arg(what));
     QString text = tr("<b>%1</b>: %2").arg(what, toQString(a.message).toHtmlEscaped());
     if (shown_) text += tr(" &nbsp;·&nbsp; <i>the charts show the last solved design</i>");
+    textDeferred_ = false;
     summary_->setText(text);
     traceEvent("applied");
     Q_EMIT resultShown(result->generation);
@@ -380,6 +411,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
   shown_ = result;
   if (result->complete) front_ = result;
   pareto_->showResult(*result, front_);
+  traceEvent("applied pareto");
   if (completion) {
     pareto_->setStale(false, {});
     traceEvent("applied");
@@ -387,10 +419,11 @@ void ResultsView::apply(const SolveResultPtr& result) {
     return;
   }
   bandwidth_->showResult(*result);
+  traceEvent("applied bandwidth");
   breakdown_->showResult(*result);
-  sensitivity_->showResult(*result);
-
-  summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
+  traceEvent("applied breakdown");
+  showTexts();
+  traceEvent("applied texts");
   setChartsStale(false, {});
   if (!result->complete) pareto_->setStale(true, tr("Updating the front…"));
   traceEvent("applied");

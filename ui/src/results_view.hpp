@@ -24,6 +24,7 @@ class BandwidthChartView;
 class BreakdownChartView;
 class ParetoChartView;
 class SensitivityView;
+class WrapLabel;
 
 class ResultsView : public QWidget {
   Q_OBJECT
@@ -39,6 +40,10 @@ class ResultsView : public QWidget {
   // are painted in one frame (painting the design alone would delay the front
   // by a frame); a slower front follows its design.
   static constexpr int kHoldForFrontMs = kFrameMs;
+  // While a control is dragged (setAxesHeld), the summary and the sensitivity
+  // are rewritten at most this often; the charts every frame. They catch up
+  // when the drag ends.
+  static constexpr int kHeldTextIntervalMs = 100;
 
   explicit ResultsView(QWidget* parent = nullptr);
 
@@ -84,6 +89,7 @@ class ResultsView : public QWidget {
   // Holds the axes of the charts still (a control is being dragged), or lets
   // them fit the data again.
   void setAxesHeld(bool held);
+  bool axesHeld() const { return held_; }
 
   // A heading above the charts; hidden when empty (the window shows its title bar instead).
   void setHeading(const QString& heading);
@@ -92,12 +98,18 @@ class ResultsView : public QWidget {
   // A result's data went into the charts (the paint follows in the same event loop turn).
   void resultShown(quint64 generation);
   void selectionChanged(int index);
+  // A drag of a control began (true) or ended (false).
+  void axesHeldChanged(bool held);
 
  private:
   void scheduleFrame();
   void dropSelection();
   void applyPending();
   void apply(const SolveResultPtr& result);
+  // The summary line and the sensitivity of the shown design: at once, or
+  // within kHeldTextIntervalMs during a drag.
+  void showTexts();
+  void writeTexts(const SolveResult& result);
   void setChartsStale(bool stale, const QString& reason);
   bool isOlderThanShown(const SolveResult& result) const;
   // Whether `result` is the front of the design on screen (same generation).
@@ -109,9 +121,13 @@ class ResultsView : public QWidget {
   BreakdownChartView* breakdown_;
   SensitivityView* sensitivity_;
   QLabel* heading_;
-  QLabel* summary_;
+  WrapLabel* summary_;
   QTimer frameTimer_;
   QTimer staleDelay_;
+  QTimer textTimer_;
+  QElapsedTimer sinceTexts_;
+  bool textDeferred_ = false;  // the texts show an older design than the charts
+  bool held_ = false;
   QElapsedTimer sinceLastFrame_;
   // How long the last front took to follow its design (-1: not known yet).
   qint64 frontLagMs_ = -1;

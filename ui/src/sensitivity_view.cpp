@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "format.hpp"
+#include "wrap_label.hpp"
 
 namespace libra::studio {
 
@@ -28,16 +29,17 @@ QString sensitivityValueText(const ConstraintSensitivity& c) {
 
 SensitivityView::SensitivityView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("sensitivityView"));
-  title_ = new QLabel(tr("<b>Sensitivity</b>"));
+  title_ = new WrapLabel;
+  title_->setText(tr("<b>Sensitivity</b>"));
   title_->setObjectName(QStringLiteral("sensitivityTitle"));
   title_->setWordWrap(true);
-  table_ = new QLabel;
+  table_ = new WrapLabel;
   table_->setObjectName(QStringLiteral("sensitivityTable"));
   table_->setWordWrap(true);
   table_->setTextFormat(Qt::RichText);
   table_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   table_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  bottleneck_ = new QLabel;
+  bottleneck_ = new WrapLabel;
   bottleneck_->setObjectName(QStringLiteral("sensitivityBottleneck"));
   bottleneck_->setWordWrap(true);
   bottleneck_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -66,7 +68,7 @@ void SensitivityView::showResult(const SolveResult& result) {
   if (!s.computed) {
     title_->setText(tr("<b>Sensitivity</b>"));
     table_->setText(toQString(s.note).toHtmlEscaped());
-    bottleneck_->clear();
+    bottleneck_->setText({});
     return;
   }
   title_->setText(s.objective == Objective::Performance

@@ -8,11 +8,9 @@
 
 #include "solver_controller.hpp"
 
-QT_BEGIN_NAMESPACE
-class QLabel;
-QT_END_NAMESPACE
-
 namespace libra::studio {
+
+class WrapLabel;
 
 class SensitivityView : public QWidget {
   Q_OBJECT
@@ -30,9 +28,9 @@ class SensitivityView : public QWidget {
   bool isCurrent() const;  // not greyed out as stale
 
  private:
-  QLabel* title_;
-  QLabel* table_;
-  QLabel* bottleneck_;
+  WrapLabel* title_;
+  WrapLabel* table_;
+  WrapLabel* bottleneck_;
   QStringList rows_;
 };
 
