@@ -1,5 +1,7 @@
 #include "explorer_controller.hpp"
 
+#include <algorithm>
+
 #include "document.hpp"
 #include "format.hpp"
 #include "project_edits.hpp"
@@ -20,6 +22,16 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
     requestSolve();
   });
   connect(&solver_, &SolverController::resultReady, this, &ExplorerController::onResult);
+  statusDelay_.setSingleShot(true);
+  connect(&statusDelay_, &QTimer::timeout, this, [this] {
+    if (status_ != shownStatus_) emitStatus();
+  });
+  connect(results_, &ResultsView::axesHeldChanged, this, [this](bool held) {
+    dragging_ = held;
+    if (!held && status_ != shownStatus_) emitStatus();
+    // The drag's last front was a coarse one: the project's follows.
+    if (!held && latest_ && requestedPoints_ < paretoPointsOf(document_->project())) requestSolve();
+  });
   // "Solving…" only for solves long enough to notice: a drag must not make the
   // status line flicker at every step.
   solvingDelay_.setSingleShot(true);
@@ -34,6 +46,8 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
 
 void ExplorerController::requestSolve() {
   SolveRequest request = makeRequest(document_->project());
+  if (dragging_)
+    request.options.paretoPoints = std::min(request.options.paretoPoints, kDragFrontPoints);
   requestedPoints_ = request.options.paretoPoints;
   request.artificialDelayMs = artificialDelayMs_;
   const quint64 generation = solver_.submit(std::move(request));
@@ -68,7 +82,23 @@ void ExplorerController::onResult(const SolveResultPtr& result) {
 void ExplorerController::setStatus(const QString& text) {
   if (text == status_) return;
   status_ = text;
-  Q_EMIT statusChanged(text);
+  // During a drag the line would change twice a frame ("Optimum in …",
+  // "Solved in …"), unreadably, and each change lays the status bar and the
+  // window out again: it follows at most every kDragStatusIntervalMs.
+  const qint64 since = sinceStatus_.isValid() ? sinceStatus_.elapsed() : kDragStatusIntervalMs;
+  if (dragging_ && since < kDragStatusIntervalMs) {
+    if (!statusDelay_.isActive())
+      statusDelay_.start(static_cast<int>(kDragStatusIntervalMs - since));
+    return;
+  }
+  emitStatus();
+}
+
+void ExplorerController::emitStatus() {
+  statusDelay_.stop();
+  sinceStatus_.restart();
+  shownStatus_ = status_;
+  Q_EMIT statusChanged(status_);
 }
 
 }  // namespace libra::studio

@@ -5,6 +5,7 @@
 // and solving happen on the worker.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -21,6 +22,14 @@ class ExplorerController : public QObject {
   Q_OBJECT
 
  public:
+  // While a control is dragged, fronts have at most this many points (a
+  // quarter of the default's cost in the bundled example, chunks "auto"): the
+  // front keeps up with the pointer at 60 frames a second. The project's own
+  // number follows when the drag ends.
+  static constexpr int kDragFrontPoints = 16;
+  // ... and the status line changes at most this often.
+  static constexpr int kDragStatusIntervalMs = 100;
+
   ExplorerController(Document* document, ResultsView* results, QObject* parent = nullptr);
 
   SolverController* solver() { return &solver_; }
@@ -40,6 +49,7 @@ class ExplorerController : public QObject {
  private:
   void onResult(const SolveResultPtr& result);
   void setStatus(const QString& text);
+  void emitStatus();
 
   Document* document_;
   ResultsView* results_;
@@ -49,6 +59,10 @@ class ExplorerController : public QObject {
   QTimer solvingDelay_;
   int artificialDelayMs_ = 0;
   int requestedPoints_ = 0;  // the front points of the last request
+  bool dragging_ = false;
+  QString shownStatus_;  // the status line's text (status_ may be newer during a drag)
+  QTimer statusDelay_;
+  QElapsedTimer sinceStatus_;
 };
 
 }  // namespace libra::studio
