@@ -22,7 +22,9 @@
 #include <QLineSeries>
 #include <QMimeData>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSlider>
@@ -43,6 +45,7 @@
 
 #include "budget_panel.hpp"
 #include "charts.hpp"
+#include "constraint_editor.hpp"
 #include "dimension_model.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
@@ -499,6 +502,87 @@ class ExplorerTest : public QObject {
     QVERIFY2(system.contains(QStringLiteral("NPUs")), qPrintable(system));
     doc()->undoStack()->undo();
     QVERIFY(doc()->project().costScope == CostScope::Network);
+  }
+
+  // The header compares the design with the equal split of the same total by
+  // iteration time, as the engine's Analysis does: a design the equal split
+  // beats is "slower" (once "0.81× faster", and the ratio was of the exposed
+  // communication only), and in perf-per-cost mode the gain in time × cost is
+  // shown too. A typed constraint starves one dimension so the equal split wins.
+  void theHeaderComparesIterationTimeWithTheEqualSplit() {
+    auto* summary = window_->findChild<QLabel*>(QStringLiteral("resultsSummary"));
+    QVERIFY(summary && summary->isVisible());
+    // "1.07× faster" / "1.23× slower", then "1.50× better in time × cost".
+    const QRegularExpression speed(QStringLiteral("(\\d+\\.\\d\\d)× (faster|slower)"));
+    const QRegularExpression gain(
+        QStringLiteral("(\\d+\\.\\d\\d)× (better|worse) in time × cost than the equal split"));
+    // The ratio shown, as the engine's: iteration time, > 1 faster.
+    auto verifyAgainstEngine = [&](const QString& text) {
+      const Analysis& a = results()->shownResult()->a();
+      QVERIFY(a.baseline && a.baseline->speedup && a.baseline->communicationSpeedup);
+      const QRegularExpressionMatch m = speed.match(text);
+      QVERIFY2(m.hasMatch(), qPrintable(text));
+      const double speedup = *a.baseline->speedup;
+      const double shown = speedup >= 1 ? speedup : 1 / speedup;
+      QCOMPARE(m.captured(1), QString::number(shown, 'f', 2));
+      QCOMPARE(m.captured(2), speedup >= 1 ? QStringLiteral("faster") : QStringLiteral("slower"));
+      // The engine's own numbers: the equal split's iteration over the design's.
+      QVERIFY(test::close(speedup, a.baseline->design.eval.iterationNs / a.design.eval.iterationNs,
+                          1e-9));
+    };
+    QVERIFY(waitForCurrentFrame());
+    verifyAgainstEngine(summary->text());
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(summary->text().contains(QStringLiteral("faster than the equal split")),
+             qPrintable(summary->text()));
+    QVERIFY(!gain.match(summary->text()).hasMatch());  // performance: time only
+
+    // Starve the first dimension: the constrained optimum is slower than the equal split.
+    auto* constraints = window_->findChild<ConstraintEditor*>(QStringLiteral("constraintEditor"));
+    QVERIFY(constraints);
+    QPlainTextEdit* editor = constraints->textEdit();
+    QVERIFY(editor->isVisible());
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);  // over the example's own line
+    QTest::keyClicks(editor, QStringLiteral("bw[0] <= 20"));
+    QTRY_VERIFY_WITH_TIMEOUT(splitConstraints(doc()->project().constraints).extra ==
+                                 std::vector<std::string>{"bw[0] <= 20"},
+                             5000);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    const Analysis& slow = results()->shownResult()->a();
+    QVERIFY2(*slow.baseline->speedup < 1, "the equal split should win here");
+    // The premise that tells the ratios apart: communication alone says otherwise.
+    QVERIFY(QString::number(*slow.baseline->communicationSpeedup, 'f', 2) !=
+            QString::number(*slow.baseline->speedup, 'f', 2));
+    const QString slower = summary->text();
+    verifyAgainstEngine(slower);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(slower.contains(QStringLiteral("slower than the equal split")), qPrintable(slower));
+    QVERIFY2(!slower.contains(QStringLiteral("faster")), qPrintable(slower));
+    QVERIFY2(slower.contains(QStringLiteral("which breaks 1 constraint")), qPrintable(slower));
+
+    // Perf per cost, chosen with the keyboard: the time × cost gain joins the ratio.
+    auto* objective = window_->findChild<QComboBox*>(QStringLiteral("objectiveCombo"));
+    QVERIFY(objective);
+    objective->setFocus();
+    QTest::keyClick(objective, Qt::Key_Down);
+    QVERIFY(doc()->project().objective == Objective::PerfPerCost);
+    QVERIFY(waitForCurrentFrame());
+    const QString perCost = summary->text();
+    verifyAgainstEngine(perCost);
+    if (QTest::currentTestFailed()) return;
+    const Analysis& a = results()->shownResult()->a();
+    QVERIFY(a.baseline->timeCostGain);
+    const QRegularExpressionMatch g = gain.match(perCost);
+    QVERIFY2(g.hasMatch(), qPrintable(perCost));
+    const double timeCost = *a.baseline->timeCostGain;
+    QCOMPARE(g.captured(1), QString::number(timeCost >= 1 ? timeCost : 1 / timeCost, 'f', 2));
+    QCOMPARE(g.captured(2), timeCost >= 1 ? QStringLiteral("better") : QStringLiteral("worse"));
+    QVERIFY(test::close(timeCost,
+                        a.baseline->design.eval.iterationNs * a.baseline->design.eval.costUsd /
+                            (a.design.eval.iterationNs * a.design.eval.costUsd),
+                        1e-9));
   }
 
   // The collective model is edited in the window: chunks in the workload panel,
