@@ -11,6 +11,8 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -97,6 +99,25 @@ void dragSlider(QSlider* slider, int pixels, int steps) {
     QTest::qWait(2);
   }
   QTest::mouseRelease(slider, Qt::LeftButton, Qt::NoModifier, start + QPoint(pixels, 0));
+}
+
+// The tick labels of `chart`'s axis of that orientation, as drawn in its scene
+// (left of the plot for the vertical axis, below it for the horizontal one).
+QStringList axisLabels(QChartView* chart, Qt::Orientation orientation) {
+  const QRectF plot = chart->chart()->mapToScene(chart->chart()->plotArea()).boundingRect();
+  QStringList labels;
+  for (QGraphicsItem* item : chart->scene()->items(Qt::AscendingOrder)) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (!text || !text->isVisible() || chart->chart()->legend()->isAncestorOf(item)) continue;
+    const QRectF at = text->sceneBoundingRect();
+    const bool beside = orientation == Qt::Vertical
+                            ? at.right() <= plot.left() + 1 && at.center().y() >= plot.top() - 1 &&
+                                  at.center().y() <= plot.bottom() + 1
+                            : at.top() >= plot.bottom() - 1 && at.center().x() >= plot.left() - 1 &&
+                                  at.center().x() <= plot.right() + 1;
+    if (beside && text->rotation() == 0) labels << text->toPlainText();
+  }
+  return labels;
 }
 
 }  // namespace
@@ -249,8 +270,17 @@ class ExplorerTest : public QObject {
     QVERIFY(large.toChart(3e9, 4e9) == QPointF(3, 4));
 
     ParetoChartView* chart = results()->paretoChart();
+    auto* spin = window_->findChild<QDoubleSpinBox*>(QStringLiteral("totalBandwidthSpin"));
+    QVERIFY(spin && spin->isVisible());
+    QStringList units;
     for (double total : {60.0, 1000.0, 5000.0}) {
-      doc()->edit(QStringLiteral("total"), [total](Project& p) { setTotalBandwidth(p, total); });
+      // Typed into the total's spin box, as a user would.
+      spin->setFocus();
+      QTest::keyClick(spin, Qt::Key_A, Qt::ControlModifier);
+      QTest::keyClicks(spin, QString::number(total));
+      QTest::keyClick(spin, Qt::Key_Return);
+      QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
+              std::optional<double>(total));
       QVERIFY(waitForCurrentFrame());
       verifyChartMatchesEngine();
       // The slowest design of each chart decides its unit.
@@ -261,6 +291,7 @@ class ExplorerTest : public QObject {
       for (const Solution& s : results()->shownFront()->a().front.points)
         slowestPoint = std::max(slowestPoint, s.eval.iterationNs);
       const QString unit = slowestPoint >= 1e9 ? QStringLiteral("s") : QStringLiteral("ms");
+      units << chart->timeAxis()->titleText();
       QVERIFY2(chart->timeAxis()->titleText().endsWith(QStringLiteral("(") + unit + ')'),
                qPrintable(chart->timeAxis()->titleText()));
       QCOMPARE(results()->breakdownChart()->timeAxis()->titleText(),
@@ -269,7 +300,21 @@ class ExplorerTest : public QObject {
                qPrintable(QString::number(chart->timeAxis()->min())));
       QVERIFY(chart->costAxis()->min() >= 0);
       QVERIFY(chart->timeAxis()->max() >= chartOptimum().y());
+      // The tick labels as drawn: numbers, none below zero, the top one above the optimum.
+      const QStringList ticks = axisLabels(chart, Qt::Vertical);
+      QVERIFY2(ticks.size() >= 3, qPrintable(ticks.join(QLatin1Char(' '))));
+      double highest = -1;
+      for (const QString& tick : ticks) {
+        bool number = false;
+        const double value = tick.toDouble(&number);
+        QVERIFY2(number && value >= 0 && !tick.startsWith(QLatin1Char('-')),
+                 qPrintable(ticks.join(QLatin1Char(' '))));
+        highest = std::max(highest, value);
+      }
+      QVERIFY2(highest >= chartOptimum().y(), qPrintable(ticks.join(QLatin1Char(' '))));
     }
+    // The case of seconds was reached (this example's compute alone takes 1.5 s).
+    QVERIFY2(units.front().endsWith(QStringLiteral("(s)")), qPrintable(units.join(", ")));
   }
 
   // The equal split can sit far from the front ($69 M against a front that
