@@ -7,13 +7,16 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QImage>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,6 +25,8 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPlainTextEdit>
@@ -144,6 +149,79 @@ class ExplorerTest : public QObject {
       QTest::qWait(5);
     }
     return false;
+  }
+
+  // Renames the project as a user does: File > Rename Project… clicked in the
+  // menu bar, `typed` typed over the name the dialog offers, OK clicked. Returns
+  // the name the dialog offered.
+  QString renameThroughTheMenu(const QString& typed) {
+    auto* bar = window_->menuBar();
+    QMenu* file = nullptr;
+    for (QAction* a : bar->actions())
+      if (a->menu() && a->text() == QStringLiteral("&File")) file = a->menu();
+    if (!file) return QStringLiteral("<no File menu>");
+    QAction* rename = window_->findChild<QAction*>(QStringLiteral("renameAction"));
+    QString offered = QStringLiteral("<no dialog>");
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      auto* edit = dialog->findChild<QLineEdit*>();
+      offered = edit->text();
+      edit->selectAll();
+      QTest::keyClicks(edit, typed);
+      auto* buttons = dialog->findChild<QDialogButtonBox*>();
+      QPushButton* ok = buttons->button(QDialogButtonBox::Ok);
+      QTest::mouseClick(ok, Qt::LeftButton);
+    });
+    poll.start();
+    QTest::mouseClick(bar, Qt::LeftButton, Qt::NoModifier,
+                      bar->actionGeometry(file->menuAction()).center());
+    if (!file->isVisible()) return QStringLiteral("<the File menu did not open>");
+    QTest::mouseClick(file, Qt::LeftButton, Qt::NoModifier,
+                      file->actionGeometry(rename).center());  // returns once the dialog closed
+    return offered;
+  }
+
+  // The file name File > Save As… suggests (Ctrl+Shift+S), read off the dialog
+  // and cancelled.
+  QString saveAsSuggestion() {
+    QString suggested = QStringLiteral("<no dialog>");
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      const QStringList files = dialog->selectedFiles();
+      suggested = files.isEmpty() ? QString() : QFileInfo(files.front()).fileName();
+      dialog->reject();
+    });
+    poll.start();
+    // The shortcut goes to the active window (the offscreen platform does not
+    // give the activation back when a dialog closes, as a desktop does).
+    window_->activateWindow();
+    if (!QTest::qWaitForWindowActive(window_.get())) return QStringLiteral("<window not active>");
+    QTest::keySequence(window_.get(), QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    return suggested;
+  }
+
+  // The heading of an exported SVG figure (its title).
+  QString exportedHeading() {
+    QTemporaryDir dir;
+    const QString svg = dir.filePath(QStringLiteral("figure.svg"));
+    QString error;
+    if (!window_->exports()->exportTo(svg, &error)) return error;
+    QFile file(svg);
+    if (!file.open(QIODevice::ReadOnly)) return QStringLiteral("<unreadable>");
+    QXmlStreamReader xml(&file);
+    while (!xml.atEnd()) {
+      if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QStringLiteral("title"))
+        return xml.readElementText();
+    }
+    return QStringLiteral("<no title>");
   }
 
   QPointF chartOptimum() const {
@@ -777,7 +855,7 @@ class ExplorerTest : public QObject {
     QVERIFY(waitForCurrentFrame() ||
             window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
 
-    // The exports carry the name of what they show.
+    // The exports carry the name of what they show, and Save As suggests it.
     QTemporaryDir dir;
     QString error;
     if (results()->shownResult() && results()->shownResult()->ok() && !results()->isMarkedStale()) {
@@ -787,23 +865,35 @@ class ExplorerTest : public QObject {
       QVERIFY(f.open(QIODevice::ReadOnly));
       QCOMPARE(QJsonDocument::fromJson(f.readAll()).object().value("project").toString(), three);
     }
+    QCOMPARE(exportedHeading(), three + QStringLiteral(" — objective: performance"));
+    QString suggested = saveAsSuggestion();
+    QVERIFY2(suggested.startsWith(QStringLiteral("Llama-3-70B-on-a-3D-network-")) &&
+                 suggested.endsWith(QStringLiteral(".json")) && !suggested.contains(' '),
+             qPrintable(suggested));
 
-    // A chosen name stays through edits, is one undo step and is saved.
+    // A name chosen in File > Rename Project… stays through edits, is one undo
+    // step, names the figures and the file Save As suggests, and is saved.
     const int steps = doc()->undoStack()->count();
-    QVERIFY(window_->files()->renameProject(QStringLiteral("  Pod study A ")));
+    QCOMPARE(renameThroughTheMenu(QStringLiteral("  Pod study A ")), three);
     QCOMPARE(doc()->project().name, std::string("Pod study A"));
     QCOMPARE(doc()->undoStack()->count(), steps + 1);
     QVERIFY(window_->windowTitle().startsWith(QStringLiteral("Pod study A")));
-    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(4);
+    auto* dims = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
+    dims->setFocus();
+    QTest::keyClick(dims, Qt::Key_Up);  // back to the 4D network
+    QCOMPARE(doc()->project().network.size(), 4);
     QCOMPARE(doc()->project().name, std::string("Pod study A"));
+    QCOMPARE(saveAsSuggestion(), QStringLiteral("Pod-study-A.json"));
+    QCOMPARE(exportedHeading(), QStringLiteral("Pod study A — objective: performance"));
     const QString path = dir.filePath(QStringLiteral("named.json"));
     QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
     QCOMPARE(Document::loadFile(path).name, std::string("Pod study A"));
     // Back to the described name with an empty one; it follows edits again.
-    QVERIFY(window_->files()->renameProject(QStringLiteral(" ")));
+    QCOMPARE(renameThroughTheMenu(QStringLiteral(" ")), QStringLiteral("Pod study A"));
     QCOMPARE(doc()->project().name, describedName(doc()->project()));
-    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    QTest::keyClick(dims, Qt::Key_Down);  // the 3D network again
     QCOMPARE(doc()->project().name, three.toStdString());
+    QCOMPARE(exportedHeading(), three + QStringLiteral(" — objective: performance"));
     // Undo walks the names back with the content.
     doc()->undoStack()->undo();
     doc()->undoStack()->undo();
