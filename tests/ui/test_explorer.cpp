@@ -463,11 +463,16 @@ class ExplorerTest : public QObject {
     QCOMPARE(doc()->undoStack()->count(), stepsBefore + 1);
     QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
             std::optional<double>(slider->value()));
+    // The one step is named after the value the drag ended on, not its first.
+    QAction* undo = window_->findChild<QAction*>(QStringLiteral("undoAction"));
+    QCOMPARE(undo->text(), QStringLiteral("&Undo Set the total bandwidth to %1")
+                               .arg(formatBandwidth(slider->value())));
+    QVERIFY(values.first().first().toInt() != slider->value());
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
     QVERIFY(!samePoint(chartOptimum(), before));
 
-    window_->findChild<QAction*>(QStringLiteral("undoAction"))->trigger();
+    undo->trigger();
     QCOMPARE(slider->value(), valueBefore);
     QVERIFY(waitForCurrentFrame());
     QVERIFY(samePoint(chartOptimum(), before));
