@@ -125,6 +125,18 @@ QStringList axisLabels(QChartView* chart, Qt::Orientation orientation) {
   return labels;
 }
 
+// Where `label`'s legend entry is drawn in `chart`'s viewport (the centre of its
+// text); (-1, -1) when no visible legend label reads so.
+QPoint legendEntryPosition(QChartView* chart, const QString& label) {
+  QLegend* legend = chart->chart()->legend();
+  for (QGraphicsItem* item : chart->scene()->items()) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (text && text->isVisible() && legend->isAncestorOf(item) && text->toPlainText() == label)
+      return chart->mapFromScene(text->sceneBoundingRect().center());
+  }
+  return {-1, -1};
+}
+
 }  // namespace
 
 class ExplorerTest : public QObject {
@@ -409,7 +421,10 @@ class ExplorerTest : public QObject {
     QVERIFY(chart->costAxis()->max() >= equalCost);
     const auto markers = chart->chart()->legend()->markers(equal);
     QCOMPARE(markers.size(), 1);
-    Q_EMIT markers.front()->clicked();
+    // A real click on the entry, where it is drawn.
+    const QPoint entry = legendEntryPosition(chart, markers.front()->label());
+    QVERIFY2(chart->viewport()->rect().contains(entry), qPrintable(markers.front()->label()));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, Qt::NoModifier, entry);
     QVERIFY(!chart->equalSplitShown());
     QVERIFY(!equal->isVisible());
     QVERIFY(markers.front()->isVisible());  // still there to click back
@@ -422,7 +437,9 @@ class ExplorerTest : public QObject {
     const double hiddenCost =
         results()->shownResult()->a().baseline->design.eval.costUsd / chart->units().usdPerUnit;
     QVERIFY(chart->costAxis()->max() < hiddenCost);
-    Q_EMIT markers.front()->clicked();
+    const QPoint greyed = legendEntryPosition(chart, markers.front()->label());
+    QVERIFY(chart->viewport()->rect().contains(greyed));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, Qt::NoModifier, greyed);
     QVERIFY(chart->equalSplitShown());
     QVERIFY(equal->isVisible());
     QCOMPARE(equal->count(), 1);
