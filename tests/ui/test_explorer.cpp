@@ -7,11 +7,16 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QImage>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,9 +25,13 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSlider>
@@ -43,6 +52,7 @@
 
 #include "budget_panel.hpp"
 #include "charts.hpp"
+#include "constraint_editor.hpp"
 #include "dimension_model.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
@@ -96,6 +106,37 @@ void dragSlider(QSlider* slider, int pixels, int steps) {
   QTest::mouseRelease(slider, Qt::LeftButton, Qt::NoModifier, start + QPoint(pixels, 0));
 }
 
+// The tick labels of `chart`'s axis of that orientation, as drawn in its scene
+// (left of the plot for the vertical axis, below it for the horizontal one).
+QStringList axisLabels(QChartView* chart, Qt::Orientation orientation) {
+  const QRectF plot = chart->chart()->mapToScene(chart->chart()->plotArea()).boundingRect();
+  QStringList labels;
+  for (QGraphicsItem* item : chart->scene()->items(Qt::AscendingOrder)) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (!text || !text->isVisible() || chart->chart()->legend()->isAncestorOf(item)) continue;
+    const QRectF at = text->sceneBoundingRect();
+    const bool beside = orientation == Qt::Vertical
+                            ? at.right() <= plot.left() + 1 && at.center().y() >= plot.top() - 1 &&
+                                  at.center().y() <= plot.bottom() + 1
+                            : at.top() >= plot.bottom() - 1 && at.center().x() >= plot.left() - 1 &&
+                                  at.center().x() <= plot.right() + 1;
+    if (beside && text->rotation() == 0) labels << text->toPlainText();
+  }
+  return labels;
+}
+
+// Where `label`'s legend entry is drawn in `chart`'s viewport (the centre of its
+// text); (-1, -1) when no visible legend label reads so.
+QPoint legendEntryPosition(QChartView* chart, const QString& label) {
+  QLegend* legend = chart->chart()->legend();
+  for (QGraphicsItem* item : chart->scene()->items()) {
+    auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+    if (text && text->isVisible() && legend->isAncestorOf(item) && text->toPlainText() == label)
+      return chart->mapFromScene(text->sceneBoundingRect().center());
+  }
+  return {-1, -1};
+}
+
 }  // namespace
 
 class ExplorerTest : public QObject {
@@ -120,6 +161,79 @@ class ExplorerTest : public QObject {
       QTest::qWait(5);
     }
     return false;
+  }
+
+  // Renames the project as a user does: File > Rename Project… clicked in the
+  // menu bar, `typed` typed over the name the dialog offers, OK clicked. Returns
+  // the name the dialog offered.
+  QString renameThroughTheMenu(const QString& typed) {
+    auto* bar = window_->menuBar();
+    QMenu* file = nullptr;
+    for (QAction* a : bar->actions())
+      if (a->menu() && a->text() == QStringLiteral("&File")) file = a->menu();
+    if (!file) return QStringLiteral("<no File menu>");
+    QAction* rename = window_->findChild<QAction*>(QStringLiteral("renameAction"));
+    QString offered = QStringLiteral("<no dialog>");
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      auto* edit = dialog->findChild<QLineEdit*>();
+      offered = edit->text();
+      edit->selectAll();
+      QTest::keyClicks(edit, typed);
+      auto* buttons = dialog->findChild<QDialogButtonBox*>();
+      QPushButton* ok = buttons->button(QDialogButtonBox::Ok);
+      QTest::mouseClick(ok, Qt::LeftButton);
+    });
+    poll.start();
+    QTest::mouseClick(bar, Qt::LeftButton, Qt::NoModifier,
+                      bar->actionGeometry(file->menuAction()).center());
+    if (!file->isVisible()) return QStringLiteral("<the File menu did not open>");
+    QTest::mouseClick(file, Qt::LeftButton, Qt::NoModifier,
+                      file->actionGeometry(rename).center());  // returns once the dialog closed
+    return offered;
+  }
+
+  // The file name File > Save As… suggests (Ctrl+Shift+S), read off the dialog
+  // and cancelled.
+  QString saveAsSuggestion() {
+    QString suggested = QStringLiteral("<no dialog>");
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      const QStringList files = dialog->selectedFiles();
+      suggested = files.isEmpty() ? QString() : QFileInfo(files.front()).fileName();
+      dialog->reject();
+    });
+    poll.start();
+    // The shortcut goes to the active window (the offscreen platform does not
+    // give the activation back when a dialog closes, as a desktop does).
+    window_->activateWindow();
+    if (!QTest::qWaitForWindowActive(window_.get())) return QStringLiteral("<window not active>");
+    QTest::keySequence(window_.get(), QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    return suggested;
+  }
+
+  // The heading of an exported SVG figure (its title).
+  QString exportedHeading() {
+    QTemporaryDir dir;
+    const QString svg = dir.filePath(QStringLiteral("figure.svg"));
+    QString error;
+    if (!window_->exports()->exportTo(svg, &error)) return error;
+    QFile file(svg);
+    if (!file.open(QIODevice::ReadOnly)) return QStringLiteral("<unreadable>");
+    QXmlStreamReader xml(&file);
+    while (!xml.atEnd()) {
+      if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QStringLiteral("title"))
+        return xml.readElementText();
+    }
+    return QStringLiteral("<no title>");
   }
 
   QPointF chartOptimum() const {
@@ -246,8 +360,17 @@ class ExplorerTest : public QObject {
     QVERIFY(large.toChart(3e9, 4e9) == QPointF(3, 4));
 
     ParetoChartView* chart = results()->paretoChart();
+    auto* spin = window_->findChild<QDoubleSpinBox*>(QStringLiteral("totalBandwidthSpin"));
+    QVERIFY(spin && spin->isVisible());
+    QStringList units;
     for (double total : {60.0, 1000.0, 5000.0}) {
-      doc()->edit(QStringLiteral("total"), [total](Project& p) { setTotalBandwidth(p, total); });
+      // Typed into the total's spin box, as a user would.
+      spin->setFocus();
+      QTest::keyClick(spin, Qt::Key_A, Qt::ControlModifier);
+      QTest::keyClicks(spin, QString::number(total));
+      QTest::keyClick(spin, Qt::Key_Return);
+      QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
+              std::optional<double>(total));
       QVERIFY(waitForCurrentFrame());
       verifyChartMatchesEngine();
       // The slowest design of each chart decides its unit.
@@ -258,6 +381,7 @@ class ExplorerTest : public QObject {
       for (const Solution& s : results()->shownFront()->a().front.points)
         slowestPoint = std::max(slowestPoint, s.eval.iterationNs);
       const QString unit = slowestPoint >= 1e9 ? QStringLiteral("s") : QStringLiteral("ms");
+      units << chart->timeAxis()->titleText();
       QVERIFY2(chart->timeAxis()->titleText().endsWith(QStringLiteral("(") + unit + ')'),
                qPrintable(chart->timeAxis()->titleText()));
       QCOMPARE(results()->breakdownChart()->timeAxis()->titleText(),
@@ -266,7 +390,21 @@ class ExplorerTest : public QObject {
                qPrintable(QString::number(chart->timeAxis()->min())));
       QVERIFY(chart->costAxis()->min() >= 0);
       QVERIFY(chart->timeAxis()->max() >= chartOptimum().y());
+      // The tick labels as drawn: numbers, none below zero, the top one above the optimum.
+      const QStringList ticks = axisLabels(chart, Qt::Vertical);
+      QVERIFY2(ticks.size() >= 3, qPrintable(ticks.join(QLatin1Char(' '))));
+      double highest = -1;
+      for (const QString& tick : ticks) {
+        bool number = false;
+        const double value = tick.toDouble(&number);
+        QVERIFY2(number && value >= 0 && !tick.startsWith(QLatin1Char('-')),
+                 qPrintable(ticks.join(QLatin1Char(' '))));
+        highest = std::max(highest, value);
+      }
+      QVERIFY2(highest >= chartOptimum().y(), qPrintable(ticks.join(QLatin1Char(' '))));
     }
+    // The case of seconds was reached (this example's compute alone takes 1.5 s).
+    QVERIFY2(units.front().endsWith(QStringLiteral("(s)")), qPrintable(units.join(", ")));
   }
 
   // The equal split can sit far from the front ($69 M against a front that
@@ -283,7 +421,10 @@ class ExplorerTest : public QObject {
     QVERIFY(chart->costAxis()->max() >= equalCost);
     const auto markers = chart->chart()->legend()->markers(equal);
     QCOMPARE(markers.size(), 1);
-    Q_EMIT markers.front()->clicked();
+    // A real click on the entry, where it is drawn.
+    const QPoint entry = legendEntryPosition(chart, markers.front()->label());
+    QVERIFY2(chart->viewport()->rect().contains(entry), qPrintable(markers.front()->label()));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, Qt::NoModifier, entry);
     QVERIFY(!chart->equalSplitShown());
     QVERIFY(!equal->isVisible());
     QVERIFY(markers.front()->isVisible());  // still there to click back
@@ -296,7 +437,9 @@ class ExplorerTest : public QObject {
     const double hiddenCost =
         results()->shownResult()->a().baseline->design.eval.costUsd / chart->units().usdPerUnit;
     QVERIFY(chart->costAxis()->max() < hiddenCost);
-    Q_EMIT markers.front()->clicked();
+    const QPoint greyed = legendEntryPosition(chart, markers.front()->label());
+    QVERIFY(chart->viewport()->rect().contains(greyed));
+    QTest::mouseClick(chart->viewport(), Qt::LeftButton, Qt::NoModifier, greyed);
     QVERIFY(chart->equalSplitShown());
     QVERIFY(equal->isVisible());
     QCOMPARE(equal->count(), 1);
@@ -337,11 +480,16 @@ class ExplorerTest : public QObject {
     QCOMPARE(doc()->undoStack()->count(), stepsBefore + 1);
     QVERIFY(splitConstraints(doc()->project().constraints).totalBandwidth ==
             std::optional<double>(slider->value()));
+    // The one step is named after the value the drag ended on, not its first.
+    QAction* undo = window_->findChild<QAction*>(QStringLiteral("undoAction"));
+    QCOMPARE(undo->text(), QStringLiteral("&Undo Set the total bandwidth to %1")
+                               .arg(formatBandwidth(slider->value())));
+    QVERIFY(values.first().first().toInt() != slider->value());
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
     QVERIFY(!samePoint(chartOptimum(), before));
 
-    window_->findChild<QAction*>(QStringLiteral("undoAction"))->trigger();
+    undo->trigger();
     QCOMPARE(slider->value(), valueBefore);
     QVERIFY(waitForCurrentFrame());
     QVERIFY(samePoint(chartOptimum(), before));
@@ -501,6 +649,87 @@ class ExplorerTest : public QObject {
     QVERIFY(doc()->project().costScope == CostScope::Network);
   }
 
+  // The header compares the design with the equal split of the same total by
+  // iteration time, as the engine's Analysis does: a design the equal split
+  // beats is "slower" (once "0.81× faster", and the ratio was of the exposed
+  // communication only), and in perf-per-cost mode the gain in time × cost is
+  // shown too. A typed constraint starves one dimension so the equal split wins.
+  void theHeaderComparesIterationTimeWithTheEqualSplit() {
+    auto* summary = window_->findChild<QLabel*>(QStringLiteral("resultsSummary"));
+    QVERIFY(summary && summary->isVisible());
+    // "1.07× faster" / "1.23× slower", then "1.50× better in time × cost".
+    const QRegularExpression speed(QStringLiteral("(\\d+\\.\\d\\d)× (faster|slower)"));
+    const QRegularExpression gain(
+        QStringLiteral("(\\d+\\.\\d\\d)× (better|worse) in time × cost than the equal split"));
+    // The ratio shown, as the engine's: iteration time, > 1 faster.
+    auto verifyAgainstEngine = [&](const QString& text) {
+      const Analysis& a = results()->shownResult()->a();
+      QVERIFY(a.baseline && a.baseline->speedup && a.baseline->communicationSpeedup);
+      const QRegularExpressionMatch m = speed.match(text);
+      QVERIFY2(m.hasMatch(), qPrintable(text));
+      const double speedup = *a.baseline->speedup;
+      const double shown = speedup >= 1 ? speedup : 1 / speedup;
+      QCOMPARE(m.captured(1), QString::number(shown, 'f', 2));
+      QCOMPARE(m.captured(2), speedup >= 1 ? QStringLiteral("faster") : QStringLiteral("slower"));
+      // The engine's own numbers: the equal split's iteration over the design's.
+      QVERIFY(test::close(speedup, a.baseline->design.eval.iterationNs / a.design.eval.iterationNs,
+                          1e-9));
+    };
+    QVERIFY(waitForCurrentFrame());
+    verifyAgainstEngine(summary->text());
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(summary->text().contains(QStringLiteral("faster than the equal split")),
+             qPrintable(summary->text()));
+    QVERIFY(!gain.match(summary->text()).hasMatch());  // performance: time only
+
+    // Starve the first dimension: the constrained optimum is slower than the equal split.
+    auto* constraints = window_->findChild<ConstraintEditor*>(QStringLiteral("constraintEditor"));
+    QVERIFY(constraints);
+    QPlainTextEdit* editor = constraints->textEdit();
+    QVERIFY(editor->isVisible());
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);  // over the example's own line
+    QTest::keyClicks(editor, QStringLiteral("bw[0] <= 20"));
+    QTRY_VERIFY_WITH_TIMEOUT(splitConstraints(doc()->project().constraints).extra ==
+                                 std::vector<std::string>{"bw[0] <= 20"},
+                             5000);
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    const Analysis& slow = results()->shownResult()->a();
+    QVERIFY2(*slow.baseline->speedup < 1, "the equal split should win here");
+    // The premise that tells the ratios apart: communication alone says otherwise.
+    QVERIFY(QString::number(*slow.baseline->communicationSpeedup, 'f', 2) !=
+            QString::number(*slow.baseline->speedup, 'f', 2));
+    const QString slower = summary->text();
+    verifyAgainstEngine(slower);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(slower.contains(QStringLiteral("slower than the equal split")), qPrintable(slower));
+    QVERIFY2(!slower.contains(QStringLiteral("faster")), qPrintable(slower));
+    QVERIFY2(slower.contains(QStringLiteral("which breaks 1 constraint")), qPrintable(slower));
+
+    // Perf per cost, chosen with the keyboard: the time × cost gain joins the ratio.
+    auto* objective = window_->findChild<QComboBox*>(QStringLiteral("objectiveCombo"));
+    QVERIFY(objective);
+    objective->setFocus();
+    QTest::keyClick(objective, Qt::Key_Down);
+    QVERIFY(doc()->project().objective == Objective::PerfPerCost);
+    QVERIFY(waitForCurrentFrame());
+    const QString perCost = summary->text();
+    verifyAgainstEngine(perCost);
+    if (QTest::currentTestFailed()) return;
+    const Analysis& a = results()->shownResult()->a();
+    QVERIFY(a.baseline->timeCostGain);
+    const QRegularExpressionMatch g = gain.match(perCost);
+    QVERIFY2(g.hasMatch(), qPrintable(perCost));
+    const double timeCost = *a.baseline->timeCostGain;
+    QCOMPARE(g.captured(1), QString::number(timeCost >= 1 ? timeCost : 1 / timeCost, 'f', 2));
+    QCOMPARE(g.captured(2), timeCost >= 1 ? QStringLiteral("better") : QStringLiteral("worse"));
+    QVERIFY(test::close(timeCost,
+                        a.baseline->design.eval.iterationNs * a.baseline->design.eval.costUsd /
+                            (a.design.eval.iterationNs * a.design.eval.costUsd),
+                        1e-9));
+  }
+
   // The collective model is edited in the window: chunks in the workload panel,
   // latencies in the network table; both re-solve, undo restores.
   void chunksAndLatenciesAreEditedAndResolved() {
@@ -648,7 +877,7 @@ class ExplorerTest : public QObject {
     QVERIFY(waitForCurrentFrame() ||
             window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
 
-    // The exports carry the name of what they show.
+    // The exports carry the name of what they show, and Save As suggests it.
     QTemporaryDir dir;
     QString error;
     if (results()->shownResult() && results()->shownResult()->ok() && !results()->isMarkedStale()) {
@@ -658,23 +887,35 @@ class ExplorerTest : public QObject {
       QVERIFY(f.open(QIODevice::ReadOnly));
       QCOMPARE(QJsonDocument::fromJson(f.readAll()).object().value("project").toString(), three);
     }
+    QCOMPARE(exportedHeading(), three + QStringLiteral(" — objective: performance"));
+    QString suggested = saveAsSuggestion();
+    QVERIFY2(suggested.startsWith(QStringLiteral("Llama-3-70B-on-a-3D-network-")) &&
+                 suggested.endsWith(QStringLiteral(".json")) && !suggested.contains(' '),
+             qPrintable(suggested));
 
-    // A chosen name stays through edits, is one undo step and is saved.
+    // A name chosen in File > Rename Project… stays through edits, is one undo
+    // step, names the figures and the file Save As suggests, and is saved.
     const int steps = doc()->undoStack()->count();
-    QVERIFY(window_->files()->renameProject(QStringLiteral("  Pod study A ")));
+    QCOMPARE(renameThroughTheMenu(QStringLiteral("  Pod study A ")), three);
     QCOMPARE(doc()->project().name, std::string("Pod study A"));
     QCOMPARE(doc()->undoStack()->count(), steps + 1);
     QVERIFY(window_->windowTitle().startsWith(QStringLiteral("Pod study A")));
-    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(4);
+    auto* dims = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
+    dims->setFocus();
+    QTest::keyClick(dims, Qt::Key_Up);  // back to the 4D network
+    QCOMPARE(doc()->project().network.size(), 4);
     QCOMPARE(doc()->project().name, std::string("Pod study A"));
+    QCOMPARE(saveAsSuggestion(), QStringLiteral("Pod-study-A.json"));
+    QCOMPARE(exportedHeading(), QStringLiteral("Pod study A — objective: performance"));
     const QString path = dir.filePath(QStringLiteral("named.json"));
     QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
     QCOMPARE(Document::loadFile(path).name, std::string("Pod study A"));
     // Back to the described name with an empty one; it follows edits again.
-    QVERIFY(window_->files()->renameProject(QStringLiteral(" ")));
+    QCOMPARE(renameThroughTheMenu(QStringLiteral(" ")), QStringLiteral("Pod study A"));
     QCOMPARE(doc()->project().name, describedName(doc()->project()));
-    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    QTest::keyClick(dims, Qt::Key_Down);  // the 3D network again
     QCOMPARE(doc()->project().name, three.toStdString());
+    QCOMPARE(exportedHeading(), three + QStringLiteral(" — objective: performance"));
     // Undo walks the names back with the content.
     doc()->undoStack()->undo();
     doc()->undoStack()->undo();

@@ -48,6 +48,9 @@ FileController::FileController(Document* document, QWidget* window)
   save_->setShortcut(QKeySequence::Save);
   saveAs_ = new QAction(tr("Save &As…"), this);
   saveAs_->setShortcut(QKeySequence::SaveAs);
+  // The generic Unix platform theme (a desktop without Qt's KDE or GNOME theme,
+  // the offscreen platform) binds no key to Save As: Ctrl+Shift+S, as those do.
+  if (saveAs_->shortcut().isEmpty()) saveAs_->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
   import_ = new QAction(tr("&Import LIBRA Files…"), this);
   import_->setShortcut(QKeySequence(tr("Ctrl+I")));
   import_->setToolTip(

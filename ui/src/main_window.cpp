@@ -178,6 +178,8 @@ void MainWindow::createMenus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  // None in the generic Unix platform theme (as for Save As): Ctrl+Q, as elsewhere.
+  if (quit->shortcut().isEmpty()) quit->setShortcut(QKeySequence(tr("Ctrl+Q")));
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));

@@ -2,7 +2,7 @@
 // breakdown, the sensitivity of the optimum and a one-line summary, all read
 // from the engine's Analysis.
 // Results arrive whenever the solver has one; they reach the screen at most
-// every ~33 ms (a single-shot timer, PlotJuggler's pattern), never older than
+// every ~16 ms (a single-shot timer, PlotJuggler's pattern), never older than
 // what is shown, and the previous result stays on screen (marked "Updating…"
 // after a short delay) until a newer one comes. A design delivered ahead of its
 // front is shown at once over the last front, which is marked as updating.
