@@ -499,6 +499,75 @@ class ExplorerTest : public QObject {
     verifyChartMatchesEngine();
   }
 
+  // While the mouse drags a control the fronts are coarse (at most
+  // kDragFrontPoints points, so that they keep up with a 60 Hz pointer) and
+  // the summary and status lines change at most every 100 ms; when the drag
+  // ends the project's own front, the summary and the status follow at once.
+  void aDragShowsCoarseFrontsThenTheProjectsOwn() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("totalBandwidthSlider"));
+    QVERIFY(slider && slider->isEnabled());
+    const int points = paretoPointsOf(doc()->project());
+    QVERIFY(points > ExplorerController::kDragFrontPoints);  // premise: the project's are finer
+    QVERIFY(waitForCurrentFrame());
+    QCOMPARE(static_cast<int>(results()->shownFront()->a().front.points.size()), points);
+
+    const QPoint start = sliderHandleCenter(slider);
+    QTest::mousePress(slider, Qt::LeftButton, Qt::NoModifier, start);
+    QVERIFY(results()->axesHeld());
+    QElapsedTimer drag;
+    drag.start();
+    int summaryChanges = 0, statusChanges = 0;
+    QString summary = results()->summaryText(), status = window_->statusLabel()->text();
+    int coarseFronts = 0;
+    quint64 lastFront = results()->shownFront()->generation;
+    for (int i = 1; i <= 40; ++i) {
+      const QPoint p = start + QPoint(i, 0);
+      QMouseEvent move(QEvent::MouseMove, p, slider->mapToGlobal(p), Qt::NoButton, Qt::LeftButton,
+                       Qt::NoModifier);
+      QApplication::sendEvent(slider, &move);
+      for (int ms = 0; ms < 16; ++ms) {
+        QTest::qWait(1);
+        if (results()->summaryText() != summary)
+          ++summaryChanges, summary = results()->summaryText();
+        if (window_->statusLabel()->text() != status)
+          ++statusChanges, status = window_->statusLabel()->text();
+        const SolveResultPtr front = results()->shownFront();
+        if (front->generation != lastFront) {
+          lastFront = front->generation;
+          ++coarseFronts;
+          QVERIFY2(front->a().front.points.size() <=
+                       static_cast<std::size_t>(ExplorerController::kDragFrontPoints),
+                   qPrintable(QStringLiteral("a front of %1 points during the drag")
+                                  .arg(front->a().front.points.size())));
+        }
+      }
+    }
+    const qint64 dragMs = drag.elapsed();
+    QVERIFY2(coarseFronts > 0, "no front reached the screen during the drag");
+    // At most one change per 100 ms (and the one the drag began with).
+    const int allowed = static_cast<int>(dragMs / ResultsView::kHeldTextIntervalMs) + 2;
+    QVERIFY2(
+        summaryChanges <= allowed,
+        qPrintable(QStringLiteral("%1 summary changes in %2 ms").arg(summaryChanges).arg(dragMs)));
+    QVERIFY2(
+        statusChanges <= allowed,
+        qPrintable(QStringLiteral("%1 status changes in %2 ms").arg(statusChanges).arg(dragMs)));
+    QVERIFY(summaryChanges > 0);  // premise: the text does follow, only less often
+
+    QTest::mouseRelease(slider, Qt::LeftButton, Qt::NoModifier, start + QPoint(40, 0));
+    QVERIFY(!results()->axesHeld());
+    QVERIFY(waitForCurrentFrame());
+    const SolveResultPtr shown = results()->shownResult();
+    QCOMPARE(results()->shownFront(), shown);
+    QCOMPARE(static_cast<int>(shown->a().front.points.size()), points);
+    QCOMPARE(splitConstraints(shown->project->constraints).totalBandwidth,
+             std::optional<double>(slider->value()));
+    QVERIFY2(results()->summaryText().contains(formatTimeNs(shown->a().design.eval.iterationNs)),
+             qPrintable(results()->summaryText()));
+    QTRY_VERIFY(window_->statusLabel()->text().contains(QStringLiteral("%1-point").arg(points)));
+    verifyChartMatchesEngine();
+  }
+
   // Ctrl+Z with the focus in a spin box used to undo the spin box's text (or
   // nothing), not the project. The keys go through the shortcut map as typed.
   void undoShortcutsWorkWhileASpinBoxHasFocus() {
