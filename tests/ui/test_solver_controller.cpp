@@ -261,6 +261,12 @@ class SolverControllerTest : public QObject {
         lagMs = std::min(frontLagMs(), frontLagMs());
       }
     }
+    // A loaded machine (the other tests of a parallel ctest) can slow one
+    // measurement: look again a few times before calling the premise false.
+    for (int again = 0; again < 5 && lagMs > kFrameMs / 2.0; ++again) {
+      QTest::qWait(200);
+      lagMs = std::min({frontLagMs(), frontLagMs(), frontLagMs()});
+    }
     QVERIFY2(lagMs <= kFrameMs / 2.0,
              qPrintable(QStringLiteral("the premise fails: a front of %1 points takes %2 ms")
                             .arg(points)

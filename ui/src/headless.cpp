@@ -278,6 +278,10 @@ int runLatency(const StudioOptions& options, const Project& project) {
   const double dragCpuMs = threadCpuMs() - cpuAtStart;
   const qint64 released = clock.nsecsElapsed();
   pressHandle(slider, false);
+  // Letting go asks for the project's own front of the same design (a drag's
+  // fronts are coarse): its frame is the last change's final one.
+  if (solver->latestGeneration() > lastGeneration)
+    changedAt[solver->latestGeneration()] = changedAt.at(lastGeneration);
   // The end of the drag may ask for a finer front (a newer generation of the
   // same design): that one painted, the drag's last change is on screen.
   const auto paintedSince = [&](quint64 generation) {
