@@ -9,6 +9,12 @@
 #include <libra/report/units.hpp>
 
 namespace libra::studio {
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 bool traceOn() {
   static const bool on = qEnvironmentVariableIsSet("LIBRA_STUDIO_TRACE");
   return on;
@@ -20,11 +26,7 @@ void traceEvent(const char* what) {
   if (!t.isValid()) t.start();
   // The calling thread's CPU time beside the wall time: what a step costs even
   // on a loaded machine.
-  timespec cpu{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  std::fprintf(stderr, "%10.3f %10.3f %s\n", t.nsecsElapsed() / 1e6,
-               static_cast<double>(cpu.tv_sec) * 1e3 + static_cast<double>(cpu.tv_nsec) / 1e6,
-               what);
+  std::fprintf(stderr, "%10.3f %10.3f %s\n", t.nsecsElapsed() / 1e6, threadCpuMs(), what);
 }
 
 // Times, costs and bandwidths follow the report library's rule (units per

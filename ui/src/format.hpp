@@ -14,6 +14,9 @@ namespace libra::studio {
 // goes. Off, it costs one branch.
 void traceEvent(const char* what);
 bool traceOn();
+// CPU time of the calling thread (ms): what it spends, apart from waiting,
+// whatever else the machine runs.
+double threadCpuMs();
 
 // libra/report/units.hpp's formats: one rule for the window and the report.
 QString formatTimeNs(double ns);       // "701.34 ms", "12.40 µs"

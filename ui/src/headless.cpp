@@ -108,14 +108,6 @@ void printOptimum(const SolveResult& result) {
                      formatSplit(names, a.design.bandwidth)));
 }
 
-// CPU time of the calling thread (ms): what the window's thread spends, apart
-// from waiting, whatever else the machine runs.
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
