@@ -311,7 +311,17 @@ class SolverControllerTest : public QObject {
   // fronts under fast input still completes fronts: it used to remember the slow
   // one and cancel every later front for as long as the input kept coming (one
   // of 100 completed), so the screen's front stopped following the drag.
-  void aFrontOnceSlowDoesNotStarveLaterFronts() {
+  void aFrontOnceSlowDoesNotStarveLaterFronts() { frontsAfterASlowFront(false); }
+
+  // The same when the slow front took longer than the screen budget (the
+  // project's 50 points under a sanitizer, then a drag's 16): the controller
+  // judges a front by its number of points, so the drag's fronts still finish.
+  // Judged by the slow front's time they were all cancelled (none of 100 in a
+  // CI run of the window's drag test).
+  void aFrontSlowerThanTheBudgetDoesNotStarveSmallerFronts() { frontsAfterASlowFront(true); }
+
+ private:
+  void frontsAfterASlowFront(bool beyondBudget) {
     Project project = loadExample(QStringLiteral("gpt3-3d"));
     project.model.collectives.chunks = ChunkSetting::ideal();
     const auto request = [&](int points) {
@@ -319,25 +329,53 @@ class SolverControllerTest : public QObject {
       r.options.paretoPoints = points;
       return r;
     };
-    // A front of two to six frames: slower than a frame, within the controller's
-    // 100 ms screen budget.
     const auto frontLagMs = [&](int points) {
       double designMs = 0;
       const SolveResult complete =
           runSolve(request(points), nullptr, [&](const SolveResult& d) { designMs = d.elapsedMs; });
       return complete.elapsedMs - designMs;
     };
-    int slowPoints = 8;
-    double slowLagMs = frontLagMs(slowPoints);
-    while (slowLagMs < 2 * kFrameMs && slowPoints < 4096) {
-      slowPoints *= 2;
-      slowLagMs = frontLagMs(slowPoints);
+    // The fast fronts: long enough (a quarter of a frame or more) that the next
+    // change always comes in while one is computed, within half a frame.
+    int fastPoints = 2;
+    double fastLagMs = frontLagMs(fastPoints);
+    while (fastLagMs < kFrameMs / 4.0 && fastPoints < 4096) {
+      fastPoints = fastPoints * 3 / 2 + 1;
+      fastLagMs = std::min(frontLagMs(fastPoints), frontLagMs(fastPoints));
     }
-    QVERIFY2(slowLagMs >= 2 * kFrameMs && slowLagMs <= 6 * kFrameMs,
+    // A loaded machine (the other tests of a parallel ctest) can slow one
+    // measurement: look again a few times before calling the premise false.
+    for (int again = 0; again < 5 && fastLagMs > kFrameMs / 2.0; ++again) {
+      QTest::qWait(200);
+      fastLagMs =
+          std::min({frontLagMs(fastPoints), frontLagMs(fastPoints), frontLagMs(fastPoints)});
+    }
+    QVERIFY2(fastLagMs <= kFrameMs / 2.0,
+             qPrintable(QStringLiteral("the premise fails: %1 points take %2 ms")
+                            .arg(fastPoints)
+                            .arg(fastLagMs)));
+    // The slow front: two to six frames, within the controller's default 100 ms
+    // screen budget; or five to fifteen frames, beyond four times a budget of one
+    // frame (where a front expected to take that long is never let finish
+    // during input).
+    const double slowMinMs = (beyondBudget ? 5 : 2) * kFrameMs;
+    const double slowMaxMs = 3 * slowMinMs;
+    int slowPoints = fastPoints * 2;
+    double slowLagMs = frontLagMs(slowPoints);
+    while (slowLagMs < slowMinMs && slowPoints < 65536) {
+      slowPoints = slowPoints * 3 / 2;
+      slowLagMs = std::min(frontLagMs(slowPoints), frontLagMs(slowPoints));
+    }
+    for (int again = 0; again < 5 && slowLagMs > slowMaxMs; ++again) {
+      QTest::qWait(200);
+      slowLagMs = std::min(frontLagMs(slowPoints), frontLagMs(slowPoints));
+    }
+    QVERIFY2(slowLagMs >= slowMinMs && slowLagMs <= slowMaxMs,
              qPrintable(QStringLiteral("the premise fails: %1 points take %2 ms")
                             .arg(slowPoints)
                             .arg(slowLagMs)));
     SolverController controller;
+    if (beyondBudget) controller.setScreenBudgetMs(static_cast<int>(kFrameMs));
     controller.submit(request(slowPoints));
     QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 20000);
     int changes = 0, fronts = 0;
@@ -345,10 +383,10 @@ class SolverControllerTest : public QObject {
       if (r->complete && r->ok()) ++fronts;
       if (!r->complete && changes < 100) {
         setTotalBandwidth(project, 400 + 5 * (++changes % 40));
-        controller.submit(request(4));
+        controller.submit(request(fastPoints));
       }
     });
-    controller.submit(request(4));
+    controller.submit(request(fastPoints));
     QElapsedTimer waited;
     waited.start();
     while (!(changes == 100 && !controller.isBusy()) && waited.elapsed() < 20000)
@@ -358,6 +396,7 @@ class SolverControllerTest : public QObject {
              qPrintable(QStringLiteral("%1 fronts completed for 100 changes").arg(fronts)));
   }
 
+ private Q_SLOTS:
   // Designs slower than the screen budget are restarted while young: the newest
   // input is then answered about one solve time after it came, not two.
   void aSlowYoungJobGivesWayToNewerInput() {

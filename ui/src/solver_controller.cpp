@@ -2,6 +2,7 @@
 
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <libra/error.hpp>
@@ -131,16 +132,23 @@ SolverController::~SolverController() {
   watcher_.disconnect(this);
 }
 
+qint64 SolverController::expectedFrontMs() const {
+  if (frontMs_ < 0 || !running_ || frontMsPoints_ <= 0 || running_->frontPoints == frontMsPoints_)
+    return frontMs_;
+  return frontMs_ * running_->frontPoints / frontMsPoints_;
+}
+
 bool SolverController::frontDueWithinAFrame() const {
-  return running_ && running_->designDelivered && frontMs_ >= 0 &&
-         frontMs_ - running_->sinceDesign.elapsed() <= kFrameMs;
+  const qint64 expected = expectedFrontMs();
+  return running_ && running_->designDelivered && expected >= 0 &&
+         expected - running_->sinceDesign.elapsed() <= kFrameMs;
 }
 
 bool SolverController::frontStarved() const {
-  // Only a front believed to take no longer than the budget: a genuinely slow
-  // front (a huge project) would otherwise hold up every other design.
-  return frontMs_ <= screenBudgetMs_ &&
-         (!sinceFront_.isValid() || sinceFront_.elapsed() > screenBudgetMs_);
+  const qint64 expected = expectedFrontMs();
+  if (expected > 4 * qint64{screenBudgetMs_}) return false;
+  const qint64 interval = std::max(qint64{screenBudgetMs_}, 3 * expected);
+  return !sinceFront_.isValid() || sinceFront_.elapsed() > interval;
 }
 
 bool SolverController::worthRestarting() const {
@@ -180,7 +188,7 @@ void SolverController::cancelAll() {
 
 void SolverController::start(SolveRequest request) {
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  running_ = Job{request.generation, cancel, false, {}, {}};
+  running_ = Job{request.generation, cancel, request.options.paretoPoints, false, {}, {}};
   running_->started.start();
   ++startedJobs_;
   Q_EMIT solveStarted(request.generation);
@@ -227,6 +235,7 @@ void SolverController::onResultAt(int index) {
     if (pending_ && !frontDueWithinAFrame() && !frontStarved()) running_->cancel->store(true);
   } else if (running_->designDelivered && result->a().status != SolveStatus::Cancelled) {
     frontMs_ = running_->sinceDesign.elapsed();
+    frontMsPoints_ = running_->frontPoints;
   }
   deliver(result);
 }

@@ -114,6 +114,7 @@ class SolverController : public QObject {
   struct Job {
     quint64 generation = 0;
     std::shared_ptr<std::atomic<bool>> cancel;
+    int frontPoints = 0;  // how many points its front has
     bool designDelivered = false;
     QElapsedTimer started;
     QElapsedTimer sinceDesign;  // started when its design was delivered
@@ -127,13 +128,21 @@ class SolverController : public QObject {
   // one frame: then it is finished before a newer request starts (a drag keeps
   // its front on screen instead of a front that never completes).
   bool frontDueWithinAFrame() const;
-  // Whether no front has reached the screen for longer than screenBudgetMs()
-  // while fronts are believed to take no longer than that: then the running
-  // front is let finish. That bounds how stale the front gets
-  // under fast input, and measures again how long fronts take: one slow front
-  // (the first after opening a project, say) would otherwise have every later
-  // front cancelled for as long as input keeps coming.
+  // Whether no front has reached the screen for a while (the screen budget, or
+  // three times the expected front, whichever is longer) while fronts are
+  // expected to take at most four budgets: then the running front is let
+  // finish. That bounds how stale the front gets under fast input (a front
+  // then takes at most about a quarter of the time), and measures again how
+  // long fronts take: one slow front (the first after opening a project, a
+  // hiccup of a loaded machine) would otherwise have every later front
+  // cancelled for as long as input keeps coming. A front expected to take
+  // longer (a huge project) never holds up the designs during input.
   bool frontStarved() const;
+  // How long the running job's front is expected to take after its design: the
+  // last front's time, scaled to this job's number of points (a drag asks for
+  // fewer points than the project: the project's slow front must not make the
+  // drag's fast ones look too slow to finish). -1 while no front was timed.
+  qint64 expectedFrontMs() const;
 
   QFutureWatcher<SolveResultPtr> watcher_;
   std::optional<Job> running_;
@@ -141,8 +150,9 @@ class SolverController : public QObject {
   quint64 latestGeneration_ = 0;
   quint64 deliveredGeneration_ = 0;  // newest generation delivered (or cancelled by cancelAll)
   bool deliveredComplete_ = true;
-  qint64 designMs_ = 0;  // how long the last job took to its design (0: not known yet)
-  qint64 frontMs_ = -1;  // how long the last front took after its design (-1: not known yet)
+  qint64 designMs_ = 0;    // how long the last job took to its design (0: not known yet)
+  qint64 frontMs_ = -1;    // how long the last front took after its design (-1: not known yet)
+  int frontMsPoints_ = 0;  // of how many points that front was
   int screenBudgetMs_ = 100;
   QElapsedTimer sinceDelivered_;
   QElapsedTimer sinceFront_;  // since a complete result (a front) was last delivered
