@@ -13,7 +13,7 @@ namespace libra::cli {
 
 namespace {
 
-struct Args {
+struct BenchArgs {
   std::string project;
   std::vector<std::string> constraints;
   int repetitions = 301;
@@ -53,7 +53,7 @@ void printReport(Context& context, const Style& style, const std::string& title,
                {"distinct collectives", std::to_string(r.distinctCollectives)}});
 }
 
-void run(Context& context, const Args& args) {
+void runBenchCommand(Context& context, const BenchArgs& args) {
   if (args.repetitions < 1) throw InputError("--repetitions: must be a whole number >= 1");
   const Project loaded = loadProjectFile(args.project);
   const ModelOverrides overrides = parseModelFlags(args.model);
@@ -97,7 +97,7 @@ void run(Context& context, const Args& args) {
 }  // namespace
 
 void registerBench(CLI::App& app, Context& context) {
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "Measure native and IPOPT solve times, a 100-point Pareto front, and agreement");
   cmd->add_option("project", args->project, "Project file (JSON)")->required();
@@ -117,7 +117,7 @@ void registerBench(CLI::App& app, Context& context) {
       "\n"
       "Example:\n"
       "  libra bench gpt3-4d.json --constraint 'total == 500' --json");
-  cmd->callback([&context, args] { run(context, *args); });
+  cmd->callback([&context, args] { runBenchCommand(context, *args); });
 }
 
 }  // namespace libra::cli

@@ -32,7 +32,7 @@ constexpr const char* kPresetsFooter =
     "\n"
     "Exit codes: 0 listed; 2 bad usage.";
 
-struct Args {
+struct PresetsArgs {
   bool json = false;
   bool devicesOnly = false;
 };
@@ -256,7 +256,7 @@ void printDevices(std::ostream& out, const Style& style) {
   table.print(out, style);
 }
 
-int run(const Args& args, Context& context) {
+int runPresetsCommand(const PresetsArgs& args, Context& context) {
   if (args.json) {
     Json j;
     if (!args.devicesOnly) {
@@ -282,14 +282,14 @@ int run(const Args& args, Context& context) {
 }  // namespace
 
 void registerPresets(CLI::App& app, Context& context) {
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<PresetsArgs>();
   CLI::App* cmd =
       app.add_subcommand("presets", "List the model presets and devices for new and sweep");
   cmd->add_flag("--devices", args->devicesOnly, "List the devices only");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object with every hyperparameter, full sources and notes");
   cmd->footer(kPresetsFooter);
-  cmd->callback([args, &context] { context.exitCode = run(*args, context); });
+  cmd->callback([args, &context] { context.exitCode = runPresetsCommand(*args, context); });
 }
 
 }  // namespace libra::cli

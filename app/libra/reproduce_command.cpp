@@ -33,7 +33,7 @@ constexpr Case kCases[] = {
     {"4d", "Turing_NLG", "Turing_NLG_4D"}, {"4d", "ResNet_50", "ResNet_50_4d"},
 };
 
-struct Args {
+struct ReproduceArgs {
   std::string reference = "../shared/reference/libra-inputs";
   double total = 500;
   std::string solver = "native";
@@ -46,7 +46,7 @@ std::string split(const std::vector<double>& bw) {
   return s;
 }
 
-void run(Context& context, const Args& args) {
+void runReproduceCommand(Context& context, const ReproduceArgs& args) {
   const fs::path ref(args.reference);
   if (!fs::is_directory(ref / "network")) {
     throw InputError("--reference: '" + args.reference +
@@ -120,7 +120,7 @@ void run(Context& context, const Args& args) {
 }  // namespace
 
 void registerReproduceLibra(CLI::App& app, Context& context) {
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ReproduceArgs>();
   CLI::App* cmd = app.add_subcommand(
       "reproduce-libra",
       "Reproduce LIBRA's comparison of optimized against equal bandwidth splits on the "
@@ -139,7 +139,7 @@ void registerReproduceLibra(CLI::App& app, Context& context) {
       "\n"
       "Example:\n"
       "  libra reproduce-libra --reference ../shared/reference/libra-inputs");
-  cmd->callback([&context, args] { run(context, *args); });
+  cmd->callback([&context, args] { runReproduceCommand(context, *args); });
 }
 
 }  // namespace libra::cli

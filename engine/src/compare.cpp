@@ -13,13 +13,9 @@ namespace {
 
 using result_json::Json;
 
-std::string quoted(const std::string& name) {
-  return "'" + text::abbreviate(name) + "'";
-}
-
 std::string listOf(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + quoted(n);
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + text::quotedName(n);
   return out;
 }
 
@@ -100,7 +96,7 @@ void addNotes(Comparison& c) {
   }
   const DesignComparison& base = c.baselineDesign();
   if (!base.ok()) {
-    c.notes.push_back("the baseline " + quoted(base.input.name) + " has no result (" +
+    c.notes.push_back("the baseline " + text::quotedName(base.input.name) + " has no result (" +
                       statusWord(base.analysis) + "): no ratios");
   }
 }
@@ -143,14 +139,14 @@ std::size_t checkNames(const std::vector<std::string>& names, const std::string&
         std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]);
     if (same != names.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw InputError("designs " + std::to_string(same - names.begin() + 1) + " and " +
-                       std::to_string(i + 1) + " are both named " + quoted(names[i]) +
+                       std::to_string(i + 1) + " are both named " + text::quotedName(names[i]) +
                        "; each design needs its own name");
     }
   }
   if (baseline.empty()) return 0;
   const auto it = std::find(names.begin(), names.end(), baseline);
   if (it == names.end()) {
-    throw InputError("no design is named " + quoted(baseline) +
+    throw InputError("no design is named " + text::quotedName(baseline) +
                      " to be the baseline (the designs are " + listOf(names) + ")");
   }
   return static_cast<std::size_t>(it - names.begin());

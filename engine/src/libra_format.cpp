@@ -33,7 +33,7 @@ namespace libra {
 
 namespace {
 
-using Json = nlohmann::json;
+using InputJson = nlohmann::json;
 
 // ---------------------------------------------------------------------------
 // Scalars.
@@ -252,11 +252,11 @@ std::vector<std::optional<YAML::Node>> namedEntries(const YamlSource& src,
 // ---------------------------------------------------------------------------
 // JSON sources.
 
-Json parseJson(std::string_view text, const std::string& file) {
-  return json_text::parse<Json>(text, file);
+InputJson parseJson(std::string_view text, const std::string& file) {
+  return json_text::parse<InputJson>(text, file);
 }
 
-Cell jsonCell(const Json& value, const std::string& where) {
+Cell jsonCell(const InputJson& value, const std::string& where) {
   if (value.is_string()) return {value.get<std::string>(), where};
   if (value.is_number()) return {value.dump(), where};
   const std::string got = value.is_array()    ? "a list"
@@ -265,7 +265,7 @@ Cell jsonCell(const Json& value, const std::string& where) {
   throw InputError(where + ": expected a number or a name, got " + got);
 }
 
-CellList jsonList(const Json& value, const std::string& file, const std::string& key,
+CellList jsonList(const InputJson& value, const std::string& file, const std::string& key,
                   const std::string& example) {
   if (!value.is_array()) {
     throw InputError(file + ": " + key + ": expected a list such as " + example + ", got " +
@@ -333,7 +333,7 @@ NetworkFile networkFromYaml(std::string_view text, const std::string& file) {
 }
 
 NetworkFile networkFromJson(std::string_view text, const std::string& file) {
-  const Json doc = parseJson(text, file);
+  const InputJson doc = parseJson(text, file);
   const std::vector<std::string> keys{"npus-count", "topology", "network-type", "total-bandwidth"};
   if (!doc.is_object()) {
     throw InputError(file + ": expected a JSON object with npus-count, topology and network-type");
@@ -345,7 +345,7 @@ NetworkFile networkFromJson(std::string_view text, const std::string& file) {
                        "and optionally total-bandwidth)");
     }
   }
-  auto need = [&](const std::string& key) -> const Json& {
+  auto need = [&](const std::string& key) -> const InputJson& {
     if (!doc.contains(key)) {
       throw InputError(file + ": missing key '" + key +
                        "' (a json network lists npus-count, topology and network-type)");
@@ -406,7 +406,7 @@ CostModel costModelFromYaml(std::string_view text, const std::string& file) {
 }
 
 CostModel costModelFromJson(std::string_view text, const std::string& file) {
-  const Json doc = parseJson(text, file);
+  const InputJson doc = parseJson(text, file);
   if (!doc.is_object()) {
     throw InputError(file + ": expected a JSON object with one object of prices per cost level");
   }

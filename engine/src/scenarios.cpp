@@ -12,10 +12,6 @@ namespace libra {
 
 namespace {
 
-std::string quoted(const std::string& name) {
-  return "'" + text::abbreviate(name) + "'";
-}
-
 // The naming rule over the names in order: a lone scenario may be unnamed;
 // otherwise every name is non-blank and unique. Positions in messages count from 1.
 void checkNames(const std::vector<std::string>& names) {
@@ -30,8 +26,8 @@ void checkNames(const std::vector<std::string>& names) {
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (names[j] == name) {
-        throw InputError(where + ": the name " + quoted(name) + " is already used by scenario " +
-                         std::to_string(j + 1));
+        throw InputError(where + ": the name " + text::quotedName(name) +
+                         " is already used by scenario " + std::to_string(j + 1));
       }
     }
   }

@@ -36,6 +36,11 @@ inline std::string abbreviate(std::string_view s) {
   return std::string(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " characters)";
 }
 
+// A name as messages quote it: abbreviated, in single quotes.
+inline std::string quotedName(std::string_view name) {
+  return "'" + abbreviate(name) + "'";
+}
+
 // Shortest round-trippable decimal form, for messages.
 std::string formatNumber(double value);
 

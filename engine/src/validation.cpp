@@ -13,25 +13,25 @@ namespace libra {
 
 namespace {
 
-using Json = nlohmann::json;
+using InputJson = nlohmann::json;
 
-const Json& required(const Json& object, const char* key, const std::string& where) {
+const InputJson& required(const InputJson& object, const char* key, const std::string& where) {
   if (!object.is_object()) throw InputError(where + ": expected an object");
   auto it = object.find(key);
   if (it == object.end()) throw InputError(where + ": missing key '" + key + "'");
   return *it;
 }
 
-double number(const Json& object, const char* key, const std::string& where) {
-  const Json& v = required(object, key, where);
+double number(const InputJson& object, const char* key, const std::string& where) {
+  const InputJson& v = required(object, key, where);
   if (!v.is_number()) throw InputError(where + "." + key + ": expected a number");
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < 0) throw InputError(where + "." + key + ": expected a number >= 0");
   return x;
 }
 
-std::string stringAt(const Json& object, const char* key, const std::string& where) {
-  const Json& v = required(object, key, where);
+std::string stringAt(const InputJson& object, const char* key, const std::string& where) {
+  const InputJson& v = required(object, key, where);
   if (!v.is_string()) throw InputError(where + "." + key + ": expected a string");
   return v.get<std::string>();
 }
@@ -47,22 +47,22 @@ std::vector<int> fullGroups(const Network& network) {
 ValidationData readValidationData(const std::filesystem::path& path) {
   const std::string source = path.string();
   // One reader for every JSON input: size, nesting and duplicate keys checked.
-  const Json doc = json_text::parse<Json>(readFile(path), source);
+  const InputJson doc = json_text::parse<InputJson>(readFile(path), source);
   ValidationData data;
   try {
-    const Json& meta = required(doc, "metadata", "top level");
+    const InputJson& meta = required(doc, "metadata", "top level");
     data.description = meta.value("description", std::string());
     data.simulator = meta.value("astra_sim", std::string());
-    const Json& cases = required(doc, "cases", "top level");
+    const InputJson& cases = required(doc, "cases", "top level");
     if (!cases.is_array()) throw InputError("cases: expected a list");
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const std::string where = "cases[" + std::to_string(i) + "]";
-      const Json& c = cases[i];
+      const InputJson& c = cases[i];
       ValidationCase v;
       v.index = static_cast<int>(i);
       v.set = stringAt(c, "set", where);
       v.networkName = stringAt(c, "network_name", where);
-      const Json& dims = required(c, "network", where);
+      const InputJson& dims = required(c, "network", where);
       if (!dims.is_array() || dims.empty()) throw InputError(where + ".network: expected a list");
       for (std::size_t d = 0; d < dims.size(); ++d) {
         const std::string at = where + ".network[" + std::to_string(d) + "]";

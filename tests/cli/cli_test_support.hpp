@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -159,6 +160,30 @@ inline double networkCost(double npus, const std::vector<double>& price,
   for (std::size_t d = 0; d < bw.size(); ++d) c += price[d] * bw[d];
   return npus * c;
 }
+
+// data/one_collective.json (also the model of data/scenarios.json): dims chip
+// Ring(4), node FullyConnected(2), pod Switch(8); prices $2, $4 and $7.8 + $18 +
+// $31.6 per GB/s; one weight-gradient AllReduce of 1e9 bytes over every NPU;
+// compute 1000 + 2000 + 3000 ns; total == 500. Under total == B alone the closed
+// form is bw_d = B V_d / sum V and T = compute + sum V / B.
+struct OneCollective {
+  static constexpr double kNpus = 4 * 2 * 8;
+  static constexpr double kBudget = 500;
+  static constexpr double kComputeNs = 1000 + 2000 + 3000;
+  const std::vector<double> price{2, 4, 7.8 + 18 + 31.6};
+  const std::vector<double> v = traffic(Coll::AllReduce, 1e9, {4, 2, 8});
+  double sumV() const { return std::accumulate(v.begin(), v.end(), 0.0); }
+  std::vector<double> optimalBandwidth(double budget = kBudget) const {
+    std::vector<double> bw;
+    for (double vd : v) bw.push_back(budget * vd / sumV());
+    return bw;
+  }
+  double time(double budget) const { return kComputeNs + sumV() / budget; }
+  double cost(double budget) const { return networkCost(kNpus, price, optimalBandwidth(budget)); }
+};
+
+// How closely the solvers' optimum matches a closed form (relative).
+constexpr double kSolverTolerance = 1e-6;
 
 // Every usage or input error: exit 2, nothing on stdout, exactly one line on
 // stderr that starts with "libra: error: " and mentions each of `mentions`.

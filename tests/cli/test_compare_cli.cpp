@@ -9,23 +9,6 @@
 
 namespace libra::testing {
 namespace {
-
-// One weight-gradient AllReduce of 1e9 bytes over chip Ring(4) x node FC(2) x
-// pod Switch(8), compute 6000 ns, prices $2, $4 and $57.4 per GB/s. Under
-// total == B alone: bw_d = B V_d / sum V and T = 6000 + sum V / B.
-struct OneCollective {
-  const std::vector<double> v = traffic(Coll::AllReduce, 1e9, {4, 2, 8});
-  const std::vector<double> price{2, 4, 7.8 + 18 + 31.6};
-  double sumV() const { return std::accumulate(v.begin(), v.end(), 0.0); }
-  double time(double budget) const { return 6000 + sumV() / budget; }
-  double cost(double budget) const {
-    std::vector<double> bw;
-    for (double vd : v) bw.push_back(budget * vd / sumV());
-    return networkCost(64, price, bw);
-  }
-};
-
-constexpr double kSolverTolerance = 1e-6;
 const std::string kBoth = "500 GB/s,1,000 GB/s";  // a name with a comma in it
 
 std::string scenarios() {

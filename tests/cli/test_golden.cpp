@@ -8,26 +8,6 @@
 namespace libra::testing {
 namespace {
 
-// data/one_collective.json: dims chip Ring(4), node FullyConnected(2), pod Switch(8);
-// prices $2, $4 and $7.8 + $18 + $31.6 per GB/s; one weight-gradient AllReduce of
-// 1e9 bytes over every NPU; compute 1000 + 2000 + 3000 ns; total == 500.
-struct OneCollective {
-  static constexpr double kNpus = 4 * 2 * 8;
-  static constexpr double kBudget = 500;
-  static constexpr double kComputeNs = 1000 + 2000 + 3000;
-  const std::vector<double> price{2, 4, 7.8 + 18 + 31.6};
-  const std::vector<double> v = traffic(Coll::AllReduce, 1e9, {4, 2, 8});
-  double sumV() const { return std::accumulate(v.begin(), v.end(), 0.0); }
-  // Closed form under sum bw == B: bw_d = B V_d / sum V, T_comm = sum V / B.
-  std::vector<double> optimalBandwidth(double budget = kBudget) const {
-    std::vector<double> bw;
-    for (double vd : v) bw.push_back(budget * vd / sumV());
-    return bw;
-  }
-};
-
-constexpr double kSolverTolerance = 1e-6;
-
 class SolveClosedForm : public CliTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(SolveClosedForm, JsonMatchesTheClosedFormOfOneCollective) {
