@@ -167,13 +167,6 @@ std::string modelDescription(const Analysis& a) {
   return text + ", link latency " + (latency.empty() ? "0" : latency) + " ns";
 }
 
-std::string formatCount(double count) {
-  if (!std::isfinite(count)) return nonFinite(count);
-  if (std::abs(count) >= 1e15) return printfDouble("%.4g", count);
-  const std::string digits = printfDouble("%.0f", std::round(std::abs(count)));
-  return (count < 0 ? "-" : "") + withThousands(digits);
-}
-
 std::string formatLongDuration(double seconds) {
   if (!std::isfinite(seconds)) return nonFinite(seconds);
   const double a = std::abs(seconds);

@@ -12,6 +12,7 @@
 #include "common.hpp"
 #include "libra/analysis.hpp"
 #include "libra/project.hpp"
+#include "libra/report/units.hpp"
 #include "libra/solver.hpp"
 
 namespace libra::cli {
@@ -70,7 +71,7 @@ void printWrittenProject(std::ostream& out, const std::string& output, const Pro
 
 // --- training --------------------------------------------------------------------
 // A count with thousands separators ("3,145,728"); "-" when not finite.
-std::string formatCount(double count);
+using report::formatCount;
 // A long duration in the unit that suits it: s, min, h or days ("12.3 days").
 std::string formatLongDuration(double seconds);
 // "3,145,728 tokens per iteration (1536 x 2048; micro-batch 6 x 1 on each of 256 replicas)".

@@ -43,16 +43,6 @@ std::string shortNumber(double v) {
   return buffer;
 }
 
-std::string count(double v) {
-  if (!std::isfinite(v)) return "-";
-  if (std::fabs(v) >= 1e15) return shortNumber(v);
-  std::string digits = fixed(std::round(std::fabs(v)), 0);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
-  }
-  return (v < 0 ? "-" : "") + digits;
-}
-
 // "1.073x faster" / "1.075x slower" for a ratio where > 1 is better.
 std::string ratioWords(const std::optional<double>& ratio, std::string_view better,
                        std::string_view worse) {
@@ -226,7 +216,8 @@ std::string inputs(const DesignComparison& d, int level) {
   settings.row(
       {text("constraints"),
        {constraints.empty() ? std::string("none") : esc(joined(constraints, "; ")), false, {}}});
-  settings.row({text("NPUs"), number(count(static_cast<double>(project.network.npuCount())))});
+  settings.row(
+      {text("NPUs"), number(formatCount(static_cast<double>(project.network.npuCount())))});
   out += settings.html();
 
   std::vector<double> prices;
@@ -280,8 +271,8 @@ std::string inputs(const DesignComparison& d, int level) {
   if (f.batch) {
     const BatchPlan& b = *f.batch;
     const bool tokens = b.sequenceLength > 1;
-    std::string line =
-        count(b.tokensPerIteration()) + (tokens ? " tokens" : " samples") + " per iteration (";
+    std::string line = formatCount(b.tokensPerIteration()) + (tokens ? " tokens" : " samples") +
+                       " per iteration (";
     if (tokens)
       line += std::to_string(b.globalBatch) + " x " + std::to_string(b.sequenceLength) + "; ";
     line += "micro-batch " + std::to_string(b.microBatch) + " x " + std::to_string(b.microBatches) +
@@ -289,9 +280,9 @@ std::string inputs(const DesignComparison& d, int level) {
             (b.replicas == 1 ? " replica)" : " replicas)");
     facts.push_back(line);
   } else if (f.tokensPerIteration) {
-    facts.push_back(count(*f.tokensPerIteration) + " tokens per iteration");
+    facts.push_back(formatCount(*f.tokensPerIteration) + " tokens per iteration");
   }
-  if (f.trainTokens) facts.push_back("training budget " + count(*f.trainTokens) + " tokens");
+  if (f.trainTokens) facts.push_back("training budget " + formatCount(*f.trainTokens) + " tokens");
   if (!facts.empty()) out += "<p>" + esc(joined(facts, "; ")) + ".</p>\n";
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace libra::report {
 
@@ -25,6 +26,21 @@ std::string formatFixed(double value, int decimals) {
   std::string s = buffer;
   if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
+}
+
+std::string formatCount(double count) {
+  if (!std::isfinite(count)) return "-";
+  char buffer[64];
+  if (std::fabs(count) >= 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%.4g", count);
+    return buffer;
+  }
+  std::snprintf(buffer, sizeof buffer, "%.0f", std::round(std::fabs(count)));
+  std::string digits = buffer;
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
+    digits.insert(static_cast<std::size_t>(i), ",");
+  }
+  return (count < 0 && digits != "0" ? "-" : "") + digits;
 }
 
 std::string formatTime(double ns) {

@@ -107,6 +107,14 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatBandwidth(339.12), "339.1 GB/s");
   EXPECT_EQ(formatBandwidth(57.6), "57.60 GB/s");
   EXPECT_EQ(formatFixed(-0.0001, 2), "0.00");
+  EXPECT_EQ(formatCount(3145728), "3,145,728");
+  EXPECT_EQ(formatCount(999), "999");
+  EXPECT_EQ(formatCount(1000), "1,000");
+  EXPECT_EQ(formatCount(-12000.4), "-12,000");
+  EXPECT_EQ(formatCount(-0.2), "0");
+  EXPECT_EQ(formatCount(1.153e18), "1.153e+18");
+  EXPECT_EQ(formatCount(NAN), "-");
+  EXPECT_EQ(formatCount(INFINITY), "-");
 }
 
 TEST(ReportCharts, NiceTicksCoverTheRangeInRoundSteps) {

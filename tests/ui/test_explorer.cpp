@@ -716,6 +716,12 @@ class ExplorerTest : public QObject {
     const QString text = results()->summaryText();
     QVERIFY2(text.contains(QStringLiteral("tokens per iteration")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("tokens/s")), qPrintable(text));
+    // Large counts read with thousands separators, as the CLI and the report print them.
+    const Analysis& a = results()->shownResult()->a();
+    QVERIFY(a.training.tokensPerIteration && *a.training.tokensPerIteration >= 1000);
+    QVERIFY2(text.contains(formatCount(*a.training.tokensPerIteration) +
+                           QStringLiteral(" tokens per iteration")),
+             qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("MFU")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("GB per NPU")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("network cost")), qPrintable(text));

@@ -47,6 +47,10 @@ QString formatNpus(long long npus) {
   return QLocale(QLocale::English).toString(npus);
 }
 
+QString formatCount(double count) {
+  return toQString(report::formatCount(count));
+}
+
 QString plainNumber(double value) {
   return QString::number(value, 'g', 12);
 }

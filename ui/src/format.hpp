@@ -23,6 +23,7 @@ QString formatTimeNs(double ns);       // "701.34 ms", "12.40 µs"
 QString formatCostUsd(double usd);     // "$12.35 M", "$830.0 k"
 QString formatBandwidth(double gbps);  // "339.1 GB/s"
 QString formatNpus(long long npus);    // "4,096"
+QString formatCount(double count);     // "3,145,728"; "-" when not finite
 // A compact number for text fields: no trailing zeros.
 QString plainNumber(double value);
 

@@ -27,10 +27,10 @@ QString trainingLine(const Analysis& a) {
   const Throughput& t = a.design.throughput;
   QStringList parts;
   if (f.tokensPerIteration) {
-    parts << QObject::tr("%1 tokens per iteration").arg(*f.tokensPerIteration, 0, 'f', 0);
+    parts << QObject::tr("%1 tokens per iteration").arg(formatCount(*f.tokensPerIteration));
   }
   if (t.tokensPerSecond) {
-    parts << QObject::tr("<b>%1</b> tokens/s").arg(*t.tokensPerSecond, 0, 'f', 0);
+    parts << QObject::tr("<b>%1</b> tokens/s").arg(formatCount(*t.tokensPerSecond));
   }
   if (t.modelTflopsPerNpu) {
     parts << QObject::tr("%1 model TFLOP/s per NPU").arg(*t.modelTflopsPerNpu, 0, 'f', 1);

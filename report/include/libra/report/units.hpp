@@ -30,6 +30,10 @@ std::string formatTime(double ns);
 std::string formatCost(double usd);
 // "339.1 GB/s", "57.60 GB/s" (two decimals below 100); "∞" when not finite.
 std::string formatBandwidth(double gbps);
+// A count with thousands separators: "3,145,728", "-12,000"; printf's %.4g from
+// 1e15 ("1.153e+18"); "-" when not finite (a count that is not a number is
+// missing).
+std::string formatCount(double count);
 // printf's %.<decimals>f, without a minus sign on zero; "∞" / "-∞" / "nan" when
 // not finite.
 std::string formatFixed(double value, int decimals);
