@@ -51,6 +51,7 @@
 #include "main_window.hpp"
 #include "network_panel.hpp"
 #include "project_edits.hpp"
+#include "report_export.hpp"
 #include "results_view.hpp"
 #include "scenario_panel.hpp"
 #include "scenario_results.hpp"
@@ -587,6 +588,78 @@ class ScenariosTest : public QObject {
                                            engine.designs[0].analysis.design.totalBandwidth()),
         kSolveTimeoutMs);
     QVERIFY(same(value(QStringLiteral("total_bandwidth_gbps"), 0), 600.0));
+  }
+
+  // The comparison as set up (a hidden front, the baseline) is part of the
+  // project: each choice is an undo step, a rename carries it, and a saved file
+  // opens with it (it used to be lost with the session).
+  void theOverlayAndTheBaselineAreSavedWithTheProject() {
+    makeThreeScenarios();
+    if (QTest::currentTestFailed()) return;
+    // Hide Value's front with a real click on its check box.
+    QListWidget* list = window_->scenarioPanel()->list();
+    const int steps = undo()->count();
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      checkBoxCenter(list, list->item(2)));
+    QVERIFY(!scenarios()->isOverlaid(QStringLiteral("Value")));
+    QCOMPARE(undo()->count(), steps + 1);
+    QCOMPARE(undo()->undoText(), QStringLiteral("Hide the front of “Value”"));
+    // Choose Wide as the baseline with the keyboard.
+    window_->resultTabs()->setCurrentWidget(comparison());
+    QTRY_VERIFY(comparison()->shownComparison() && comparison()->isCurrent());
+    QComboBox* baseline = comparison()->baselineCombo();
+    baseline->setFocus();
+    QTest::keyClick(baseline, Qt::Key_Down);
+    QCOMPARE(undo()->undoText(), QStringLiteral("Compare against Wide"));
+    QTRY_COMPARE(comparison()->shownComparison()->baseline, std::size_t{1});
+    // Renaming Wide and Value carries both choices, in the same undo steps.
+    QString error;
+    QVERIFY2(scenarios()->renameScenario(1, QStringLiteral("Broad"), &error), qPrintable(error));
+    QVERIFY2(scenarios()->renameScenario(2, QStringLiteral("Thrifty"), &error), qPrintable(error));
+    QVERIFY(!scenarios()->isOverlaid(QStringLiteral("Thrifty")));
+    QCOMPARE(comparisonBaselineOf(doc()->project()), QStringLiteral("Broad"));
+    QCOMPARE(pareto()->overlaySeries().size(), 1);
+    QCOMPARE(pareto()->overlaySeries()[0]->name(), QStringLiteral("Broad"));
+
+    // Saved and opened again: the same overlay and baseline.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("review.json"));
+    QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
+    QVERIFY2(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error), qPrintable(error));
+    QVERIFY(pareto()->overlaySeries().isEmpty());
+    QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
+    QCOMPARE(names(), (std::vector<std::string>{"Base", "Broad", "Thrifty"}));
+    QVERIFY(!scenarios()->isOverlaid(QStringLiteral("Thrifty")));
+    QVERIFY(scenarios()->isOverlaid(QStringLiteral("Broad")));
+    QVERIFY(waitForScenarios());
+    QCOMPARE(pareto()->overlaySeries().size(), 1);
+    QCOMPARE(pareto()->overlaySeries()[0]->name(), QStringLiteral("Broad"));
+    QCOMPARE(list->item(2)->checkState(), Qt::Unchecked);
+    window_->resultTabs()->setCurrentWidget(comparison());
+    QTRY_VERIFY(comparison()->shownComparison() && comparison()->isCurrent());
+    QCOMPARE(comparison()->baseline(), QStringLiteral("Broad"));
+    QCOMPARE(comparison()->baselineCombo()->currentText(), QStringLiteral("Broad"));
+    QCOMPARE(comparison()->shownComparison()->baseline, std::size_t{1});
+    // The exported report compares against it too.
+    ReportJob job;
+    job.project = std::make_shared<const Project>(doc()->project());
+    QCOMPARE(reportComparison(job).baseline, std::size_t{1});
+
+    // Removing the baseline scenario falls back to the first; undo restores it.
+    QVERIFY2(scenarios()->removeScenario(1, &error), qPrintable(error));
+    QVERIFY(comparisonBaselineOf(doc()->project()).isEmpty());
+    QTRY_COMPARE(comparison()->shownComparison()->baseline, std::size_t{0});
+    doc()->undoStack()->undo();
+    QCOMPARE(comparisonBaselineOf(doc()->project()), QStringLiteral("Broad"));
+    // Showing the front again is an undo step, and undo hides it again.
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      checkBoxCenter(list, list->item(2)));
+    QVERIFY(scenarios()->isOverlaid(QStringLiteral("Thrifty")));
+    QCOMPARE(pareto()->overlaySeries().size(), 2);
+    doc()->undoStack()->undo();
+    QVERIFY(!scenarios()->isOverlaid(QStringLiteral("Thrifty")));
+    QCOMPARE(pareto()->overlaySeries().size(), 1);
+    QCOMPARE(list->item(2)->checkState(), Qt::Unchecked);
   }
 
   // A project file of three scenarios, one infeasible: each is listed with

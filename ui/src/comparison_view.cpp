@@ -16,6 +16,7 @@
 
 #include "document.hpp"
 #include "format.hpp"
+#include "project_edits.hpp"
 #include "scenario_results.hpp"
 
 namespace libra::studio {
@@ -97,8 +98,13 @@ ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWi
   connect(&timer_, &QTimer::timeout, this, &ComparisonView::rebuild);
   connect(results_, &ScenarioResults::changed, this, &ComparisonView::scheduleRebuild);
   connect(document_, &Document::projectChanged, this, &ComparisonView::scheduleRebuild);
+  // The baseline is the project's (saved with it; an undo step).
   connect(baseline_, &QComboBox::activated, this, [this](int index) {
-    baselineName_ = index <= 0 ? QString() : baseline_->itemText(index);
+    const QString name = index <= 0 ? QString() : baseline_->itemText(index);
+    if (name != comparisonBaselineOf(document_->project())) {
+      document_->edit(tr("Compare against %1").arg(baseline_->itemText(index)),
+                      [&](Project& p) { setComparisonBaseline(p, name); });
+    }
     rebuild();
   });
 }
@@ -137,6 +143,7 @@ void ComparisonView::rebuild() {
   const std::vector<DesignInput> designs = scenarioDesigns(document_->project());
   QStringList names;
   for (const DesignInput& d : designs) names << toQString(d.name);
+  baselineName_ = comparisonBaselineOf(document_->project());
   if (!names.contains(baselineName_)) baselineName_.clear();
   {
     const QSignalBlocker block(baseline_);

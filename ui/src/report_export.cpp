@@ -12,11 +12,13 @@
 #include <QTextDocument>
 #include <QTextFormat>
 #include <QTextObjectInterface>
+#include <algorithm>
 #include <libra/error.hpp>
 #include <map>
 
 #include "export.hpp"
 #include "format.hpp"
+#include "project_edits.hpp"
 #include "svg_chart_handler.hpp"
 
 namespace libra::studio {
@@ -46,7 +48,12 @@ Comparison reportComparison(const ReportJob& job, const std::atomic<bool>* cance
     }
     designs.push_back(std::move(d));
   }
-  return compareAnalyzed(std::move(designs));
+  // Against the baseline chosen in the comparison tab, while it names a scenario.
+  std::string baseline = toStd(comparisonBaselineOf(*job.project));
+  if (std::none_of(inputs.begin(), inputs.end(),
+                   [&](const DesignInput& d) { return d.name == baseline; }))
+    baseline.clear();
+  return compareAnalyzed(std::move(designs), baseline);
 }
 
 bool writeReportHtml(const report::Report& report, const QString& path, QString* error) {

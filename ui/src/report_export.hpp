@@ -26,7 +26,8 @@ struct ReportJob {
 };
 
 // The comparison the report shows: every scenario of the project, in order,
-// the first the baseline (as `libra report PROJECT.json`); the active one is
+// against the baseline chosen in the comparison tab (saved in the project;
+// the first when none is, as `libra report PROJECT.json`); the active one is
 // the shown analysis, the others are analyzed with the options the GUI solves
 // with. Blocking (it solves): call it on a worker. Throws InputError.
 Comparison reportComparison(const ReportJob& job, const std::atomic<bool>* cancel = nullptr);

@@ -21,6 +21,7 @@
 #include "document.hpp"
 #include "examples.hpp"
 #include "format.hpp"
+#include "project_edits.hpp"
 #include "scenario_results.hpp"
 
 namespace libra::studio {
@@ -106,8 +107,9 @@ ScenarioController::ScenarioController(Document* document, ScenarioResults* resu
         Q_EMIT severalChanged(several);
       }
     }
+    // The overlay choice is view state: an undo, or another project opened.
+    if (parts & Document::ViewState) Q_EMIT overlayChanged();
   });
-  connect(document_, &Document::documentReset, this, [this] { hidden_.clear(); });
   connect(results_, &ScenarioResults::changed, this, &ScenarioController::updateOverlays);
   connect(this, &ScenarioController::overlayChanged, this, &ScenarioController::updateOverlays);
   updateActions();
@@ -120,14 +122,21 @@ QString ScenarioController::displayName(std::size_t index) const {
   return toQString(names[index]);
 }
 
+bool ScenarioController::isOverlaid(const QString& name) const {
+  return !hiddenFrontsOf(document_->project()).contains(name);
+}
+
 void ScenarioController::setOverlaid(const QString& name, bool overlaid) {
   if (overlaid == isOverlaid(name)) return;
+  QStringList hidden = hiddenFrontsOf(document_->project());
   if (overlaid) {
-    hidden_.remove(name);
+    hidden.removeAll(name);
   } else {
-    hidden_.insert(name);
+    hidden << name;
   }
-  Q_EMIT overlayChanged();
+  document_->edit(overlaid ? tr("Show the front of %1").arg(quoted(name))
+                           : tr("Hide the front of %1").arg(quoted(name)),
+                  [&](Project& p) { setHiddenFronts(p, hidden); });
 }
 
 bool ScenarioController::apply(const QString& text, const std::function<void(Project&)>& change,
@@ -181,19 +190,29 @@ bool ScenarioController::duplicateScenario(const QString& name, QString* error) 
 bool ScenarioController::renameScenario(std::size_t index, const QString& name, QString* error) {
   const std::string chosen = toStd(name.trimmed());
   const QString before = displayName(index);
-  const bool renamed = apply(
+  // The overlay and baseline choices go with the scenario, in the same step.
+  const std::vector<std::string> names = scenarioNames(document_->project());
+  const QString oldName = index < names.size() ? toQString(names[index]) : QString();
+  return apply(
       tr("Rename scenario %1 to %2").arg(quoted(before), quoted(toQString(chosen))),
-      [&](Project& p) { libra::renameScenario(p, index, chosen); }, error);
-  // The overlay choice goes with the scenario.
-  if (renamed && hidden_.remove(before)) hidden_.insert(toQString(chosen));
-  return renamed;
+      [&](Project& p) {
+        libra::renameScenario(p, index, chosen);
+        if (!oldName.isEmpty()) renameInComparison(p, oldName, toQString(chosen));
+      },
+      error);
 }
 
 bool ScenarioController::removeScenario(std::size_t index, QString* error) {
   const QString name = displayName(index);
+  const std::vector<std::string> names = scenarioNames(document_->project());
+  const QString oldName = index < names.size() ? toQString(names[index]) : QString();
   return apply(
       tr("Remove scenario %1").arg(quoted(name)),
-      [&](Project& p) { libra::removeScenario(p, index); }, error);
+      [&](Project& p) {
+        libra::removeScenario(p, index);
+        if (!oldName.isEmpty()) renameInComparison(p, oldName, {});
+      },
+      error);
 }
 
 bool ScenarioController::activateScenario(std::size_t index) {

@@ -61,8 +61,9 @@ class ScenarioController : public QObject {
   QString displayName(std::size_t index) const;
 
   // Whether the front of the scenario named `name` is drawn on the Pareto chart
-  // when it is not the active one (whose front is always drawn).
-  bool isOverlaid(const QString& name) const { return !hidden_.contains(name); }
+  // when it is not the active one (whose front is always drawn). The choice is
+  // the project's (saved with it; an undo step).
+  bool isOverlaid(const QString& name) const;
   void setOverlaid(const QString& name, bool overlaid);
 
  Q_SIGNALS:
@@ -89,7 +90,6 @@ class ScenarioController : public QObject {
   QAction* duplicate_;
   QAction* rename_;
   QAction* remove_;
-  QSet<QString> hidden_;  // scenarios whose fronts the user chose not to overlay
   bool several_ = false;
 };
 
