@@ -644,6 +644,22 @@ class ScenariosTest : public QObject {
     ReportJob job;
     job.project = std::make_shared<const Project>(doc()->project());
     QCOMPARE(reportComparison(job).baseline, std::size_t{1});
+    // An analysis the window already holds is used, not solved again: a
+    // marked copy of Thrifty's comes back as given; made with another
+    // backend than the report's, it is solved again.
+    const SolveResultPtr held = scenarioResults()->entry(2).result;
+    QVERIFY(held && held->complete && scenarioResults()->entry(2).current);
+    auto marked = std::make_shared<SolveResult>(*held);
+    auto analysis = std::make_shared<Analysis>(held->a());
+    analysis->design.eval.iterationNs *= 2;
+    marked->analysis = analysis;
+    job.known = {nullptr, nullptr, marked};
+    job.backend = held->a().backend;
+    QCOMPARE(reportComparison(job).designs[2].analysis.design.eval.iterationNs,
+             analysis->design.eval.iterationNs);
+    job.backend = held->a().backend == Backend::Native ? Backend::Ipopt : Backend::Native;
+    QVERIFY(test::close(reportComparison(job).designs[2].analysis.design.eval.iterationNs,
+                        held->a().design.eval.iterationNs, 1e-5));
 
     // Removing the baseline scenario falls back to the first; undo restores it.
     QVERIFY2(scenarios()->removeScenario(1, &error), qPrintable(error));

@@ -18,11 +18,17 @@
 #include "format.hpp"
 #include "report_export.hpp"
 #include "results_view.hpp"
+#include "scenario_results.hpp"
 
 namespace libra::studio {
 
-ExportController::ExportController(Document* document, ResultsView* results, QWidget* window)
-    : QObject(window), document_(document), results_(results), window_(window) {
+ExportController::ExportController(Document* document, ResultsView* results,
+                                   ScenarioResults* scenarios, QWidget* window)
+    : QObject(window),
+      document_(document),
+      results_(results),
+      scenarios_(scenarios),
+      window_(window) {
   menu_ = new QMenu(tr("&Export"), window_);
   menu_->setObjectName(QStringLiteral("exportMenu"));
   struct Item {
@@ -224,6 +230,16 @@ bool ExportController::startReport(const QString& path, QString* error) {
   // A result without its front yet is solved again with it on the worker.
   if (shown->complete) job.shown = shown;
   job.backend = shown->a().backend;
+  // The inactive scenarios' analyses already made (current, with their
+  // fronts) are not solved again.
+  if (scenarios_) {
+    const std::size_t count = scenarioCount(*job.project);
+    job.known.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const ScenarioResults::Entry e = scenarios_->entry(i);
+      if (e.current && e.result && e.result->complete) job.known[i] = e.result;
+    }
+  }
   if (!document_->filePath().isEmpty())
     job.file = QFileInfo(document_->filePath()).fileName().toStdString();
   job.options.date = report::currentDate();

@@ -21,12 +21,16 @@ namespace libra::studio {
 
 class Document;
 class ResultsView;
+class ScenarioResults;
 
 class ExportController : public QObject {
   Q_OBJECT
 
  public:
-  ExportController(Document* document, ResultsView* results, QWidget* window);
+  // `scenarios` (may be null) lends the report the analyses of the inactive
+  // scenarios it already holds.
+  ExportController(Document* document, ResultsView* results, ScenarioResults* scenarios,
+                   QWidget* window);
   ~ExportController() override;  // waits for a report's worker (it is told to stop)
   QMenu* menu() const { return menu_; }
   // File > Export Report…: asks for a .html or .pdf file, then startReport().
@@ -69,6 +73,7 @@ class ExportController : public QObject {
 
   Document* document_;
   ResultsView* results_;
+  ScenarioResults* scenarios_;
   QWidget* window_;
   QMenu* menu_;
   QAction* reportAction_;

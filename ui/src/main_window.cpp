@@ -59,9 +59,9 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   budget_ = new BudgetPanel(document_);
   explorer_ = new ExplorerController(document_, results_, this);
   files_ = new FileController(document_, this);
-  exports_ = new ExportController(document_, results_, this);
   charts_ = new ChartController(document_, results_, this);
   scenarioResults_ = new ScenarioResults(document_, explorer_->solver(), this);
+  exports_ = new ExportController(document_, results_, scenarioResults_, this);
   scenarios_ = new ScenarioController(document_, scenarioResults_, results_->paretoChart(), this);
   scenarioPanel_ = new ScenarioPanel(document_, scenarioResults_, scenarios_);
   comparison_ = new ComparisonView(document_, scenarioResults_);

@@ -52,7 +52,7 @@ void setParetoAxes(Project& project, ParetoAxes axes) {
 
 QStringList hiddenFrontsOf(const Project& project) {
   QStringList names;
-  for (const QJsonValue& v : uiStateOf(project).value(kHiddenFronts).toArray()) {
+  for (const auto& v : uiStateOf(project).value(kHiddenFronts).toArray()) {
     if (v.isString() && !names.contains(v.toString())) names << v.toString();
   }
   return names;

@@ -37,9 +37,13 @@ Comparison reportComparison(const ReportJob& job, const std::atomic<bool>* cance
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     DesignComparison d;
     d.input = inputs[i];
+    const SolveResultPtr known = i < job.known.size() ? job.known[i] : nullptr;
     if (i == job.project->activeScenario && job.shown) {
       d.analysis = job.shown->a();
       d.refused = job.shown->invalidInput;
+    } else if (known && known->complete && known->a().backend == job.backend) {
+      d.analysis = known->a();
+      d.refused = known->invalidInput;
     } else {
       SolveRequest request = makeRequest(d.input.project, job.backend);
       const SolveResult result = runSolve(request, cancel);

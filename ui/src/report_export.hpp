@@ -9,6 +9,7 @@
 #include <atomic>
 #include <libra/report/report.hpp>
 #include <memory>
+#include <vector>
 
 #include "solver_controller.hpp"
 
@@ -22,6 +23,10 @@ struct ReportJob {
   SolveResultPtr shown;
   Backend backend = Backend::Native;
   std::string file;  // the project's file, for the report's inputs; may be empty
+  // Per scenario, in the project's order: an analysis already made of it as it
+  // is (complete, with its front), used instead of solving it again when it
+  // was made with `backend`; null (or missing): solved.
+  std::vector<SolveResultPtr> known;
   report::ReportOptions options;
 };
 
