@@ -30,17 +30,6 @@ std::string nonFinite(double value) {
   return "-";
 }
 
-std::string withThousands(const std::string& digits) {
-  std::string out;
-  const std::size_t n = digits.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[i];
-    const std::size_t left = n - 1 - i;
-    if (left > 0 && left % 3 == 0) out += ',';
-  }
-  return out;
-}
-
 std::string ansi(bool on, const char* code, std::string_view text) {
   if (!on) return std::string(text);
   return std::string("\x1b[") + code + "m" + std::string(text) + "\x1b[0m";
@@ -66,11 +55,7 @@ std::string Style::bad(std::string_view text) const {
 
 std::string formatFixed(double value, int decimals) {
   if (!std::isfinite(value)) return nonFinite(value);
-  const std::string format = "%." + std::to_string(decimals) + "f";
-  std::string s = printfDouble(format.c_str(), value);
-  if (s.find_first_not_of("-0.") == std::string::npos && s.front() == '-')
-    s.erase(0, 1);  // "-0.000"
-  return s;
+  return report::formatFixed(value, decimals);
 }
 
 std::string formatUsd(double usd) {
@@ -82,7 +67,7 @@ std::string formatUsd(double usd) {
     const int exponent = static_cast<int>(std::floor(std::log10(a) / 3)) * 3;
     body = printfDouble("%.3f", a / std::pow(10.0, exponent)) + "e+" + std::to_string(exponent);
   } else if (a >= 1000) {
-    body = withThousands(printfDouble("%.0f", std::round(a)));
+    body = report::formatCount(a);
   } else {
     body = printfDouble("%.2f", a);
   }

@@ -21,9 +21,12 @@ Unit costUnitFor(double maxUsd) {
 std::string formatFixed(double value, int decimals) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  std::string s = buffer;
+  // Whatever its length: "%.0f" of 1e63 or more needs more than 64 characters.
+  const int n = std::snprintf(nullptr, 0, "%.*f", decimals, value);
+  if (n <= 0) return {};
+  std::string s(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(s.data(), s.size(), "%.*f", decimals, value);
+  s.resize(static_cast<std::size_t>(n));
   if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
 }

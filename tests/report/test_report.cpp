@@ -107,6 +107,9 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatBandwidth(339.12), "339.1 GB/s");
   EXPECT_EQ(formatBandwidth(57.6), "57.60 GB/s");
   EXPECT_EQ(formatFixed(-0.0001, 2), "0.00");
+  // Any length (a 64-character buffer used to cut these).
+  EXPECT_EQ(formatFixed(1e70, 2).size(), 71u + 3u);
+  EXPECT_EQ(formatFixed(-1e70, 0).substr(0, 3), "-10");
   EXPECT_EQ(formatCount(3145728), "3,145,728");
   EXPECT_EQ(formatCount(999), "999");
   EXPECT_EQ(formatCount(1000), "1,000");
