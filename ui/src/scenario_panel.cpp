@@ -122,6 +122,11 @@ QString ScenarioController::displayName(std::size_t index) const {
   return toQString(names[index]);
 }
 
+QString ScenarioController::nameAt(std::size_t index) const {
+  const std::vector<std::string> names = scenarioNames(document_->project());
+  return index < names.size() ? toQString(names[index]) : QString();
+}
+
 bool ScenarioController::isOverlaid(const QString& name) const {
   return !hiddenFrontsOf(document_->project()).contains(name);
 }
@@ -191,8 +196,7 @@ bool ScenarioController::renameScenario(std::size_t index, const QString& name, 
   const std::string chosen = toStd(name.trimmed());
   const QString before = displayName(index);
   // The overlay and baseline choices go with the scenario, in the same step.
-  const std::vector<std::string> names = scenarioNames(document_->project());
-  const QString oldName = index < names.size() ? toQString(names[index]) : QString();
+  const QString oldName = nameAt(index);
   return apply(
       tr("Rename scenario %1 to %2").arg(quoted(before), quoted(toQString(chosen))),
       [&](Project& p) {
@@ -204,8 +208,7 @@ bool ScenarioController::renameScenario(std::size_t index, const QString& name, 
 
 bool ScenarioController::removeScenario(std::size_t index, QString* error) {
   const QString name = displayName(index);
-  const std::vector<std::string> names = scenarioNames(document_->project());
-  const QString oldName = index < names.size() ? toQString(names[index]) : QString();
+  const QString oldName = nameAt(index);
   return apply(
       tr("Remove scenario %1").arg(quoted(name)),
       [&](Project& p) {

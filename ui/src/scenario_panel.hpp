@@ -77,6 +77,8 @@ class ScenarioController : public QObject {
   // Asks for a name; false when the user cancels.
   bool askName(const QString& title, const QString& label, QString& name);
   void refused(const QString& title, const QString& what, const QString& why);
+  // Scenario `index`'s name as the project holds it (empty: unnamed or none).
+  QString nameAt(std::size_t index) const;
   void updateActions();
   void updateOverlays();
   void rebuildMenu();
