@@ -21,6 +21,7 @@
 #include "document.hpp"
 #include "format.hpp"
 #include "project_edits.hpp"
+#include "trace.hpp"
 
 namespace libra::studio {
 

@@ -31,6 +31,7 @@
 #include <tuple>
 
 #include "format.hpp"
+#include "trace.hpp"
 
 namespace libra::studio {
 
@@ -79,6 +80,13 @@ std::pair<double, double> padded(double lo, double hi, double fraction = 0.06) {
   return {lo - span * fraction, hi + span * fraction};
 }
 
+// Qt Charts 6.4 announces a label format as changed even when it is the same,
+// and the chart then lays its axes out again (about 2 ms a frame).
+template <typename Axis>
+void setLabelFormatIfNew(Axis* axis, const QString& format) {
+  if (axis->labelFormat() != format) axis->setLabelFormat(format);
+}
+
 // Sets [lo, hi] widened to whole multiples of a 1-2-2.5-5 step, about `ticks` of them,
 // with labels showing just the decimals the step needs.
 // `widen` false keeps [lo, hi] as given (a zoomed view) with ticks on the same steps.
@@ -103,7 +111,7 @@ void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6, bool wi
   const int decimals = std::clamp(
       static_cast<int>(-std::floor(std::log10(step) + 1e-9)) + (step / magnitude == 2.5 ? 1 : 0), 0,
       6);
-  axis->setLabelFormat(QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
+  setLabelFormatIfNew(axis, QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
 }
 
 }  // namespace
@@ -290,7 +298,7 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   for (QLogValueAxis* axis : {logAxisX_, logAxisY_}) {
     axis->setBase(10);
     axis->setMinorTickCount(8);
-    axis->setLabelFormat(QStringLiteral("%g"));
+    setLabelFormatIfNew(axis, QStringLiteral("%g"));
   }
   chart->addAxis(axisX_, Qt::AlignBottom);
   chart->addAxis(axisY_, Qt::AlignLeft);
@@ -618,6 +626,7 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   for (QList<QPointF>* points : {&line, &opt, &ppc, &eq, &sel}) {
     for (QPointF& p : *points) p = units_.toChart(p.x(), p.y());
   }
+  traceEvent("pareto points");
   frontLine_->replace(line);
   frontPoints_->replace(line);
   optimum_->replace(opt);
@@ -681,7 +690,9 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   fitX_ = fitX;
   fitY_ = fitY;
   budgetUsd_ = a.costBudgetUsd;
+  traceEvent("pareto replaced");
   applyRanges();
+  traceEvent("pareto ranges");
   bool legendChanged = false;
   for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
     if (m->isVisible() != a.costBudgetUsd.has_value()) {
@@ -708,11 +719,11 @@ void setLogRange(QLogValueAxis* axis, double lo, double hi) {
   if (decades >= 2 || !std::isfinite(decades)) {
     axis->setBase(10);
     axis->setMinorTickCount(8);
-    axis->setLabelFormat(QStringLiteral("%g"));
+    setLabelFormatIfNew(axis, QStringLiteral("%g"));
   } else {
     axis->setBase(std::pow(10.0, std::max(decades, 1e-3) / 5));
     axis->setMinorTickCount(0);
-    axis->setLabelFormat(QStringLiteral("%.3g"));
+    setLabelFormatIfNew(axis, QStringLiteral("%.3g"));
   }
   axis->setRange(lo, hi);
 }

@@ -6,6 +6,7 @@
 #include "format.hpp"
 #include "project_edits.hpp"
 #include "results_view.hpp"
+#include "trace.hpp"
 
 namespace libra::studio {
 
@@ -98,7 +99,9 @@ void ExplorerController::emitStatus() {
   statusDelay_.stop();
   sinceStatus_.restart();
   shownStatus_ = status_;
+  traceEvent("status");
   Q_EMIT statusChanged(status_);
+  traceEvent("status shown");
 }
 
 }  // namespace libra::studio

@@ -1,33 +1,11 @@
 #include "format.hpp"
 
-#include <QElapsedTimer>
 #include <QLocale>
 #include <QStringList>
 #include <cmath>
-#include <cstdio>
-#include <ctime>
 #include <libra/report/units.hpp>
 
 namespace libra::studio {
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-bool traceOn() {
-  static const bool on = qEnvironmentVariableIsSet("LIBRA_STUDIO_TRACE");
-  return on;
-}
-
-void traceEvent(const char* what) {
-  if (!traceOn()) return;
-  static QElapsedTimer t;
-  if (!t.isValid()) t.start();
-  // The calling thread's CPU time beside the wall time: what a step costs even
-  // on a loaded machine.
-  std::fprintf(stderr, "%10.3f %10.3f %s\n", t.nsecsElapsed() / 1e6, threadCpuMs(), what);
-}
 
 // Times, costs and bandwidths follow the report library's rule (units per
 // magnitude), so the window and the design-review report show the same text.

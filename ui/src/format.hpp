@@ -8,16 +8,6 @@
 
 namespace libra::studio {
 
-// With LIBRA_STUDIO_TRACE set, prints "<ms since start> <thread CPU ms> <what>" to
-// stderr: the steps from a slider change to a painted frame (setTotal, submitted,
-// result, applied, paint <chart>, painted <chart>), for finding where latency
-// goes. Off, it costs one branch.
-void traceEvent(const char* what);
-bool traceOn();
-// CPU time of the calling thread (ms): what it spends, apart from waiting,
-// whatever else the machine runs.
-double threadCpuMs();
-
 // libra/report/units.hpp's formats: one rule for the window and the report.
 QString formatTimeNs(double ns);       // "701.34 ms", "12.40 µs"
 QString formatCostUsd(double usd);     // "$12.35 M", "$830.0 k"

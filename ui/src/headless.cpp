@@ -33,6 +33,7 @@
 #include "format.hpp"
 #include "main_window.hpp"
 #include "results_view.hpp"
+#include "trace.hpp"
 
 namespace libra::studio {
 

@@ -14,6 +14,7 @@
 #include "format.hpp"
 #include "sensitivity_view.hpp"
 #include "wrap_label.hpp"
+#include "trace.hpp"
 
 namespace libra::studio {
 
@@ -282,6 +283,7 @@ void ResultsView::scheduleFrame() {
 }
 
 void ResultsView::applyPending() {
+  traceEvent("frame");
   holdingForFront_ = false;
   SolveResultPtr result = std::move(pending_);
   pending_.reset();
@@ -380,8 +382,10 @@ void ResultsView::writeTexts(const SolveResult& result) {
   textTimer_.stop();
   sinceTexts_.restart();
   const Analysis& a = result.a();
+  traceEvent("texts");
   sensitivity_->showResult(result);
   summary_->setText(designSummary(a, a.evaluated ? tr("Design") : tr("Optimum")));
+  traceEvent("texts written");
 }
 
 void ResultsView::apply(const SolveResultPtr& result) {

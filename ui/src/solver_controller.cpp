@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "project_edits.hpp"
+#include "trace.hpp"
 
 // ThreadSanitizer cannot see the synchronisation inside Qt (QThreadPool's queue,
 // QFutureInterface's results), which is not instrumented: without these marks it
@@ -196,7 +197,9 @@ void SolverController::start(SolveRequest request) {
   watcher_.setFuture(
       QtConcurrent::run([request = std::move(request), cancel](QPromise<SolveResultPtr>& promise) {
         LIBRA_HANDOFF_ACQUIRE(cancel.get());
+        traceEvent("job start");
         const auto handBack = [&promise](SolveResult result) {
+          traceEvent(result.complete ? "job front" : "job design");
           auto shared = std::make_shared<const SolveResult>(std::move(result));
           LIBRA_HANDOFF_RELEASE(shared.get());
           promise.addResult(std::move(shared));
