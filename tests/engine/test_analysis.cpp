@@ -125,6 +125,32 @@ TEST(Analysis, FrontWithAndWithoutTheCostBudget) {
       relNear(within.front.points.back().eval.iterationNs, whole.design.eval.iterationNs, 1e-8));
 }
 
+// Without a cost budget the least-time design is the front's last point, and
+// the analysis hands it to the scan instead of solving it again: the front is
+// the one solved alone, point for point, with the chunk counts chosen per
+// design ("auto", where the solve is a local search from its start) and in
+// LIBRA's ideal model.
+TEST(Analysis, FrontIsTheFrontOfTheProblemSolvedAlone) {
+  for (const ChunkSetting chunks : {ChunkSetting::automatic(), ChunkSetting::ideal()}) {
+    AnalysisOptions options;
+    options.paretoPoints = 12;
+    options.model.chunks = chunks;
+    options.model.latencyNs = {500, 800, 1200};
+    const Analysis a = analyze(threeDimProject({"total == 260"}), options);
+    ASSERT_TRUE(a.ok()) << a.message;
+    ASSERT_TRUE(a.hasFront()) << a.front.message;
+    const ParetoFront alone = paretoFront(*a.problem, 12);
+    ASSERT_EQ(alone.status, SolveStatus::Optimal) << alone.message;
+    ASSERT_EQ(a.front.points.size(), alone.points.size());
+    for (std::size_t i = 0; i < alone.points.size(); ++i) {
+      EXPECT_EQ(a.front.points[i].bandwidth, alone.points[i].bandwidth) << "point " << i;
+      EXPECT_EQ(a.front.points[i].eval.iterationNs, alone.points[i].eval.iterationNs);
+    }
+    EXPECT_EQ(a.front.perfPerCostOptimum.bandwidth, alone.perfPerCostOptimum.bandwidth);
+    EXPECT_EQ(a.front.points.back().bandwidth, a.design.bandwidth);
+  }
+}
+
 // A point of the front as a design of its own is the optimum under a cost
 // budget at its cost: checked against an independent solve of that problem, the
 // breakdown adding up, the equal split of its total, and the cost budget's rate

@@ -79,4 +79,9 @@ struct ParetoFront {
 
 ParetoFront paretoFront(const Problem& problem, int points = 50, const SolveOptions& options = {});
 
+// The same front, given `leastTime` = solve(problem, Objective::Performance,
+// options) (its last point), which the scan would otherwise solve again.
+ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
+                        Solution leastTime);
+
 }  // namespace libra

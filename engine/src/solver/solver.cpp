@@ -284,9 +284,13 @@ Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
 constexpr double kOneCost = 1e-6;
 
 ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options) {
+  return paretoFront(problem, points, options, minimizeTime(problem, std::nullopt, options));
+}
+
+ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
+                        Solution best) {
   ParetoFront front;
   points = std::max(points, 2);
-  Solution best = minimizeTime(problem, std::nullopt, options);
   if (!best.ok()) {
     front.status = best.status;
     front.message = best.message;
