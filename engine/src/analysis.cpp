@@ -170,8 +170,8 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   if (points > 0 && !optimumFromFront && a.status != SolveStatus::Cancelled) {
     // The least-time design of the front's own problem is the front's last
     // point: it is not solved a second time.
-    const bool leastTimeKnown = optimum.ok() && a.objective == Objective::Performance &&
-                                frontProblem == a.problem;
+    const bool leastTimeKnown =
+        optimum.ok() && a.objective == Objective::Performance && frontProblem == a.problem;
     a.front = leastTimeKnown ? paretoFront(*frontProblem, points, solveOptions, optimum)
                              : paretoFront(*frontProblem, points, solveOptions);
     if (a.front.status == SolveStatus::Cancelled) a.status = SolveStatus::Cancelled;

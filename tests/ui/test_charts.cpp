@@ -18,6 +18,7 @@
 #include <QMouseEvent>
 #include <QProcess>
 #include <QScatterSeries>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QStyle>
 #include <QStyleOptionSlider>
@@ -26,7 +27,6 @@
 #include <QTest>
 #include <QToolButton>
 #include <QToolTip>
-#include <QSignalSpy>
 #include <QValueAxis>
 #include <QWheelEvent>
 #include <QWindow>

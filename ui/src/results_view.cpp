@@ -13,8 +13,8 @@
 #include "charts.hpp"
 #include "format.hpp"
 #include "sensitivity_view.hpp"
-#include "wrap_label.hpp"
 #include "trace.hpp"
+#include "wrap_label.hpp"
 
 namespace libra::studio {
 
