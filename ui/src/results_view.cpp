@@ -189,8 +189,11 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   frameTimer_.setSingleShot(true);
   connect(&frameTimer_, &QTimer::timeout, this, &ResultsView::applyPending);
   textTimer_.setSingleShot(true);
-  connect(&textTimer_, &QTimer::timeout, this, [this] {
-    if (textDeferred_ && shown_ && !failed_) writeTexts(*shown_);
+  connect(&textTimer_, &QTimer::timeout, this, &ResultsView::catchUpTexts);
+  // During a drag the texts catch up just after a frame is on screen, while the
+  // next change is being solved, so that their layout never holds a frame back.
+  connect(pareto_, &ResultChartView::framePainted, this, [this] {
+    if (textDeferred_ && textsDue()) QTimer::singleShot(0, this, &ResultsView::catchUpTexts);
   });
   staleDelay_.setSingleShot(true);
   staleDelay_.setInterval(150);
@@ -365,16 +368,29 @@ void ResultsView::setChartsStale(bool stale, const QString& reason) {
 
 void ResultsView::showTexts() {
   // While a control is dragged the text follows at most every
-  // kHeldTextIntervalMs: laying out the summary and the sensitivity table is
-  // about as costly as the three charts together, and numbers that change 60
-  // times a second cannot be read anyway. The charts follow every frame.
-  const qint64 since = sinceTexts_.isValid() ? sinceTexts_.elapsed() : kHeldTextIntervalMs;
-  if (held_ && since < kHeldTextIntervalMs) {
-    textDeferred_ = true;
-    if (!textTimer_.isActive()) textTimer_.start(static_cast<int>(kHeldTextIntervalMs - since));
+  // kHeldTextIntervalMs, and only after a frame is painted: laying out and
+  // painting the summary and the sensitivity table takes about as long as the
+  // three charts together, and numbers that change 60 times a second cannot be
+  // read anyway. The charts follow every frame. Should no frame follow (the
+  // drag pauses), the timer writes them.
+  if (!held_) {
+    writeTexts(*shown_);
     return;
   }
-  writeTexts(*shown_);
+  textDeferred_ = true;
+  if (!textTimer_.isActive()) {
+    const qint64 due =
+        textsDue() ? 0 : std::max<qint64>(0, kHeldTextIntervalMs - sinceTexts_.elapsed());
+    textTimer_.start(static_cast<int>(due + 2 * kFrameMs));
+  }
+}
+
+bool ResultsView::textsDue() const {
+  return !sinceTexts_.isValid() || sinceTexts_.elapsed() >= kHeldTextIntervalMs;
+}
+
+void ResultsView::catchUpTexts() {
+  if (textDeferred_ && shown_ && !failed_) writeTexts(*shown_);
 }
 
 void ResultsView::writeTexts(const SolveResult& result) {

@@ -110,6 +110,8 @@ class ResultsView : public QWidget {
   // within kHeldTextIntervalMs during a drag.
   void showTexts();
   void writeTexts(const SolveResult& result);
+  void catchUpTexts();    // writes the deferred texts, if any
+  bool textsDue() const;  // kHeldTextIntervalMs since they were written
   void setChartsStale(bool stale, const QString& reason);
   bool isOlderThanShown(const SolveResult& result) const;
   // Whether `result` is the front of the design on screen (same generation).
