@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "charts.hpp"
 #include "document.hpp"
 #include "format.hpp"
 #include "project_edits.hpp"
@@ -25,7 +26,17 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
   connect(&solver_, &SolverController::resultReady, this, &ExplorerController::onResult);
   statusDelay_.setSingleShot(true);
   connect(&statusDelay_, &QTimer::timeout, this, [this] {
+    // A result waiting for its frame: its paint comes first, and brings the line.
+    if (dragging_ && results_->framePending()) return statusDelay_.start(kFrameMs);
     if (status_ != shownStatus_) emitStatus();
+  });
+  // During a drag the status line catches up just after a frame is on screen,
+  // while the next change is being solved: never inside a frame (see setStatus).
+  connect(results_->paretoChart(), &ResultChartView::framePainted, this, [this] {
+    if (dragging_ && status_ != shownStatus_ && statusDue())
+      QTimer::singleShot(0, this, [this] {
+        if (status_ != shownStatus_) emitStatus();
+      });
   });
   connect(results_, &ResultsView::axesHeldChanged, this, [this](bool held) {
     dragging_ = held;
@@ -85,14 +96,22 @@ void ExplorerController::setStatus(const QString& text) {
   status_ = text;
   // During a drag the line would change twice a frame ("Optimum in …",
   // "Solved in …"), unreadably, and each change lays the status bar and the
-  // window out again: it follows at most every kDragStatusIntervalMs.
-  const qint64 since = sinceStatus_.isValid() ? sinceStatus_.elapsed() : kDragStatusIntervalMs;
-  if (dragging_ && since < kDragStatusIntervalMs) {
-    if (!statusDelay_.isActive())
-      statusDelay_.start(static_cast<int>(kDragStatusIntervalMs - since));
+  // window out again: it follows at most every kDragStatusIntervalMs, after a
+  // frame is painted (a result arrives just before its frame, and a status
+  // line laid out then held the frame back). The timer writes it should no
+  // frame follow.
+  if (!dragging_) {
+    emitStatus();
     return;
   }
-  emitStatus();
+  if (!statusDelay_.isActive()) {
+    const qint64 due = statusDue() ? 0 : kDragStatusIntervalMs - sinceStatus_.elapsed();
+    statusDelay_.start(static_cast<int>(std::max<qint64>(0, due) + 2 * kFrameMs));
+  }
+}
+
+bool ExplorerController::statusDue() const {
+  return !sinceStatus_.isValid() || sinceStatus_.elapsed() >= kDragStatusIntervalMs;
 }
 
 void ExplorerController::emitStatus() {

@@ -50,6 +50,7 @@ class ExplorerController : public QObject {
   void onResult(const SolveResultPtr& result);
   void setStatus(const QString& text);
   void emitStatus();
+  bool statusDue() const;  // kDragStatusIntervalMs since the line changed
 
   Document* document_;
   ResultsView* results_;

@@ -390,6 +390,8 @@ bool ResultsView::textsDue() const {
 }
 
 void ResultsView::catchUpTexts() {
+  // A result waiting for its frame: its paint comes first, then the texts.
+  if (held_ && pending_ && textDeferred_) return textTimer_.start(kFrameMs);
   if (textDeferred_ && shown_ && !failed_) writeTexts(*shown_);
 }
 

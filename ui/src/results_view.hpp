@@ -67,6 +67,8 @@ class ResultsView : public QWidget {
 
   // The result on screen (its design; see shownFront() for the front drawn).
   SolveResultPtr shownResult() const { return shown_; }
+  // A result waits for its frame (the frame timer runs).
+  bool framePending() const { return pending_ != nullptr; }
   // The complete result whose Pareto front is drawn (the shown one once it is complete).
   SolveResultPtr shownFront() const { return front_; }
   quint64 shownGeneration() const;
