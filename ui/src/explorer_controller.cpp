@@ -106,7 +106,7 @@ void ExplorerController::setStatus(const QString& text) {
   }
   if (!statusDelay_.isActive()) {
     const qint64 due = statusDue() ? 0 : kDragStatusIntervalMs - sinceStatus_.elapsed();
-    statusDelay_.start(static_cast<int>(std::max<qint64>(0, due) + 2 * kFrameMs));
+    statusDelay_.start(static_cast<int>(std::max<qint64>(0, due) + qint64{2} * kFrameMs));
   }
 }
 

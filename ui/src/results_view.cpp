@@ -381,7 +381,7 @@ void ResultsView::showTexts() {
   if (!textTimer_.isActive()) {
     const qint64 due =
         textsDue() ? 0 : std::max<qint64>(0, kHeldTextIntervalMs - sinceTexts_.elapsed());
-    textTimer_.start(static_cast<int>(due + 2 * kFrameMs));
+    textTimer_.start(static_cast<int>(due + qint64{2} * kFrameMs));
   }
 }
 

@@ -82,6 +82,6 @@ ParetoFront paretoFront(const Problem& problem, int points = 50, const SolveOpti
 // The same front, given `leastTime` = solve(problem, Objective::Performance,
 // options) (its last point), which the scan would otherwise solve again.
 ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
-                        Solution leastTime);
+                        const Solution& leastTime);
 
 }  // namespace libra

@@ -288,7 +288,7 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
 }
 
 ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
-                        Solution best) {
+                        const Solution& best) {
   ParetoFront front;
   points = std::max(points, 2);
   if (!best.ok()) {
