@@ -270,7 +270,7 @@ std::vector<double> parseNumberList(const std::string& text, const std::string& 
 void addLimitFlags(CLI::App* command, LimitFlags& flags) {
   command
       ->add_option("--time-limit", flags.timeLimit,
-                   "Stop each solver run after S seconds (default 60; IPOPT counts CPU time)")
+                   "Stop each solver run after S seconds of wall-clock time (default 60)")
       ->type_name("S");
   command
       ->add_option("--max-iterations", flags.maxIterations,

@@ -33,7 +33,7 @@ std::optional<Backend> parseBackend(std::string_view text);
 // the other backend does with the same problem (the native solver with its
 // default limits; IPOPT within the same time limit).
 struct SolveLimits {
-  double seconds = 60;  // wall-clock seconds (native) / CPU seconds (IPOPT's max_cpu_time)
+  double seconds = 60;  // wall-clock seconds, checked between iterations
   int iterations = 0;   // 0: the backend's own (native 150 per attempt, IPOPT 3000)
 };
 

@@ -39,8 +39,9 @@ using Ipopt::Number;
 
 class EpigraphNlp : public Ipopt::TNLP {
  public:
-  EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel)
-      : f_(f), cancel_(cancel), edges_(f.edges), pieces_(f.pieces) {
+  EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel,
+              std::chrono::steady_clock::time_point deadline)
+      : f_(f), cancel_(cancel), deadline_(deadline), edges_(f.edges), pieces_(f.pieces) {
     n_ = f.n;
     K_ = f.K;
     rowTerms_.resize(edges_.size());
@@ -259,7 +260,13 @@ class EpigraphNlp : public Ipopt::TNLP {
                              Number, Number, Number, Number, Index, const Ipopt::IpoptData*,
                              Ipopt::IpoptCalculatedQuantities*) override {
     iterations = iteration;
-    return !(cancel_ && cancel_->load(std::memory_order_relaxed));
+    if (cancel_ && cancel_->load(std::memory_order_relaxed)) return false;
+    // The time limit in wall-clock time, as the native solver counts it.
+    // IPOPT's own max_cpu_time reads the process's user time, which a short
+    // solve may not advance at all (it moves in scheduler ticks): a limit of
+    // 1e-9 s then let IPOPT answer, on a loaded machine.
+    timedOut = std::chrono::steady_clock::now() > deadline_;
+    return !timedOut;
   }
 
   void finalize_solution(Ipopt::SolverReturn s, Index, const Number* z, const Number*,
@@ -270,6 +277,7 @@ class EpigraphNlp : public Ipopt::TNLP {
   }
 
   int iterations = 0;
+  bool timedOut = false;
 
  private:
   using Piece = StandardForm::Piece;
@@ -303,6 +311,7 @@ class EpigraphNlp : public Ipopt::TNLP {
 
   const StandardForm& f_;
   const std::atomic<bool>* cancel_;
+  std::chrono::steady_clock::time_point deadline_;
   int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, P_ = 0;
   const std::vector<StandardForm::Edge>& edges_;
   const std::vector<Piece>& pieces_;
@@ -352,7 +361,11 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
   std::lock_guard<std::mutex> lock(ipoptMutex());
   const auto started = std::chrono::steady_clock::now();
   BackendResult result;
-  Ipopt::SmartPtr<EpigraphNlp> nlp = new EpigraphNlp(form, cancel);
+  const auto deadline =
+      started +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(limits.seconds > 0 ? std::min(limits.seconds, 1e9) : 0.0));
+  Ipopt::SmartPtr<EpigraphNlp> nlp = new EpigraphNlp(form, cancel, deadline);
   Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
   const int maxIterations = limits.iterations > 0 ? limits.iterations : 3000;
   app->Options()->SetIntegerValue("print_level", 0);
@@ -361,7 +374,6 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
   app->Options()->SetNumericValue("constr_viol_tol", 1e-11);
   app->Options()->SetNumericValue("bound_relax_factor", 0.0);
   app->Options()->SetIntegerValue("max_iter", maxIterations);
-  app->Options()->SetNumericValue("max_cpu_time", std::max(limits.seconds, 1e-6));
   app->Options()->SetStringValue("mu_strategy", "adaptive");
   if (app->Initialize() != Ipopt::Solve_Succeeded) {
     result.message = "IPOPT failed to initialize";
@@ -379,8 +391,17 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
       result.x = nlp->solution;
       break;
     case Ipopt::User_Requested_Stop:
-      result.status = SolveStatus::Cancelled;
-      result.message = "cancelled";
+      if (nlp->timedOut) {
+        result.status = SolveStatus::Error;
+        result.limitHit = true;
+        std::snprintf(buffer, sizeof buffer,
+                      "IPOPT stopped after %.3g s (time limit) at iteration %d", result.seconds,
+                      result.iterations);
+        result.message = buffer;
+      } else {
+        result.status = SolveStatus::Cancelled;
+        result.message = "cancelled";
+      }
       break;
     case Ipopt::Infeasible_Problem_Detected:
       result.status = SolveStatus::Infeasible;
@@ -389,14 +410,6 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
     case Ipopt::Diverging_Iterates:
       result.status = SolveStatus::Unbounded;
       result.message = "IPOPT iterates diverged: the problem is unbounded";
-      break;
-    case Ipopt::Maximum_CpuTime_Exceeded:
-      result.status = SolveStatus::Error;
-      result.limitHit = true;
-      std::snprintf(buffer, sizeof buffer,
-                    "IPOPT stopped after %.3g s (time limit) at iteration %d", result.seconds,
-                    result.iterations);
-      result.message = buffer;
       break;
     case Ipopt::Maximum_Iterations_Exceeded:
       result.status = SolveStatus::Error;
