@@ -24,23 +24,18 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
     requestSolve();
   });
   connect(&solver_, &SolverController::resultReady, this, &ExplorerController::onResult);
-  statusDelay_.setSingleShot(true);
-  connect(&statusDelay_, &QTimer::timeout, this, [this] {
-    // A result waiting for its frame: its paint comes first, and brings the line.
-    if (dragging_ && results_->framePending()) return statusDelay_.start(kFrameMs);
-    if (status_ != shownStatus_) emitStatus();
-  });
-  // During a drag the status line catches up just after a frame is on screen,
-  // while the next change is being solved: never inside a frame (see setStatus).
-  connect(results_->paretoChart(), &ResultChartView::framePainted, this, [this] {
-    if (dragging_ && status_ != shownStatus_ && statusDue())
-      QTimer::singleShot(0, this, [this] {
-        if (status_ != shownStatus_) emitStatus();
-      });
-  });
+  // During a drag the line would change twice a frame ("Optimum in …",
+  // "Solved in …"), unreadably, and each change lays the status bar and the
+  // window out again: it follows at most every kDragStatusIntervalMs, after a
+  // frame is painted.
+  statusLine_ = new AfterFrame(
+      kDragStatusIntervalMs, [this] { return results_->framePending(); }, [this] { emitStatus(); },
+      this);
+  connect(results_->paretoChart(), &ResultChartView::framePainted, statusLine_,
+          &AfterFrame::framePainted);
   connect(results_, &ResultsView::axesHeldChanged, this, [this](bool held) {
     dragging_ = held;
-    if (!held && status_ != shownStatus_) emitStatus();
+    statusLine_->setHeld(held);  // the drag ended: the line catches up now
     // The drag's last front was a coarse one: the project's follows.
     if (!held && latest_ && requestedPoints_ < paretoPointsOf(document_->project())) requestSolve();
   });
@@ -94,30 +89,11 @@ void ExplorerController::onResult(const SolveResultPtr& result) {
 void ExplorerController::setStatus(const QString& text) {
   if (text == status_) return;
   status_ = text;
-  // During a drag the line would change twice a frame ("Optimum in …",
-  // "Solved in …"), unreadably, and each change lays the status bar and the
-  // window out again: it follows at most every kDragStatusIntervalMs, after a
-  // frame is painted (a result arrives just before its frame, and a status
-  // line laid out then held the frame back). The timer writes it should no
-  // frame follow.
-  if (!dragging_) {
-    emitStatus();
-    return;
-  }
-  if (!statusDelay_.isActive()) {
-    const qint64 due = statusDue() ? 0 : kDragStatusIntervalMs - sinceStatus_.elapsed();
-    statusDelay_.start(static_cast<int>(std::max<qint64>(0, due) + qint64{2} * kFrameMs));
-  }
-}
-
-bool ExplorerController::statusDue() const {
-  return !sinceStatus_.isValid() || sinceStatus_.elapsed() >= kDragStatusIntervalMs;
+  statusLine_->changed();
 }
 
 void ExplorerController::emitStatus() {
-  statusDelay_.stop();
-  sinceStatus_.restart();
-  shownStatus_ = status_;
+  statusLine_->written();
   traceEvent("status");
   Q_EMIT statusChanged(status_);
   traceEvent("status shown");

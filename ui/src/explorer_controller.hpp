@@ -5,12 +5,12 @@
 // and solving happen on the worker.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 #include <libra/project.hpp>
 
+#include "after_frame.hpp"
 #include "solver_controller.hpp"
 
 namespace libra::studio {
@@ -50,7 +50,6 @@ class ExplorerController : public QObject {
   void onResult(const SolveResultPtr& result);
   void setStatus(const QString& text);
   void emitStatus();
-  bool statusDue() const;  // kDragStatusIntervalMs since the line changed
 
   Document* document_;
   ResultsView* results_;
@@ -61,9 +60,8 @@ class ExplorerController : public QObject {
   int artificialDelayMs_ = 0;
   int requestedPoints_ = 0;  // the front points of the last request
   bool dragging_ = false;
-  QString shownStatus_;  // the status line's text (status_ may be newer during a drag)
-  QTimer statusDelay_;
-  QElapsedTimer sinceStatus_;
+  // The status line: at once, or after a frame during a drag.
+  AfterFrame* statusLine_ = nullptr;
 };
 
 }  // namespace libra::studio

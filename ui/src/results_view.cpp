@@ -135,6 +135,15 @@ QString designSummary(const Analysis& a, const QString& label) {
 
 ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("resultsView"));
+  texts_ = new AfterFrame(
+      kHeldTextIntervalMs, [this] { return pending_ != nullptr; },
+      [this] {
+        if (shown_ && !failed_)
+          writeTexts(*shown_);
+        else
+          texts_->drop();
+      },
+      this);
   pareto_ = new ParetoChartView;
   bandwidth_ = new BandwidthChartView;
   breakdown_ = new BreakdownChartView;
@@ -188,13 +197,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 
   frameTimer_.setSingleShot(true);
   connect(&frameTimer_, &QTimer::timeout, this, &ResultsView::applyPending);
-  textTimer_.setSingleShot(true);
-  connect(&textTimer_, &QTimer::timeout, this, &ResultsView::catchUpTexts);
-  // During a drag the texts catch up just after a frame is on screen, while the
-  // next change is being solved, so that their layout never holds a frame back.
-  connect(pareto_, &ResultChartView::framePainted, this, [this] {
-    if (textDeferred_ && textsDue()) QTimer::singleShot(0, this, &ResultsView::catchUpTexts);
-  });
+  connect(pareto_, &ResultChartView::framePainted, texts_, &AfterFrame::framePainted);
   staleDelay_.setSingleShot(true);
   staleDelay_.setInterval(150);
   connect(&staleDelay_, &QTimer::timeout, this, [this] {
@@ -314,7 +317,7 @@ void ResultsView::showSelection(const SolveResultPtr& point, int index) {
   breakdown_->setDesignLabel(label);
   bandwidth_->showResult(*point);
   breakdown_->showResult(*point);
-  textDeferred_ = false;
+  texts_->drop();
   sensitivity_->showResult(*point);
   summary_->setText(designSummary(
       point->a(),
@@ -350,7 +353,7 @@ void ResultsView::setAxesHeld(bool held) {
   pareto_->setAxesHeld(held);
   bandwidth_->setAxesHeld(held);
   breakdown_->setAxesHeld(held);
-  if (!held && textDeferred_) writeTexts(*shown_);  // the drag ended: the text catches up now
+  texts_->setHeld(held);  // the drag ended: the texts catch up now
   Q_EMIT axesHeldChanged(held);
 }
 
@@ -366,39 +369,8 @@ void ResultsView::setChartsStale(bool stale, const QString& reason) {
   sensitivity_->setStale(stale);
 }
 
-void ResultsView::showTexts() {
-  // While a control is dragged the text follows at most every
-  // kHeldTextIntervalMs, and only after a frame is painted: laying out and
-  // painting the summary and the sensitivity table takes about as long as the
-  // three charts together, and numbers that change 60 times a second cannot be
-  // read anyway. The charts follow every frame. Should no frame follow (the
-  // drag pauses), the timer writes them.
-  if (!held_) {
-    writeTexts(*shown_);
-    return;
-  }
-  textDeferred_ = true;
-  if (!textTimer_.isActive()) {
-    const qint64 due =
-        textsDue() ? 0 : std::max<qint64>(0, kHeldTextIntervalMs - sinceTexts_.elapsed());
-    textTimer_.start(static_cast<int>(due + qint64{2} * kFrameMs));
-  }
-}
-
-bool ResultsView::textsDue() const {
-  return !sinceTexts_.isValid() || sinceTexts_.elapsed() >= kHeldTextIntervalMs;
-}
-
-void ResultsView::catchUpTexts() {
-  // A result waiting for its frame: its paint comes first, then the texts.
-  if (held_ && pending_ && textDeferred_) return textTimer_.start(kFrameMs);
-  if (textDeferred_ && shown_ && !failed_) writeTexts(*shown_);
-}
-
 void ResultsView::writeTexts(const SolveResult& result) {
-  textDeferred_ = false;
-  textTimer_.stop();
-  sinceTexts_.restart();
+  texts_->written();
   const Analysis& a = result.a();
   traceEvent("texts");
   sensitivity_->showResult(result);
@@ -417,7 +389,7 @@ void ResultsView::apply(const SolveResultPtr& result) {
     setChartsStale(true, tr("Not current: %1").arg(what));
     QString text = tr("<b>%1</b>: %2").arg(what, toQString(a.message).toHtmlEscaped());
     if (shown_) text += tr(" &nbsp;·&nbsp; <i>the charts show the last solved design</i>");
-    textDeferred_ = false;
+    texts_->drop();
     summary_->setText(text);
     traceEvent("applied");
     Q_EMIT resultShown(result->generation);
@@ -444,7 +416,11 @@ void ResultsView::apply(const SolveResultPtr& result) {
   traceEvent("applied bandwidth");
   breakdown_->showResult(*result);
   traceEvent("applied breakdown");
-  showTexts();
+  // During a drag the texts follow at most every kHeldTextIntervalMs, after a
+  // frame is painted: laying out and painting the summary and the sensitivity
+  // table takes about as long as the three charts together. The charts follow
+  // every frame.
+  texts_->changed();
   traceEvent("applied texts");
   setChartsStale(false, {});
   if (!result->complete) pareto_->setStale(true, tr("Updating the front…"));

@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include "after_frame.hpp"
 #include "solver_controller.hpp"
 
 QT_BEGIN_NAMESPACE
@@ -108,12 +109,8 @@ class ResultsView : public QWidget {
   void dropSelection();
   void applyPending();
   void apply(const SolveResultPtr& result);
-  // The summary line and the sensitivity of the shown design: at once, or
-  // within kHeldTextIntervalMs during a drag.
-  void showTexts();
+  // The summary line and the sensitivity of the shown design.
   void writeTexts(const SolveResult& result);
-  void catchUpTexts();    // writes the deferred texts, if any
-  bool textsDue() const;  // kHeldTextIntervalMs since they were written
   void setChartsStale(bool stale, const QString& reason);
   bool isOlderThanShown(const SolveResult& result) const;
   // Whether `result` is the front of the design on screen (same generation).
@@ -128,9 +125,8 @@ class ResultsView : public QWidget {
   WrapLabel* summary_;
   QTimer frameTimer_;
   QTimer staleDelay_;
-  QTimer textTimer_;
-  QElapsedTimer sinceTexts_;
-  bool textDeferred_ = false;  // the texts show an older design than the charts
+  // The texts of the shown design: at once, or after a frame during a drag.
+  AfterFrame* texts_ = nullptr;
   bool held_ = false;
   QElapsedTimer sinceLastFrame_;
   // How long the last front took to follow its design (-1: not known yet).
