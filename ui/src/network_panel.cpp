@@ -172,6 +172,15 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   connect(document_, &Document::documentReset, this,
           [this] { QTimer::singleShot(0, this, &NetworkPanel::growDockToFit); });
   fitTableHeight();
+  // Never narrower than the columns: at the window's minimum size the dock
+  // scrolled Max and Fixed out of the table. Once the header has resized all
+  // its sections (it does so one by one).
+  auto* fitWidth = new QTimer(this);
+  fitWidth->setSingleShot(true);
+  fitWidth->setInterval(0);
+  connect(fitWidth, &QTimer::timeout, this, [this] { setMinimumWidth(preferredWidth()); });
+  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, fitWidth,
+          qOverload<>(&QTimer::start));
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Network | Document::CostModel)) sync();
   });
