@@ -9,10 +9,12 @@
 #include <QChart>
 #include <QChartView>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMenu>
@@ -21,6 +23,7 @@
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStandardPaths>
 #include <QStyle>
 #include <QStyleOptionSlider>
 #include <QTableView>
@@ -142,6 +145,56 @@ QStringList legendLabels(QChartView* chart) {
     if (text && text->isVisible() && legend->isAncestorOf(item)) labels << text->toPlainText();
   }
   return labels;
+}
+
+// A poppler tool: where CMake found it, else on the PATH; empty when missing.
+QString popplerTool(const QString& configured, const QString& name) {
+  if (QFileInfo(configured).isExecutable()) return configured;
+  return QStandardPaths::findExecutable(name);
+}
+
+// A word as poppler reads it from a PDF, its box in pixels at 100 dpi.
+struct PdfWord {
+  QRectF box;
+  QString text;
+};
+
+// The words of the PDF's first page in poppler's reading order; none, and
+// `error` says why, when pdftotext fails.
+QList<PdfWord> pdfWords(const QString& pdftotext, const QString& pdf, QString* error) {
+  QProcess poppler;
+  poppler.start(pdftotext, {QStringLiteral("-r"), QStringLiteral("100"), QStringLiteral("-tsv"),
+                            QStringLiteral("-enc"), QStringLiteral("UTF-8"), QStringLiteral("-l"),
+                            QStringLiteral("1"), pdf, QStringLiteral("-")});
+  if (!poppler.waitForFinished(60000) || poppler.exitCode() != 0) {
+    *error = QStringLiteral("pdftotext failed: ") +
+             QString::fromLocal8Bit(poppler.readAllStandardError());
+    return {};
+  }
+  // level, page, paragraph, block, line, word, left, top, width, height, conf, text
+  QList<PdfWord> words;
+  for (const QString& line :
+       QString::fromUtf8(poppler.readAllStandardOutput()).split(QLatin1Char('\n'))) {
+    const QStringList f = line.split(QLatin1Char('\t'));
+    if (f.size() == 12 && f[0] == QLatin1String("5"))
+      words.push_back(
+          {QRectF(f[6].toDouble(), f[7].toDouble(), f[8].toDouble(), f[9].toDouble()), f[11]});
+  }
+  if (words.isEmpty()) *error = QStringLiteral("pdftotext read no words");
+  return words;
+}
+
+// The pixels of `box` on `page` that are not the paper's white: what is drawn there.
+int inkIn(const QImage& page, const QRect& box) {
+  int ink = 0;
+  const QRect inside = box.intersected(page.rect());
+  for (int y = inside.top(); y <= inside.bottom(); ++y) {
+    for (int x = inside.left(); x <= inside.right(); ++x) {
+      const QColor c = page.pixelColor(x, y);
+      if (3 * 255 - c.red() - c.green() - c.blue() > 150) ++ink;
+    }
+  }
+  return ink;
 }
 
 bool sameRange(const AxisRange& a, const AxisRange& b) {
@@ -411,11 +464,17 @@ class ChartsTest : public QObject {
     QVERIFY(pareto()->chart()->axes(Qt::Vertical).contains(pareto()->timeAxis()));
   }
 
-#ifdef LIBRA_PDFTOPPM
-  // The PDF export as poppler draws it: every legend entry of every chart has
-  // its swatch in its colour (Qt 6.4's PDF engine clipped all but the first
-  // entry's label away).
+  // The PDF export as poppler draws and reads it: every legend entry of every
+  // chart has its swatch in its colour and its label whole inside the legend
+  // (Qt 6.4's PDF engine clipped all but the first entry's label away).
   void thePdfExportDrawsEveryLegendEntry() {
+    const QString pdftoppm =
+        popplerTool(QStringLiteral(LIBRA_PDFTOPPM), QStringLiteral("pdftoppm"));
+    const QString pdftotext =
+        popplerTool(QStringLiteral(LIBRA_PDFTOTEXT), QStringLiteral("pdftotext"));
+    QVERIFY2(!pdftoppm.isEmpty() && !pdftotext.isEmpty(),
+             "poppler's pdftoppm or pdftotext is missing: install poppler-utils "
+             "(packaging/deps.sh does)");
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString pdf = dir.filePath(QStringLiteral("figure.pdf"));
@@ -424,7 +483,7 @@ class ChartsTest : public QObject {
     QString error;
     QVERIFY2(exportFigure(*result, heading, pdf, FigureFormat::Pdf, &error), qPrintable(error));
     QProcess poppler;
-    poppler.start(QStringLiteral(LIBRA_PDFTOPPM),
+    poppler.start(pdftoppm,
                   {QStringLiteral("-r"), QStringLiteral("100"), QStringLiteral("-png"),
                    QStringLiteral("-singlefile"), pdf, dir.filePath(QStringLiteral("page"))});
     QVERIFY(poppler.waitForFinished(60000));
@@ -472,8 +531,69 @@ class ChartsTest : public QObject {
     }
     // Pareto: front, equal split, perf per cost, optimum; bars: 2; breakdown: compute + 4.
     QCOMPARE(swatches, 4 + 2 + 5);
+
+    // Every label whole among the words poppler reads inside its legend, and
+    // drawn where poppler finds its words (a clipped label is still in the text).
+    const QList<PdfWord> words = pdfWords(pdftotext, pdf, &error);
+    QVERIFY2(!words.isEmpty(), qPrintable(error));
+    int labels = 0;
+    for (QChartView* chart : view.findChildren<QChartView*>()) {
+      QLegend* legend = chart->chart()->legend();
+      QStringList want;
+      for (QLegendMarker* marker : legend->markers())
+        if (marker->isVisible()) want << marker->label().simplified();
+      if (want.isEmpty()) continue;
+      const QRect inChart = chart->mapFromScene(legend->sceneBoundingRect()).boundingRect();
+      const QPoint inView = chart->viewport()->mapTo(&view, inChart.topLeft());
+      const QRectF onPage = QRectF(margin + inView.x() * scale, margin + inView.y() * scale,
+                                   inChart.width() * scale, inChart.height() * scale)
+                                .adjusted(-3, -3, 3, 3);
+      QList<PdfWord> inLegend;
+      QStringList inLegendTexts;
+      for (const PdfWord& word : words) {
+        if (onPage.contains(word.box.center())) {
+          inLegend << word;
+          inLegendTexts << word.text;
+        }
+      }
+      // Longest first, each word used once: no label stands for another.
+      std::sort(want.begin(), want.end(), [](const QString& a, const QString& b) {
+        return std::make_pair(a.count(QLatin1Char(' ')), a.size()) >
+               std::make_pair(b.count(QLatin1Char(' ')), b.size());
+      });
+      QList<bool> used(inLegend.size(), false);
+      for (const QString& label : want) {
+        const QStringList parts = label.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        QVERIFY(!parts.isEmpty());
+        qsizetype found = -1;
+        for (qsizetype i = 0; found < 0 && i + parts.size() <= inLegend.size(); ++i) {
+          bool match = true;
+          for (qsizetype k = 0; match && k < parts.size(); ++k)
+            match = !used[i + k] && inLegend[i + k].text == parts[k];
+          if (match) found = i;
+        }
+        QVERIFY2(
+            found >= 0,
+            qPrintable(QStringLiteral("%1: \"%2\" is not among the words in its legend: %3")
+                           .arg(chart->objectName(), label, inLegendTexts.join(QLatin1Char(' ')))));
+        for (qsizetype k = found; k < found + parts.size(); ++k) {
+          used[k] = true;
+          const QRect box = inLegend[k].box.toAlignedRect();
+          const int ink = inkIn(page, box);
+          QVERIFY2(ink * 20 >= box.width() * box.height(),
+                   qPrintable(QStringLiteral("%1: \"%2\" is in the text but not drawn: %3 of %4 px "
+                                             "inked at (%5, %6)")
+                                  .arg(chart->objectName(), inLegend[k].text)
+                                  .arg(ink)
+                                  .arg(box.width() * box.height())
+                                  .arg(box.x())
+                                  .arg(box.y())));
+        }
+        ++labels;
+      }
+    }
+    QCOMPARE(labels, 4 + 2 + 5);
   }
-#endif
 
   // At 1400 x 900 nothing is cut: the network table's columns and their
   // headers (Min, Max and Fixed were), the bandwidth chart's dimension names
