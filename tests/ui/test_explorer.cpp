@@ -1,6 +1,7 @@
 // The main window driven through its real widgets: edits re-solve in the
 // background and the charts follow; undo, documents and exports.
 #include <QAbstractItemModelTester>
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QBarSet>
@@ -33,18 +34,22 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QTabBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 #include <QValueAxis>
 #include <QXmlStreamReader>
+#include <functional>
 #include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
 #include <libra/sensitivity.hpp>
@@ -221,7 +226,147 @@ class ExplorerTest : public QObject {
     return suggested;
   }
 
-  // The heading of an exported SVG figure (its title).
+  // Saves the project as a user does: Ctrl+Shift+S, `name` typed into the file
+  // name field of the dialog (in the folder it shows), Return. Returns the file
+  // the dialog suggested (its path).
+  QString saveAsThroughTheDialog(const QString& name) {
+    QString suggested = QStringLiteral("<no dialog>");
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      suggested = dialog->selectedFiles().value(0);
+      typeIntoFileDialog(dialog, name);
+    });
+    poll.start();
+    if (!activateMainWindow()) return QStringLiteral("<window not active>");
+    QTest::keySequence(window_.get(), QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    return suggested;
+  }
+
+  // Shortcuts go to the active window, which the offscreen platform does not
+  // give back when a menu or a dialog closes, as a desktop does; and a closed
+  // menu still counts as the window's own (isActiveWindow() is true while the
+  // activation is on its way): waits for the window itself.
+  bool activateMainWindow() {
+    window_->activateWindow();
+    return QTest::qWaitFor([&] { return QApplication::activeWindow() == window_.get(); });
+  }
+
+  // Types `fileName` over the file name field of a (non-native) file dialog
+  // and presses Return, which accepts it: the file of that name in the folder
+  // the dialog shows. A plain name, not a path: the field's completer would
+  // take the Return of a path that matches files.
+  static void typeIntoFileDialog(QFileDialog* dialog, const QString& fileName) {
+    auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+    if (!name) return dialog->reject();
+    name->setFocus();
+    QTest::keyClick(name, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(name, fileName);
+    QTest::keyClick(name, Qt::Key_Return);
+    if (dialog->isVisible()) dialog->reject();  // the Return did not accept it
+  }
+
+  // What an export's file dialog showed: where it started and the file it suggested.
+  struct ExportDialogSeen {
+    bool opened = false;
+    QString directory, suggested;
+  };
+
+  // Runs `open` (a menu click or a shortcut that opens an export's file
+  // dialog), reads the dialog, then types `fileName` into it and presses
+  // Return, or cancels it when `fileName` is empty.
+  ExportDialogSeen exportThroughTheDialog(const std::function<bool()>& open,
+                                          const QString& fileName) {
+    ExportDialogSeen seen;
+    QTimer poll;
+    poll.setInterval(10);
+    connect(&poll, &QTimer::timeout, this, [&] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) return;
+      poll.stop();
+      seen.opened = true;
+      seen.directory = dialog->directory().absolutePath();
+      seen.suggested = dialog->selectedFiles().value(0);
+      if (fileName.isEmpty())
+        dialog->reject();
+      else
+        typeIntoFileDialog(dialog, fileName);
+    });
+    poll.start();
+    if (!open()) seen.opened = false;
+    return seen;
+  }
+
+  // Chooses `text` in `combo` as a user does with the mouse: a click on the
+  // combo box opens its list, a click on the entry picks it. False when the
+  // entry is missing or the list did not open and close.
+  static bool chooseInCombo(QComboBox* combo, const QString& text) {
+    const int row = combo->findText(text);
+    // On screen, not in a dock behind another (moved out of the window, still "visible").
+    if (row < 0 || combo->visibleRegion().isEmpty()) return false;
+    QTest::mouseClick(combo, Qt::LeftButton);
+    QAbstractItemView* list = combo->view();
+    if (!QTest::qWaitFor([&] { return list->isVisible(); })) return false;
+    const QModelIndex index = list->model()->index(row, combo->modelColumn());
+    list->scrollTo(index);
+    // The list ignores a release within a double-click interval of opening (the
+    // release of the click that opened it).
+    QTest::qWait(QApplication::doubleClickInterval() + 50);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      list->visualRect(index).center());
+    return QTest::qWaitFor([&] { return !list->isVisible(); }) && combo->currentIndex() == row;
+  }
+
+  // Clicks the tab titled `title` of the docks tabbed together; true when its
+  // dock is then the one shown.
+  bool clickDockTab(const QString& title) {
+    for (QTabBar* tabs : window_->findChildren<QTabBar*>()) {
+      for (int i = 0; i < tabs->count(); ++i) {
+        if (tabs->tabText(i) != title || tabs->visibleRegion().isEmpty()) continue;
+        QTest::mouseClick(tabs, Qt::LeftButton, Qt::NoModifier, tabs->tabRect(i).center());
+        return tabs->currentIndex() == i;
+      }
+    }
+    return false;
+  }
+
+  // Clicks through the menus as a user does: `path` names the menu bar's entry,
+  // then the entries down to an action (as their texts read, '&' included).
+  // Returns once the action has run (and any dialog it opened has closed);
+  // false when an entry is missing or a menu did not open.
+  bool clickMenuPath(const QStringList& path) {
+    QMenuBar* bar = window_->menuBar();
+    QMenu* menu = nullptr;
+    for (QAction* a : bar->actions())
+      if (a->menu() && a->text() == path.front()) menu = a->menu();
+    if (!menu) return false;
+    const auto closeMenus = [] {
+      while (QWidget* popup = QApplication::activePopupWidget()) popup->close();
+      return false;
+    };
+    QTest::mouseClick(bar, Qt::LeftButton, Qt::NoModifier,
+                      bar->actionGeometry(menu->menuAction()).center());
+    if (!QTest::qWaitFor([&] { return menu->isVisible(); })) return closeMenus();
+    for (int i = 1; i < path.size(); ++i) {
+      QAction* item = nullptr;
+      for (QAction* a : menu->actions())
+        if (a->text() == path[i]) item = a;
+      if (!item) return closeMenus();
+      QTest::mouseClick(menu, Qt::LeftButton, Qt::NoModifier, menu->actionGeometry(item).center());
+      if (i + 1 < path.size()) {
+        if (!item->menu() || !QTest::qWaitFor([&] { return item->menu()->isVisible(); }))
+          return closeMenus();
+        menu = item->menu();
+      }
+    }
+    return true;
+  }
+
+  // The heading of an exported SVG figure: its title, which must also be drawn
+  // as one of the figure's texts (else what it says is returned instead).
   QString exportedHeading() {
     QTemporaryDir dir;
     const QString svg = dir.filePath(QStringLiteral("figure.svg"));
@@ -230,11 +375,19 @@ class ExplorerTest : public QObject {
     QFile file(svg);
     if (!file.open(QIODevice::ReadOnly)) return QStringLiteral("<unreadable>");
     QXmlStreamReader xml(&file);
+    QString title = QStringLiteral("<no title>");
+    QStringList drawn;
     while (!xml.atEnd()) {
-      if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QStringLiteral("title"))
-        return xml.readElementText();
+      if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+      if (xml.name() == QStringLiteral("title"))
+        title = xml.readElementText();
+      else if (xml.name() == QStringLiteral("text"))
+        drawn << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
     }
-    return QStringLiteral("<no title>");
+    if (!drawn.contains(title))
+      return QStringLiteral("<title '%1', drawn: %2>")
+          .arg(title, drawn.join(QStringLiteral(" | ")));
+    return title;
   }
 
   QPointF chartOptimum() const {
@@ -266,6 +419,76 @@ class ExplorerTest : public QObject {
     QCOMPARE(bars->count(), int(expected.bandwidth.size()));
     for (int d = 0; d < bars->count(); ++d)
       QVERIFY(test::close(bars->at(d), expected.bandwidth[d], 1e-5));
+  }
+
+  // Once a failed solve has settled: every chart carries a visible badge
+  // reading `reason` and never "Updating…" (not even after the delay that
+  // brings "Updating…" to a late solve), drawn whole inside the chart and below
+  // its title; the header says `why` and that the charts show the last solved
+  // design; the sensitivity panel is greyed out.
+  void verifyEveryChartShowsNotCurrent(const QString& reason, const QString& why) {
+    const auto charts = {static_cast<ResultChartView*>(results()->paretoChart()),
+                         static_cast<ResultChartView*>(results()->bandwidthChart()),
+                         static_cast<ResultChartView*>(results()->breakdownChart())};
+    QElapsedTimer settling;
+    settling.start();
+    while (settling.elapsed() < 500) {
+      for (ResultChartView* c : charts) {
+        auto* badge = c->findChild<QLabel*>(QStringLiteral("staleLabel"));
+        QVERIFY(badge);
+        QVERIFY2(badge->isVisible() && badge->text() == reason,
+                 qPrintable(QStringLiteral("%1 says '%2' (%3) after %4 ms")
+                                .arg(c->objectName(), badge->text(),
+                                     badge->isVisible() ? QStringLiteral("shown")
+                                                        : QStringLiteral("hidden"))
+                                .arg(settling.elapsed())));
+      }
+      QTest::qWait(10);
+    }
+    for (ResultChartView* c : charts) {
+      QVERIFY(!c->viewport()->visibleRegion().isEmpty());  // on screen
+      QVERIFY(c->isStale());
+      QCOMPARE(c->staleReason(), reason);
+      auto* badge = c->findChild<QLabel*>(QStringLiteral("staleLabel"));
+      const QRect at = badge->geometry();
+      QVERIFY2(c->rect().contains(at),
+               qPrintable(QStringLiteral("%1: badge at %2,%3 %4x%5 in a chart of %6x%7")
+                              .arg(c->objectName())
+                              .arg(at.x())
+                              .arg(at.y())
+                              .arg(at.width())
+                              .arg(at.height())
+                              .arg(c->width())
+                              .arg(c->height())));
+      const QRectF plot = c->chart()->mapToScene(c->chart()->plotArea()).boundingRect();
+      QVERIFY2(at.top() >= c->mapFromScene(plot.topLeft()).y() - 1,
+               qPrintable(QStringLiteral("%1 badge over the title").arg(c->objectName())));
+      // Its text fits: on one line, or wrapped into a badge tall enough for it.
+      QVERIFY2(badge->wordWrap() ? badge->height() >= badge->heightForWidth(badge->width())
+                                 : badge->fontMetrics().horizontalAdvance(badge->text()) <=
+                                       badge->contentsRect().width(),
+               qPrintable(c->objectName()));
+      // And it is painted there: the badge's fill at its left and right ends.
+      const QImage image = c->grab().toImage();
+      const QColor fill(255, 244, 214);
+      for (const QPoint& p :
+           {QPoint(at.left() + 3, at.center().y()), QPoint(at.right() - 3, at.center().y())}) {
+        const QColor seen = image.pixelColor(p * image.devicePixelRatio());
+        QVERIFY2(std::abs(seen.red() - fill.red()) <= 12 &&
+                     std::abs(seen.green() - fill.green()) <= 12 &&
+                     std::abs(seen.blue() - fill.blue()) <= 12,
+                 qPrintable(QStringLiteral("%1: %2 at %3,%4")
+                                .arg(c->objectName(), seen.name())
+                                .arg(p.x())
+                                .arg(p.y())));
+      }
+    }
+    auto* summary = window_->findChild<QLabel*>(QStringLiteral("resultsSummary"));
+    QVERIFY(summary && summary->isVisible());
+    QVERIFY2(summary->text().contains(why), qPrintable(summary->text()));
+    QVERIFY2(summary->text().contains(QStringLiteral("the charts show the last solved design")),
+             qPrintable(summary->text()));
+    QVERIFY(!results()->sensitivityView()->isCurrent());
   }
 
  private Q_SLOTS:
@@ -881,6 +1104,81 @@ class ExplorerTest : public QObject {
     verifyChartMatchesEngine();
   }
 
+  // The same failures as typed by a user. A cost level no one defined, typed
+  // into the network table's editor, is invalid input; a constraint the total
+  // cannot meet, typed into the constraint editor, is infeasible. Both leave
+  // the last picture marked as not current; typing the valid text back makes it
+  // current again.
+  void typedInputThatFailsMarksEveryChartNotCurrent() {
+    const quint64 shown = results()->shownGeneration();
+    auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    QVERIFY(table && !table->visibleRegion().isEmpty());
+    const QModelIndex level = table->model()->index(0, DimensionTableModel::CostLevel);
+    const QString levelBefore = level.data(Qt::EditRole).toString();
+    table->scrollTo(level);
+    // A double-click on the cell (its first click, then the second), as the
+    // table's tooltip says.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      table->visualRect(level).center());
+    QCOMPARE(table->currentIndex(), level);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, Qt::NoModifier,
+                       table->visualRect(level).center());
+    auto* combo = table->viewport()->findChild<QComboBox*>();
+    QVERIFY(combo && combo->isEditable());
+    combo->lineEdit()->selectAll();
+    QTest::keyClicks(combo->lineEdit(), QStringLiteral("Moon"));
+    QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+    QTRY_COMPARE(level.data(Qt::EditRole).toString(), QStringLiteral("Moon"));
+    QTRY_VERIFY(window_->statusLabel()->text().startsWith(QStringLiteral("Invalid input")));
+    verifyEveryChartShowsNotCurrent(QStringLiteral("Not current: Invalid input"),
+                                    QStringLiteral("Moon"));
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(results()->shownGeneration(), shown);
+    // Undone from the keyboard: current again.
+    QVERIFY(activateMainWindow());
+    QTest::keySequence(window_.get(), QKeySequence(QKeySequence::Undo));
+    QCOMPARE(level.data(Qt::EditRole).toString(), levelBefore);
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(!results()->isMarkedStale());
+
+    auto* constraints = window_->findChild<ConstraintEditor*>(QStringLiteral("constraintEditor"));
+    QVERIFY(constraints);
+    QPlainTextEdit* editor = constraints->textEdit();
+    QVERIFY(!editor->visibleRegion().isEmpty());
+    const QString typedBefore = editor->toPlainText();
+    const std::vector<std::string> extraBefore =
+        splitConstraints(doc()->project().constraints).extra;
+    const quint64 good = results()->shownGeneration();
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, QStringLiteral("bw[chiplet] >= 2000"));  // the total is 1000
+    QTRY_VERIFY_WITH_TIMEOUT(splitConstraints(doc()->project().constraints).extra ==
+                                 std::vector<std::string>{"bw[chiplet] >= 2000"},
+                             5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window_->statusLabel()->text().startsWith(QStringLiteral("Infeasible")), 10000);
+    verifyEveryChartShowsNotCurrent(QStringLiteral("Not current: Infeasible"),
+                                    QStringLiteral("Infeasible"));
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(results()->shownGeneration(), good);
+    test::saveScreenshot(window_.get(), QStringLiteral("explorer-typed-infeasible"));
+    // The example's own constraint typed back: current, no badge left.
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, typedBefore);
+    QTRY_VERIFY_WITH_TIMEOUT(splitConstraints(doc()->project().constraints).extra == extraBefore,
+                             5000);
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(!results()->isMarkedStale());
+    for (ResultChartView* c : std::initializer_list<ResultChartView*>{
+             results()->paretoChart(), results()->bandwidthChart(), results()->breakdownChart()}) {
+      QVERIFY(!c->isStale());
+      QVERIFY(!c->findChild<QLabel*>(QStringLiteral("staleLabel"))->isVisible());
+    }
+    QVERIFY(results()->sensitivityView()->isCurrent());
+    verifyChartMatchesEngine();
+  }
+
   void anInvalidEditKeepsThePreviousResultMarkedStale() {
     const quint64 shown = results()->shownGeneration();
     auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
@@ -970,35 +1268,48 @@ class ExplorerTest : public QObject {
     QVERIFY2(window_->windowTitle().startsWith(QString::fromStdString(four)),
              qPrintable(window_->windowTitle()));
 
+    // The model chosen with the mouse in the Model list.
     auto* preset = window_->findChild<QComboBox*>(QStringLiteral("presetCombo"));
-    const int llama = preset->findData(QStringLiteral("llama3-70b"));
-    QVERIFY(llama >= 0);
-    preset->setCurrentIndex(llama);
-    Q_EMIT preset->activated(llama);
-    QCOMPARE(doc()->project().workloads.front().origin->preset, std::string("llama3-70b"));
-    QCOMPARE(doc()->project().name,
-             std::string("Llama 3 70B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)"));
-    window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"))->setValue(3);
+    QVERIFY(preset);
+    QVERIFY(clickDockTab(QStringLiteral("Workload")));  // its panel shares the dock area
+    QVERIFY(chooseInCombo(preset, QStringLiteral("Mixtral 8x22B")));
+    QCOMPARE(doc()->project().workloads.front().origin->preset, std::string("mixtral-8x22b"));
+    const QString fourMixtral =
+        QStringLiteral("Mixtral 8x22B on a 4D network (Ring 4 x FC 8 x Ring 4 x Switch 32)");
+    QCOMPARE(QString::fromStdString(doc()->project().name), fourMixtral);
+    QVERIFY2(window_->windowTitle().startsWith(fourMixtral), qPrintable(window_->windowTitle()));
+    // Three dimensions typed into the count.
+    auto* dims = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
+    QVERIFY(dims && !dims->visibleRegion().isEmpty());
+    dims->setFocus();
+    QTest::keyClick(dims, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(dims, QStringLiteral("3"));
+    QTest::keyClick(dims, Qt::Key_Return);
+    QCOMPARE(doc()->project().network.size(), std::size_t(3));
     const QString three = QString::fromStdString(doc()->project().name);
-    QVERIFY2(three.startsWith(QStringLiteral("Llama 3 70B on a 3D network (")), qPrintable(three));
+    QVERIFY2(three.startsWith(QStringLiteral("Mixtral 8x22B on a 3D network (")),
+             qPrintable(three));
+    QVERIFY(!three.contains(QStringLiteral("GPT-3")));
     QCOMPARE(doc()->project().name, describedName(doc()->project()));
     QVERIFY2(window_->windowTitle().startsWith(three), qPrintable(window_->windowTitle()));
-    QVERIFY(waitForCurrentFrame() ||
-            window_->statusLabel()->text().startsWith(QStringLiteral("Invalid")));
+    // This content solves: the result on screen is its own, current.
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY2(results()->shownResult()->ok(), qPrintable(window_->statusLabel()->text()));
+    QVERIFY(!results()->isMarkedStale());
+    QCOMPARE(results()->shownResult()->project->name, three.toStdString());
 
-    // The exports carry the name of what they show, and Save As suggests it.
+    // The exports carry the name of what they show (drawn as the figure's
+    // heading), and Save As suggests it.
     QTemporaryDir dir;
     QString error;
-    if (results()->shownResult() && results()->shownResult()->ok() && !results()->isMarkedStale()) {
-      const QString json = dir.filePath(QStringLiteral("r.json"));
-      QVERIFY2(window_->exports()->exportTo(json, &error), qPrintable(error));
-      QFile f(json);
-      QVERIFY(f.open(QIODevice::ReadOnly));
-      QCOMPARE(QJsonDocument::fromJson(f.readAll()).object().value("project").toString(), three);
-    }
+    const QString json = dir.filePath(QStringLiteral("r.json"));
+    QVERIFY2(window_->exports()->exportTo(json, &error), qPrintable(error));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(f.readAll()).object().value("project").toString(), three);
     QCOMPARE(exportedHeading(), three + QStringLiteral(" — objective: performance"));
     QString suggested = saveAsSuggestion();
-    QVERIFY2(suggested.startsWith(QStringLiteral("Llama-3-70B-on-a-3D-network-")) &&
+    QVERIFY2(suggested.startsWith(QStringLiteral("Mixtral-8x22B-on-a-3D-network-")) &&
                  suggested.endsWith(QStringLiteral(".json")) && !suggested.contains(' '),
              qPrintable(suggested));
 
@@ -1009,7 +1320,6 @@ class ExplorerTest : public QObject {
     QCOMPARE(doc()->project().name, std::string("Pod study A"));
     QCOMPARE(doc()->undoStack()->count(), steps + 1);
     QVERIFY(window_->windowTitle().startsWith(QStringLiteral("Pod study A")));
-    auto* dims = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
     dims->setFocus();
     QTest::keyClick(dims, Qt::Key_Up);  // back to the 4D network
     QCOMPARE(doc()->project().network.size(), 4);
@@ -1032,22 +1342,83 @@ class ExplorerTest : public QObject {
     QVERIFY(window_->findChild<QAction*>(QStringLiteral("renameAction")) != nullptr);
   }
 
+  // A project whose model and network were changed (and which was never
+  // renamed) is saved under the name of that content, through File > Save As…
+  // (Ctrl+Shift+S); a later change of content is saved (Ctrl+S) under the new name.
+  void aSavedProjectIsNamedAfterItsContent() {
+    auto* preset = window_->findChild<QComboBox*>(QStringLiteral("presetCombo"));
+    QVERIFY(preset);
+    QVERIFY(clickDockTab(QStringLiteral("Workload")));
+    QVERIFY(chooseInCombo(preset, QStringLiteral("Mixtral 8x22B")));
+    auto* dims = window_->findChild<QSpinBox*>(QStringLiteral("dimensionCount"));
+    QVERIFY(dims && !dims->visibleRegion().isEmpty());
+    dims->setFocus();
+    QTest::keyClick(dims, Qt::Key_Down);
+    QCOMPARE(doc()->project().network.size(), std::size_t(3));
+    const QString three = QString::fromStdString(doc()->project().name);
+    QVERIFY2(three.startsWith(QStringLiteral("Mixtral 8x22B on a 3D network (")),
+             qPrintable(three));
+
+    // The dialog opens in the folder of the last project saved or opened.
+    QTemporaryDir dir;
+    QSettings().setValue(QStringLiteral("lastDirectory"), dir.path());
+    const QString path = dir.filePath(QStringLiteral("study.json"));
+    const QString suggested = saveAsThroughTheDialog(QStringLiteral("study.json"));
+    QCOMPARE(QFileInfo(suggested).absolutePath(), QFileInfo(path).absolutePath());
+    QVERIFY2(QFileInfo(suggested).fileName().startsWith(
+                 QStringLiteral("Mixtral-8x22B-on-a-3D-network-")),
+             qPrintable(suggested));
+    QCOMPARE(doc()->filePath(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(!window_->isWindowModified());
+    QVERIFY2(window_->windowTitle().startsWith(QStringLiteral("study.json")),
+             qPrintable(window_->windowTitle()));
+    const auto savedName = [&] {
+      QFile file(path);
+      if (!file.open(QIODevice::ReadOnly)) return QStringLiteral("<unreadable>");
+      return QJsonDocument::fromJson(file.readAll()).object().value("name").toString();
+    };
+    QCOMPARE(savedName(), three);
+
+    dims->setFocus();
+    QTest::keyClick(dims, Qt::Key_Up);  // the 4D network again
+    QCOMPARE(doc()->project().network.size(), std::size_t(4));
+    const QString four = QString::fromStdString(doc()->project().name);
+    QVERIFY2(four.startsWith(QStringLiteral("Mixtral 8x22B on a 4D network (")), qPrintable(four));
+    QCOMPARE(doc()->project().name, describedName(doc()->project()));
+    QVERIFY(window_->isWindowModified());
+    QVERIFY(activateMainWindow());
+    QTest::keySequence(window_.get(), QKeySequence(QKeySequence::Save));
+    QVERIFY(!window_->isWindowModified());
+    QCOMPARE(savedName(), four);
+  }
+
   // A cost budget ticked on right after another example was opened starts from
   // that example, not from the optimum of the project before it.
   void aCostBudgetDoesNotCarryOverIntoAnotherProject() {
     auto* enabled = window_->findChild<QCheckBox*>(QStringLiteral("costBudgetEnabled"));
     auto* spin = window_->findChild<QDoubleSpinBox*>(QStringLiteral("costBudgetSpin"));
-    enabled->click();
+    QVERIFY(enabled && !enabled->visibleRegion().isEmpty() && spin);
+    enabled->setFocus();
+    QTest::keyClick(enabled, Qt::Key_Space);  // ticked with the keyboard
+    QVERIFY(enabled->isChecked());
     const auto fourBudget = splitConstraints(doc()->project().constraints).costBudget;
     QVERIFY(fourBudget);
     QVERIFY(waitForCurrentFrame());
-    QString error;
-    QVERIFY(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error));
+    // File > Open Example > the 3D one, clicked in the menus.
+    QString threeTitle;
+    for (const ExampleInfo& e : bundledExamples())
+      if (e.id == QStringLiteral("gpt3-3d")) threeTitle = e.title;
+    QVERIFY(!threeTitle.isEmpty());
+    QVERIFY(clickMenuPath({QStringLiteral("&File"), QStringLiteral("Open &Example"), threeTitle}));
+    QVERIFY(doc()->project() == loadExample(QStringLiteral("gpt3-3d")));
+    QCOMPARE(doc()->project().network.size(), std::size_t(3));
     QVERIFY(!enabled->isChecked());
     // The disabled controls preview what ticking the box sets.
     const double preview = window_->findChild<BudgetPanel*>()->costBudgetStartUsd();
     QVERIFY(test::close(spin->value() * 1e6, preview, 1e-9));
-    enabled->click();
+    enabled->setFocus();
+    QTest::keyClick(enabled, Qt::Key_Space);
+    QVERIFY(enabled->isChecked());
     const auto threeBudget = splitConstraints(doc()->project().constraints).costBudget;
     QVERIFY(threeBudget);
     QVERIFY(test::close(*threeBudget, preview, 1e-9));
@@ -1072,6 +1443,61 @@ class ExplorerTest : public QObject {
     QVERIFY2(message.startsWith(QStringLiteral("Exported to")) &&
                  message.contains(QDir::toNativeSeparators(png)),
              qPrintable(message));
+
+    // The same through File > Export > Charts as SVG…, clicked in the menus: the
+    // dialog opens in the project's folder and suggests the project's name; a
+    // name typed there is written and confirmed in the status bar.
+    window_->statusBar()->clearMessage();
+    const QString projectFolder = QFileInfo(path).absolutePath();
+    const QString svg = dir.filePath(QStringLiteral("typed.svg"));
+    const ExportDialogSeen seen = exportThroughTheDialog(
+        [&] {
+          return clickMenuPath({QStringLiteral("&File"), QStringLiteral("&Export"),
+                                QStringLiteral("Charts as &SVG…")});
+        },
+        QStringLiteral("typed.svg"));
+    QVERIFY(seen.opened);
+    QCOMPARE(seen.directory, projectFolder);
+    QCOMPARE(seen.suggested, QDir(projectFolder).filePath(QStringLiteral("p.svg")));
+    QVERIFY2(QFileInfo(svg).size() > 0, qPrintable(svg));
+    QCOMPARE(window_->statusBar()->currentMessage(),
+             QStringLiteral("Exported to ") + QDir::toNativeSeparators(svg));
+
+    // A project never saved: the dialog (Ctrl+E, the PNG export) starts in the
+    // folder of the last export, and suggests the project's name.
+    QVERIFY(clickMenuPath({QStringLiteral("&File"), QStringLiteral("&New")}));
+    QVERIFY(doc()->filePath().isEmpty());
+    QVERIFY(waitForCurrentFrame());
+    const QString png2 = dir.filePath(QStringLiteral("second.png"));
+    const ExportDialogSeen fresh = exportThroughTheDialog(
+        [&] {
+          if (!activateMainWindow()) return false;
+          QTest::keySequence(window_.get(), QKeySequence(QStringLiteral("Ctrl+E")));
+          return true;
+        },
+        QStringLiteral("second.png"));
+    QVERIFY(fresh.opened);
+    QCOMPARE(fresh.directory, QFileInfo(svg).absolutePath());
+    QCOMPARE(QFileInfo(fresh.suggested).fileName(),
+             QString::fromStdString(doc()->project().name) + QStringLiteral(".png"));
+    QVERIFY(!QImage(png2).isNull());
+    QCOMPARE(window_->statusBar()->currentMessage(),
+             QStringLiteral("Exported to ") + QDir::toNativeSeparators(png2));
+
+    // With no earlier export folder (it was removed) the dialog starts in the
+    // user's documents folder where there is one, else in the home folder.
+    QSettings().remove(QStringLiteral("exportDirectory"));
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString expected = QFileInfo(documents).isDir() ? documents : QDir::homePath();
+    const ExportDialogSeen first = exportThroughTheDialog(
+        [&] {
+          if (!activateMainWindow()) return false;
+          QTest::keySequence(window_.get(), QKeySequence(QStringLiteral("Ctrl+E")));
+          return true;
+        },
+        QString());
+    QVERIFY(first.opened);
+    QCOMPARE(first.directory, QDir(expected).absolutePath());
   }
 
   void saveAndReopenGiveTheSameProject() {

@@ -93,8 +93,10 @@ QString ExportController::startDirectory() const {
   if (!document_->filePath().isEmpty()) return QFileInfo(document_->filePath()).absolutePath();
   QString last = QSettings().value(QStringLiteral("exportDirectory")).toString();
   if (!last.isEmpty() && QFileInfo(last).isDir()) return last;
+  // The documents folder only where it exists: a file dialog given a missing
+  // folder starts wherever the last file dialog was instead.
   const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  return documents.isEmpty() ? QDir::homePath() : documents;
+  return !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
 }
 
 void ExportController::exportInteractively(const QString& suffix, const QString& filter) {

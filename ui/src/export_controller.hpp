@@ -56,7 +56,8 @@ class ExportController : public QObject {
   bool startReport(const QString& path, QString* error);
   bool reportRunning() const { return reportWatcher_ != nullptr; }
   // Where the export dialogs start: the project's folder once it is saved, else
-  // the folder of the last export, else the user's documents folder.
+  // the folder of the last export, else the user's documents folder where it
+  // exists, else the home folder.
   QString startDirectory() const;
 
  Q_SIGNALS:
