@@ -85,6 +85,11 @@ inline Project makeProject(Network network, CostModel costModel, std::vector<Wor
   return p;
 }
 
+// |a - b| / max(|a|, |b|): the relative difference (0 for two zeros).
+inline double relDiff(double a, double b) {
+  return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
+}
+
 // |a - b| <= rel * max(|a|, |b|) (and exact equality of infinities).
 inline ::testing::AssertionResult relNear(double actual, double expected, double rel) {
   if (actual == expected) return ::testing::AssertionSuccess();

@@ -154,6 +154,15 @@ inline GeneratorOptions batchOf(std::int64_t perReplica, std::int64_t replicas) 
   return options;
 }
 
+// The compute time of every phase of every layer (ns).
+inline double totalCompute(const Workload& w) {
+  double t = 0;
+  for (const Layer& l : w.layers) {
+    for (const Phase& p : l.phases) t += p.computeNs;
+  }
+  return t;
+}
+
 inline const Layer* findLayer(const Workload& w, const std::string& name) {
   for (const Layer& l : w.layers) {
     if (l.name == name) return &l;

@@ -59,9 +59,7 @@ using test::thrownMessage;
 using test::vecRelNear;
 using test::withBackend;
 
-double relDiff(double a, double b) {
-  return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
-}
+using test::relDiff;
 
 Dimension dimWithLatency(BuildingBlock block, int npus, double latencyNs, std::string level = "A") {
   static int counter = 0;

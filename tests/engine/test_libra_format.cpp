@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "engine_test_support.hpp"
 #include "libra/cost.hpp"
 #include "libra/error.hpp"
 #include "libra/libra_format.hpp"
@@ -19,15 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Phase makePhase(double computeNs, CollectiveType collective, double sizeBytes,
-                std::vector<int> groups = {}) {
-  Phase p;
-  p.computeNs = computeNs;
-  p.collective = collective;
-  p.sizeBytes = sizeBytes;
-  p.groups = std::move(groups);
-  return p;
-}
+using test::makePhase;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

@@ -31,14 +31,6 @@ void expectCollective(const Phase& p, CollectiveType type, double bytes,
   EXPECT_EQ(p.groups, groups);
 }
 
-double totalCompute(const Workload& w) {
-  double t = 0;
-  for (const Layer& l : w.layers) {
-    for (const Phase& p : l.phases) t += p.computeNs;
-  }
-  return t;
-}
-
 Project projectOf(const Workload& w, const Network& n, TrainingLoop loop) {
   Project p;
   p.network = n;

@@ -8,18 +8,6 @@
 using namespace libra;
 using namespace libra::testing;
 
-namespace {
-
-double totalCompute(const Workload& w) {
-  double t = 0;
-  for (const Layer& l : w.layers) {
-    for (const Phase& p : l.phases) t += p.computeNs;
-  }
-  return t;
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------
 // Reference reproduction (LIBRA inputs): the Libra layout with 2 blocks and the
 // reference tokens per micro-batch writes the reference files' collectives exactly.

@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 
+#include "engine_test_support.hpp"
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
 #include "libra/project_io.hpp"
@@ -28,15 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Phase makePhase(double computeNs, CollectiveType collective, double sizeBytes,
-                std::vector<int> groups = {}) {
-  Phase p;
-  p.computeNs = computeNs;
-  p.collective = collective;
-  p.sizeBytes = sizeBytes;
-  p.groups = std::move(groups);
-  return p;
-}
+using test::makePhase;
 using Json = nlohmann::ordered_json;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -48,9 +48,7 @@ using test::ProblemOptions;
 using test::RandomProblem;
 using test::withBackend;
 
-double relDiff(double a, double b) {
-  return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300});
-}
+using test::relDiff;
 
 std::string describe(const Solution& s) {
   return std::string(toString(s.status)) + " " + s.message + " bw " +
