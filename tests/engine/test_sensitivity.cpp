@@ -17,11 +17,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "engine_test_support.hpp"
@@ -354,7 +356,8 @@ double surrogateTime(const Solution& s) {
   return s.eval.surrogateIterationNs;
 }
 
-void propertyForBackend(Backend backend, int cases, double noise) {
+void propertyForBackend(Backend backend, int cases, double noise,
+                        std::optional<std::uint64_t> seed = std::nullopt) {
   Agreement agreement;
   test::checkProperty(
       cases,
@@ -371,12 +374,22 @@ void propertyForBackend(Backend backend, int cases, double noise) {
         RC_ASSERT(sens.constraints.size() == p.constraints.size());
         checkAgainstReSolves(p, s, sens, options, noise, agreement, iterationTime);
       },
-      /*shrink=*/false);
+      /*shrink=*/false, seed);
   agreement.print(backend == Backend::Native ? "native" : "ipopt");
 }
 
 TEST(SensitivityProperties, MultipliersMatchReSolvesNative) {
   propertyForBackend(Backend::Native, 60, 1e-9);
+}
+
+// Seed 13368211079791993034 (its 33rd case): the native solver held the bound
+// `bw[d3] >= 0.20197` 4.8e-8 GB/s above it on a design of 323 GB/s, where IPOPT
+// held it 1e-8 above, at the same time to 2e-17. Judged against the bound's own
+// size (0.2) the bound was slack, the optimum had no multiplier for it, and the
+// sensitivity said "the optimality conditions do not hold: it is not an
+// optimum". A bound now holds within 1e-7 of the design's scale as well.
+TEST(SensitivityRegressions, MultipliersOfTheSeedsThatFailedMatchReSolves) {
+  propertyForBackend(Backend::Native, 60, 1e-9, 13368211079791993034ULL);
 }
 
 TEST(SensitivityProperties, MultipliersMatchReSolvesIpopt) {

@@ -18,8 +18,14 @@ constexpr double kTieTolerance = 1e-6;
 // maximum), the answer is a little off it and the part that ties at the optimum is below the
 // maximum by about that much: it counts.
 constexpr double kPerfPerCostTieTolerance = 1e-4;
-// An inequality holds with equality within this of the size of its terms (the
-// answer is projected onto such rows, so they hold to rounding).
+// An inequality holds with equality within this of the size of its terms, or
+// of the design's largest bandwidth times its largest coefficient, whichever
+// is larger (the answer is projected onto such rows, so they hold to
+// rounding). The design's scale counts because that is the solvers' accuracy:
+// a bound of 0.2 GB/s on a design of 323 GB/s held by the native solver 4.8e-8
+// above it (1.5e-10 of the design, IPOPT 1e-8 above it), which its own size
+// (2e-8) called slack; the optimum then had no multiplier for it and failed the
+// optimality conditions (RapidCheck seed 13368211079791993034).
 constexpr double kActiveTolerance = 1e-7;
 // Beyond this residual of the stationarity rows (relative to the gradient) the
 // design is not an optimum, and its multipliers would mean nothing.
@@ -290,16 +296,15 @@ Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span
       double norm = 1;
     };
     std::vector<Multiplier> multipliers(problem.constraints.size());
+    const double top = *std::max_element(bw.begin(), bw.end());
     for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
       const LinearConstraint& c = problem.constraints[i];
       ConstraintSensitivity cs;
       cs.constraint = c.text;
       cs.unit = rhsUnit(c.text);
       double norm = 0, size = std::abs(c.rhs);
-      for (int d = 0; d < n; ++d) {
-        norm = std::max(norm, std::abs(c.coefficients[d]));
-        size = std::max(size, std::abs(c.coefficients[d] * bw[d]));
-      }
+      for (int d = 0; d < n; ++d) norm = std::max(norm, std::abs(c.coefficients[d]));
+      size = std::max(size, norm * top);  // at least every |a_d bw_d|
       cs.binding = c.relation == Relation::Equal ||
                    std::abs(c.violation(bw)) <= kActiveTolerance * std::max(size, 1e-300);
       cs.nsPerUnit = 0.0;
@@ -319,7 +324,6 @@ Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span
     // The bandwidths at 0: those the solver reports as 0, and those of
     // dimensions without traffic that the final LP (polishIdleDimensions)
     // leaves at its tolerance above 0.
-    const double top = *std::max_element(bw.begin(), bw.end());
     for (int d = 0; d < n; ++d) {
       if (bw[d] <= (used[d] ? 1e-12 : kActiveTolerance) * top) {
         lin.add(stationarity[d], lin.addColumn(), -1);
