@@ -9,6 +9,7 @@
 #include "libra/edits.hpp"
 #include "libra/error.hpp"
 #include "result_json.hpp"
+#include "solver/pareto_answer.hpp"
 
 namespace libra {
 
@@ -151,7 +152,8 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   const bool optimumFromFront = a.objective == Objective::PerfPerCost && points > 0 &&
                                 (!a.costBudgetUsd || options.frontWithinCostBudget);
   if (optimumFromFront) {
-    a.front = paretoFront(*frontProblem, points, solveOptions);
+    // The answer, not a marker: searched as finely as solve() searches it.
+    a.front = detail::paretoFrontForAnswer(*frontProblem, points, solveOptions);
     optimum = a.front.status == SolveStatus::Optimal
                   ? a.front.perfPerCostOptimum
                   : Solution{a.front.status, a.front.message, a.objective, {}, {}, 0, {}};

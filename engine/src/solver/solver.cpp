@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "../text.hpp"
+#include "pareto_answer.hpp"
 #include "standard_form.hpp"
 
 namespace libra {
@@ -283,12 +284,11 @@ Solution solveWithCostBudget(const Problem& problem, double costBudgetUsd,
 // A cost range narrower than this (relative) is one cost (see paretoFront).
 constexpr double kOneCost = 1e-6;
 
-ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options) {
-  return paretoFront(problem, points, options, minimizeTime(problem, std::nullopt, options));
-}
+namespace {
 
-ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
-                        const Solution& best) {
+// The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
+ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
+                    const Solution& best, double ppcTolerance) {
   ParetoFront front;
   points = std::max(points, 2);
   if (!best.ok()) {
@@ -375,7 +375,9 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
     if (s.ok() && timeCost(s) < timeCost(ppc)) ppc = s;
     return s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
   };
-  // To 1e-6 of the cost range, not of the cost: where a fixed part dominates
+  // To ppcTolerance of the cost range (1e-6 for the front's marker, 1e-8 for
+  // the answer of solve and analyze: pareto_answer.hpp), not of the cost. At
+  // 1e-6 of the cost: where a fixed part dominates
   // the cost (a dimension held by an equality) the front spans 1e-4 of it, and 1e-6
   // of the cost was a fifth of the bracket, 7e-9 worse in time x cost than a
   // scanned point (seed 12358978092701369665). At a kink of the front time x cost
@@ -384,7 +386,7 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
   // solves' own accuracy, so the property allows 1e-8. 1e-8 of the range would
   // take about 10 more solves per front, half again the time of a small front
   // (the GUI's live fronts; 13 ms instead of 8 under AddressSanitizer).
-  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, 1e-6 * span,
+  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, ppcTolerance * span,
                  [&] { return cancelled(options); });
   if (cancelled(options)) {
     front.status = SolveStatus::Cancelled;
@@ -398,9 +400,26 @@ ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& 
   return front;
 }
 
+}  // namespace
+
+ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options) {
+  return paretoFront(problem, points, options, minimizeTime(problem, std::nullopt, options));
+}
+
+ParetoFront paretoFront(const Problem& problem, int points, const SolveOptions& options,
+                        const Solution& best) {
+  return frontOf(problem, points, options, best, detail::kPerfPerCostMarkerTolerance);
+}
+
+ParetoFront detail::paretoFrontForAnswer(const Problem& problem, int points,
+                                         const SolveOptions& options) {
+  return frontOf(problem, points, options, minimizeTime(problem, std::nullopt, options),
+                 detail::kPerfPerCostAnswerTolerance);
+}
+
 Solution solve(const Problem& problem, Objective objective, const SolveOptions& options) {
   if (objective == Objective::Performance) return minimizeTime(problem, std::nullopt, options);
-  ParetoFront front = paretoFront(problem, 32, options);
+  ParetoFront front = detail::paretoFrontForAnswer(problem, 32, options);
   if (front.status != SolveStatus::Optimal) {
     return failure(front.status, front.message, Objective::PerfPerCost);
   }
