@@ -26,8 +26,21 @@ struct Tableau {
     basis[row] = col;
   }
 
-  // Bland's rule on the columns allowed by `allowed`; returns false if unbounded.
+  // Dantzig's entering column would be faster, but these problems are tiny:
+  // Bland's rule (the first improving column) keeps the code simple. The
+  // leaving row is the one with the least ratio; among rows that tie (a
+  // degenerate step, common in the multiplier LPs of sensitivity.cpp), the one
+  // with the largest pivot. Bland's choice among ties (the least basic index)
+  // would rule out cycling, but may pivot on an element of 1e-9 when one of 1
+  // ties with it, and the tableau then loses every digit (a residual of 1e6
+  // where 1e-8 was the truth, RapidCheck seed 3689169562196183677). So the
+  // largest pivot is taken until the steps have been degenerate for a while
+  // (kDegenerateSteps in a row), then Bland's tie-break until a step moves
+  // again: a cycle is all degenerate steps, so none can last. Returns false if
+  // unbounded.
   bool run(const std::vector<bool>& allowed, double tol) {
+    constexpr int kDegenerateSteps = 50;
+    int degenerate = 0;
     for (int iteration = 0; iteration < 10000; ++iteration) {
       int enter = -1;
       for (int j = 0; j < cols; ++j) {
@@ -37,22 +50,23 @@ struct Tableau {
         }
       }
       if (enter < 0) return true;
-      int leave = -1;
       double best = std::numeric_limits<double>::infinity();
       for (int r = 0; r < m; ++r) {
-        if (T(r, enter) > tol) {
-          const double ratio = rhs(r) / T(r, enter);
-          if (ratio < best - 1e-15 ||
-              (ratio <= best + 1e-15 && leave >= 0 && basis[r] < basis[leave])) {
-            best = ratio;
-            leave = r;
-          }
+        if (T(r, enter) > tol) best = std::min(best, rhs(r) / T(r, enter));
+      }
+      if (!std::isfinite(best)) return false;
+      const bool bland = degenerate >= kDegenerateSteps;
+      int leave = -1;
+      for (int r = 0; r < m; ++r) {
+        if (!(T(r, enter) > tol) || rhs(r) / T(r, enter) > best + 1e-15) continue;
+        if (leave < 0 || (bland ? basis[r] < basis[leave] : T(r, enter) > T(leave, enter))) {
+          leave = r;
         }
       }
-      if (leave < 0) return false;
+      degenerate = best <= 1e-15 ? degenerate + 1 : 0;
       pivot(leave, enter);
     }
-    return true;  // iteration cap: Bland's rule terminates, so this is not reached in practice
+    return true;  // iteration cap: the steps terminate (above), so this is not reached in practice
   }
 };
 
@@ -118,12 +132,15 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
   // Drive artificials out of the basis; rows where that is impossible are redundant.
   for (int r = 0; r < m; ++r) {
     if (tab.basis[r] < art0) continue;
+    // On the largest element of the row (the first one above tol may be 1e-9).
+    int best = -1;
     for (int j = 0; j < art0; ++j) {
-      if (std::abs(tab.T(r, j)) > tol) {
-        tab.pivot(r, j);
-        break;
+      if (std::abs(tab.T(r, j)) > tol &&
+          (best < 0 || std::abs(tab.T(r, j)) > std::abs(tab.T(r, best)))) {
+        best = j;
       }
     }
+    if (best >= 0) tab.pivot(r, best);
   }
   for (int j = art0; j < tab.cols; ++j) allowed[j] = false;
   // Phase 2 objective row: c in terms of the non-basic columns.
