@@ -404,8 +404,15 @@ TEST(SensitivityProperties, MultipliersMatchReSolvesIpopt) {
 // optimum", residuals 1.2e-3 and 2.5e-4), and at IPOPT's a multiplier of
 // `total` was 0.7 % below the backward difference. Ties now allow for that
 // error in the bandwidths.
+//
+// That allowance is only a retry where the conditions fail with exact ties, or
+// fit only roughly (IPOPT's answer above: a residual of 4e-5): on
+// a dimension of 4.5e-6 GB/s beside 170 it made every piece with a part there
+// tie, and `total` got a multiplier of 0 where the re-solves say -2235 ns per
+// GB/s (seed 3766417744472036977).
 TEST(SensitivityRegressions, TiesOnSmallDimensionsOfTheSeedsThatFailedAreFound) {
-  for (const std::uint64_t seed : {12812065699532958088ULL, 14479391606560102581ULL}) {
+  for (const std::uint64_t seed :
+       {12812065699532958088ULL, 14479391606560102581ULL, 3766417744472036977ULL}) {
     SCOPED_TRACE(seed);
     propertyForBackend(Backend::Native, 60, 1e-9, seed);
   }
@@ -454,10 +461,12 @@ TEST(SensitivityProperties, PerfPerCostMultipliersMatchReSolves) {
 // Seeds whose perf-per-cost multipliers were 1.7-4.3 % off the re-solves in
 // smooth cases: the optimum had been searched to 1e-6 of the front's cost
 // range, and its split and multipliers are only as exact as its cost. The
-// answer is now searched to 1e-8 (solver/pareto_answer.hpp).
+// answer is now searched to 1e-8 (solver/pareto_answer.hpp). The last seed
+// was 1.6 % off because a piece 7e-5 below the maximum counted as tied (the
+// perf-per-cost tie tolerance was 1e-4; it is now 1e-6, as for performance).
 TEST(SensitivityRegressions, PerfPerCostMultipliersOfTheSeedsThatFailedMatchReSolves) {
-  for (const std::uint64_t seed :
-       {2178411554921782789ULL, 14264328667996339242ULL, 6108923032145602705ULL}) {
+  for (const std::uint64_t seed : {2178411554921782789ULL, 14264328667996339242ULL,
+                                   6108923032145602705ULL, 17207780937062164965ULL}) {
     SCOPED_TRACE(seed);
     perfPerCostProperty(seed);
   }
