@@ -388,8 +388,16 @@ TEST(SensitivityProperties, MultipliersMatchReSolvesNative) {
 // size (0.2) the bound was slack, the optimum had no multiplier for it, and the
 // sensitivity said "the optimality conditions do not hold: it is not an
 // optimum". A bound now holds within 1e-7 of the design's scale as well.
+//
+// Seed 10511199277533255989: the multiplier LP's simplex had only a pivot of
+// 3e-9 in its entering column (whose largest entry was 2.5) and lost the
+// tableau's digits; phase 1 then found the conditions "could not be solved".
+// It now enters another improving column when the pivot is that small.
 TEST(SensitivityRegressions, MultipliersOfTheSeedsThatFailedMatchReSolves) {
-  propertyForBackend(Backend::Native, 60, 1e-9, 13368211079791993034ULL);
+  for (const std::uint64_t seed : {13368211079791993034ULL, 10511199277533255989ULL}) {
+    SCOPED_TRACE(seed);
+    propertyForBackend(Backend::Native, 60, 1e-9, seed);
+  }
 }
 
 TEST(SensitivityProperties, MultipliersMatchReSolvesIpopt) {
