@@ -17,6 +17,7 @@
 
 #include "libra/collective_model.hpp"
 #include "libra/error.hpp"
+#include "libra/file_names.hpp"
 #include "libra/libra_format.hpp"
 #include "libra/project_io.hpp"
 #include "text.hpp"
@@ -109,21 +110,11 @@ std::string cell(std::string s) {
   return out;
 }
 
-// A file name from a workload name: letters, digits, '.', '-' and '_' only, every
-// other run of characters one '_' ("GPT-3 175B (TP 16)" -> "GPT-3_175B_TP_16").
-std::string fileStem(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                      (c == '.' && !out.empty());
-    if (keep) {
-      out += c;
-    } else if (!out.empty() && out.back() != '_') {
-      out += '_';
-    }
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out.empty() ? "workload" : out;
+// A file name from a workload name (libra/file_names.hpp): "GPT-3 175B (TP 16)"
+// -> "GPT-3_175B_TP_16".
+std::string workloadStem(const std::string& name) {
+  std::string stem = fileStem(name);
+  return stem.empty() ? "workload" : stem;
 }
 
 // The project as the analysis posed it: its latencies and collective model.
@@ -598,8 +589,9 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
       continue;
     }
     const AstraSim1Workload text = writeAstraSim1Workload(w, net);
-    std::string stem = fileStem(w.name);
-    for (int i = 2; stems.count(stem) != 0; ++i) stem = fileStem(w.name) + "-" + std::to_string(i);
+    std::string stem = workloadStem(w.name);
+    for (int i = 2; stems.count(stem) != 0; ++i)
+      stem = workloadStem(w.name) + "-" + std::to_string(i);
     stems.insert(stem);
     entry.stem = stem;
     entry.path = "workload/" + stem + ".txt";

@@ -21,6 +21,7 @@
 #include "engine_test_support.hpp"
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
+#include "libra/file_names.hpp"
 #include "libra/project_io.hpp"
 #include "text.hpp"
 
@@ -1342,6 +1343,21 @@ TEST(ProjectIoHostile, APriceThatOverflowsTheCostIsRefused) {
   }
   p.costModel.levels["InterPod"].link = 1e50;
   EXPECT_NO_THROW((void)buildProblem(p));
+}
+
+// --- file names from user names (libra/file_names.hpp) -------------------------
+
+TEST(FileStem, KeepsWhatAFileNameMayHoldAndSeparatesTheRest) {
+  EXPECT_EQ(fileStem("GPT-3 175B (TP 16)"), "GPT-3_175B_TP_16");
+  EXPECT_EQ(fileStem("GPT-3 175B (TP 16)", '-'), "GPT-3-175B-TP-16");
+  EXPECT_EQ(fileStem("  Pod study A ", '-'), "Pod-study-A");
+  // Never a hidden file, never a separator at either end, never a path.
+  EXPECT_EQ(fileStem(".hidden", '-'), "hidden");
+  EXPECT_EQ(fileStem("../../etc/passwd"), "etc_passwd");
+  EXPECT_EQ(fileStem("v1.2 final"), "v1.2_final");
+  // Nothing usable is left: the caller names the fallback.
+  EXPECT_EQ(fileStem("  (*) "), "");
+  EXPECT_EQ(fileStem(""), "");
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QWidget>
 #include <exception>
+#include <libra/file_names.hpp>
 
 #include "document.hpp"
 #include "examples.hpp"
@@ -196,8 +196,7 @@ bool FileController::save() {
 bool FileController::saveAs() {
   QString suggestion = document_->filePath();
   if (suggestion.isEmpty()) {
-    QString name = toQString(document_->project().name).trimmed();
-    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    const QString name = toQString(fileStem(document_->project().name, '-'));
     suggestion = QDir(lastDirectory())
                      .filePath((name.isEmpty() ? tr("project") : name) + QStringLiteral(".json"));
   }
