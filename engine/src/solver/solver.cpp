@@ -414,6 +414,19 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
     Solution s = i == points - 1          ? best
                  : (i == 0 && includeMin) ? cheapest
                                           : minimizeTime(problem, budgets[i], options, warm);
+    // The native solver can stall on a budget just above the cheapest cost
+    // when the cost row is nearly parallel to an equality (`total == B` with
+    // prices equal to 1e-6): the feasible set is a sliver. IPOPT answers
+    // those; the front would otherwise lose its point (seed
+    // 12382494346769499872: 9 points of 10, the first budget stalled after
+    // 150 iterations).
+    if (!s.ok() && s.status != SolveStatus::Cancelled && options.backend == Backend::Native &&
+        !cancelled(options)) {
+      iterations += s.iterations;
+      SolveOptions ipopt = options;
+      ipopt.backend = Backend::Ipopt;
+      s = minimizeTime(problem, budgets[i], ipopt, warm);
+    }
     iterations += s.iterations;
     if (s.ok()) {
       front.points.push_back(std::move(s));
