@@ -40,11 +40,12 @@
 //    exact schedule, so the multipliers are those of the surrogate (with "auto"
 //    chunk counts, at the counts of the solver's last solve). They are exact for
 //    LIBRA's ideal model.
-//  - ties: a part within 1e-6 of its maximum sets it (1e-4 for perf per cost,
-//    whose optimum a scalar search finds to 1e-8 of the front's cost range: next
-//    to a kink of the front the part that ties at the optimum is that far
-//    below). When the conditions do not hold at the answer (residual above
-//    1e-4), nothing is computed and the note says so;
+//  - ties: a part within 1e-6 of its maximum sets it. Where the conditions
+//    then fit only roughly (or the row of a dimension with almost no bandwidth
+//    is off), they are tried again with ties that allow for the answer's error
+//    in the bandwidths (1e-8 of the largest). When the conditions do not hold
+//    at the answer (residual above 1e-4), nothing is computed and the note
+//    says so;
 //  - size: the conditions are solved by a dense LP; when so many collectives tie
 //    that it would take more than about a second per LP, nothing is computed and
 //    the note says so.
