@@ -166,7 +166,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.solveNs = elapsed();
   if (optimum.ok()) {
     finishDesign(optimum.bandwidth);
-    a.sensitivity = sensitivityAt(problem, optimum);
+    a.sensitivity = sensitivityAt(problem, optimum, solveOptions);
     if (options.onDesign && !optimumFromFront) options.onDesign(a);
   }
   if (points > 0 && !optimumFromFront && a.status != SolveStatus::Cancelled) {

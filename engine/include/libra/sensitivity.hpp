@@ -106,7 +106,10 @@ struct Sensitivity {
 Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span<const double> bw,
                           const TimeModel* solvedModel = nullptr);
 // The same for a solver's answer (its objective, bandwidth and solved model):
-// what callers should use.
-Sensitivity sensitivityAt(const Problem& problem, const Solution& solution);
+// what callers should use. Where the conditions fit only roughly at the answer,
+// the backends' optima (solved with `options`, another backend each) are tried
+// too: the multipliers are the problem's, the same at each optimum.
+Sensitivity sensitivityAt(const Problem& problem, const Solution& solution,
+                          const SolveOptions& options = {});
 
 }  // namespace libra
