@@ -106,9 +106,9 @@ struct Sensitivity {
 Sensitivity sensitivityAt(const Problem& problem, Objective objective, std::span<const double> bw,
                           const TimeModel* solvedModel = nullptr);
 // The same for a solver's answer (its objective, bandwidth and solved model):
-// what callers should use. Where the conditions fit only roughly at the answer,
-// the backends' optima (solved with `options`, another backend each) are tried
-// too: the multipliers are the problem's, the same at each optimum.
+// what callers should use. Where the conditions fit only roughly at a
+// performance optimum, the native solver's optimum (solved with `options`) is
+// tried too: the multipliers are the problem's, the same at each optimum.
 Sensitivity sensitivityAt(const Problem& problem, const Solution& solution,
                           const SolveOptions& options = {});
 
