@@ -205,6 +205,23 @@ TEST(Lp, RedundantEqualityAtZero) {
   EXPECT_NEAR(r.x(1), 1, kTol);
 }
 
+TEST(Lp, TiesAreRelativeToTheRightHandSides) {
+  // min -x0 s.t. x0 + x1 == s, x0 - x1 <= 0: x0 = x1 = s/2, value -s/2, at any
+  // scale. With ratios tied to an absolute 1e-15, every ratio at s = 2.4e-231
+  // (a presolve scaled by a bound of 5e17) tied, and the answer (s, 0) broke
+  // x0 <= x1 by its whole size.
+  for (const double s : {2.413359821801407e-231, 1e-20, 1.0, 1e20, 1e200}) {
+    SCOPED_TRACE(s);
+    const auto Aeq = rows(2, {{1, 1}});
+    const auto Ain = rows(2, {{1, -1}});
+    const Result r = minimize(vec({-1, 0}), Aeq, vec({s}), Ain, vec({0}));
+    ASSERT_EQ(r.status, Status::Optimal);
+    EXPECT_NEAR(r.value / s, -0.5, kTol);
+    EXPECT_NEAR(r.x(0) / s, 0.5, kTol);
+    EXPECT_NEAR(r.x(1) / s, 0.5, kTol);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Property: random small bounded LPs against vertex enumeration.
 // ---------------------------------------------------------------------------
@@ -265,36 +282,47 @@ rc::Gen<double> smallInt(int lo, int hi) {
   return rc::gen::map(rc::gen::inRange(lo, hi + 1), [](int v) { return static_cast<double>(v); });
 }
 
+struct RandomLp {
+  Eigen::VectorXd c;
+  Eigen::MatrixXd Aeq, Ain;
+  Eigen::VectorXd beq, bin;
+};
+
+// A small bounded LP of small integers; degenerate draws are common.
+RandomLp drawLp() {
+  const int n = *rc::gen::inRange(1, 5);
+  const int me = *rc::gen::inRange(0, 3);
+  const int mi = *rc::gen::inRange(0, 4);
+  // Degenerate draws are common: many zero right-hand sides and coefficients.
+  Eigen::VectorXd c(n);
+  for (int j = 0; j < n; ++j) c(j) = *smallInt(-5, 5);
+  Eigen::MatrixXd Aeq(me, n), Ain(mi + n, n);
+  Eigen::VectorXd beq(me), bin(mi + n);
+  for (int i = 0; i < me; ++i) {
+    for (int j = 0; j < n; ++j) Aeq(i, j) = *smallInt(-3, 3);
+    beq(i) = *smallInt(-2, 6);
+  }
+  for (int i = 0; i < mi; ++i) {
+    for (int j = 0; j < n; ++j) Ain(i, j) = *smallInt(-3, 3);
+    bin(i) = *smallInt(-2, 6);
+  }
+  // Upper bounds x_j <= u_j keep the problem bounded.
+  Ain.bottomRows(n).setIdentity();
+  for (int j = 0; j < n; ++j) bin(mi + j) = *smallInt(0, 8);
+  // Sometimes repeat an equality row, scaled (a redundant equality).
+  if (me > 0 && *rc::gen::arbitrary<bool>()) {
+    Aeq.conservativeResize(me + 1, n);
+    beq.conservativeResize(me + 1);
+    Aeq.row(me) = 2 * Aeq.row(0);
+    beq(me) = 2 * beq(0);
+  }
+  return {c, Aeq, Ain, beq, bin};
+}
+
 TEST(LpProperties, AgreesWithVertexEnumeration) {
   // Cheap (microseconds per case): 2000 cases.
   libra::test::checkProperty(2000, [] {
-    const int n = *rc::gen::inRange(1, 5);
-    const int me = *rc::gen::inRange(0, 3);
-    const int mi = *rc::gen::inRange(0, 4);
-    // Degenerate draws are common: many zero right-hand sides and coefficients.
-    Eigen::VectorXd c(n);
-    for (int j = 0; j < n; ++j) c(j) = *smallInt(-5, 5);
-    Eigen::MatrixXd Aeq(me, n), Ain(mi + n, n);
-    Eigen::VectorXd beq(me), bin(mi + n);
-    for (int i = 0; i < me; ++i) {
-      for (int j = 0; j < n; ++j) Aeq(i, j) = *smallInt(-3, 3);
-      beq(i) = *smallInt(-2, 6);
-    }
-    for (int i = 0; i < mi; ++i) {
-      for (int j = 0; j < n; ++j) Ain(i, j) = *smallInt(-3, 3);
-      bin(i) = *smallInt(-2, 6);
-    }
-    // Upper bounds x_j <= u_j keep the problem bounded.
-    Ain.bottomRows(n).setIdentity();
-    for (int j = 0; j < n; ++j) bin(mi + j) = *smallInt(0, 8);
-    // Sometimes repeat an equality row, scaled (a redundant equality).
-    if (me > 0 && *rc::gen::arbitrary<bool>()) {
-      Aeq.conservativeResize(me + 1, n);
-      beq.conservativeResize(me + 1);
-      Aeq.row(me) = 2 * Aeq.row(0);
-      beq(me) = 2 * beq(0);
-    }
-
+    const auto [c, Aeq, Ain, beq, bin] = drawLp();
     const Reference ref = enumerateVertices(c, Aeq, beq, Ain, bin);
     const Result r = minimize(c, Aeq, beq, Ain, bin);
     RC_TAG(ref.feasible ? "feasible" : "infeasible");
@@ -308,6 +336,27 @@ TEST(LpProperties, AgreesWithVertexEnumeration) {
     RC_ASSERT((r.x.array() >= 0).all());
     if (Aeq.rows()) RC_ASSERT((Aeq * r.x - beq).cwiseAbs().maxCoeff() <= 1e-9);
     RC_ASSERT((Ain * r.x - bin).maxCoeff() <= 1e-9);
+  });
+}
+
+TEST(LpProperties, ScaledRightHandSidesScaleTheAnswer) {
+  // Right-hand sides times s = 10^k, k in [-250, 250], scale the feasible set
+  // and the optimum by s: the verdicts and the optimum (relative to s) must
+  // be those of s = 1. The presolve scales its rows to their largest bound,
+  // so its LPs come with right-hand sides of any size.
+  libra::test::checkProperty(1000, [] {
+    const auto [c, Aeq, Ain, beq, bin] = drawLp();
+    const double s = std::pow(10.0, *rc::gen::inRange(-250, 251));
+    const Result one = minimize(c, Aeq, beq, Ain, bin);
+    const Result scaled = minimize(c, Aeq, beq * s, Ain, bin * s);
+    RC_ASSERT(one.status != Status::Failed);
+    RC_ASSERT(scaled.status == one.status);
+    if (one.status != Status::Optimal) return;
+    RC_ASSERT(std::abs(scaled.value / s - one.value) <= 1e-9 * (1 + std::abs(one.value)));
+    const Eigen::VectorXd x = scaled.x / s;
+    RC_ASSERT((x.array() >= 0).all());
+    if (Aeq.rows()) RC_ASSERT((Aeq * x - beq).cwiseAbs().maxCoeff() <= 1e-9);
+    RC_ASSERT((Ain * x - bin).maxCoeff() <= 1e-9);
   });
 }
 

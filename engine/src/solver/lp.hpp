@@ -1,14 +1,17 @@
 // A dense two-phase simplex for the small linear programs of the presolve
 // (feasibility, bounds of single dimensions, the cost range). Problems here have
-// at most a few dozen variables and rows, so a tableau with Bland's rule
-// (no cycling) is exact enough and takes microseconds.
+// at most a few dozen variables and rows (the multiplier LPs of sensitivity.cpp
+// up to a few thousand), so a dense tableau is enough; its answers are checked
+// against the rows (Status::Failed when rounding made them miss).
 #pragma once
 
 #include <Eigen/Dense>
 
 namespace libra::lp {
 
-enum class Status { Optimal, Infeasible, Unbounded };
+// Failed: the tableau's rounding made its answer miss the rows (checked), or
+// the steps did not end; nothing is known.
+enum class Status { Optimal, Infeasible, Unbounded, Failed };
 
 struct Result {
   Status status = Status::Infeasible;
