@@ -223,7 +223,7 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
   const double tieTolerance = kTieTolerance;
   // The conditions at bw, with ties allowing for an error of `accuracy` in the
   // bandwidths and rows within `activeTolerance` of their bound holding.
-  double worstRow = 0;    // the largest stationarity row residual of the last fit, unweighted
+  double worstRow = 0;  // the largest row residual of the last fit, unweighted (of the row's size)
   double gradientL1 = 0;  // the objective's gradient (ns per GB/s, summed over dimensions) at bw
   auto conditions = [&](double accuracy, double activeTolerance) {
     worstRow = 0;
@@ -242,6 +242,9 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
     // upper bound: every part moves). A piece of a group within that of the
     // maximum ties with it, as a part of a collective does in maximizers().
     const double top = *std::max_element(bw.begin(), bw.end());
+    // A dimension's share of the bandwidth (1 at 0): how far it can move the
+    // design, relative to the largest.
+    auto share = [&](int d) { return bw[d] > 0 ? std::max(bw[d] / top, 1e-6) : 1.0; };
     std::vector<double> movement(K, 0.0);
     for (int k = 0; k < K; ++k) {
       for (const auto* parts : {&model.terms[k].serial, &model.terms[k].pipelined}) {
@@ -303,9 +306,24 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
     }
     for (const ActivePieces& a : multi) weightScale = std::max(weightScale, a.weight);
     if (!(weightScale > 0)) weightScale = 1;
-    double G = reference.size() ? reference.cwiseAbs().maxCoeff() : 0.0;
-    for (int d = 0; d < n; ++d) G = std::max(G, kappa * problem.costPerBandwidth[d]);
+    // G, the unit of the stationarity rows and of the multipliers, weighs each
+    // dimension's gradient by its share of the bandwidth, as the residual does
+    // (below). Unweighted, a dimension of 3.3e-7 GB/s whose traffic hides behind
+    // compute, with a slope of -3.7e15 ns per GB/s, set it, and every rate,
+    // 7e5 ns per GB/s at most and below 1e-9 of that, was rounded to 0
+    // (perf per cost, RapidCheck seed 12928253247952605745). A row larger than G
+    // is scaled down to 1 (rowScale), so the tableau sees entries of order 1.
+    double G = 0;
+    std::vector<double> rowSize(n, 0.0);
+    for (int d = 0; d < n; ++d) {
+      rowSize[d] = std::max(std::abs(reference(d)), kappa * problem.costPerBandwidth[d]);
+      G = std::max(G, share(d) * rowSize[d]);
+    }
     if (!(G > 0) || !std::isfinite(G)) G = 1;
+    std::vector<double> rowScale(n, 1.0);
+    for (int d = 0; d < n; ++d) {
+      if (std::isfinite(rowSize[d])) rowScale[d] = std::max(1.0, rowSize[d] / G);
+    }
     gradientL1 = 0;
     for (int d = 0; d < n; ++d) {
       gradientL1 += std::abs(reference(d) + kappa * problem.costPerBandwidth[d]);
@@ -429,6 +447,10 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
           lin.add(stationarity[d], lin.addColumn(), -1);
         }
       }
+      for (int d = 0; d < n; ++d) {
+        for (auto& entry : lin.rows[stationarity[d]]) entry.second /= rowScale[d];
+        lin.rhs[stationarity[d]] /= rowScale[d];
+      }
       std::vector<std::pair<int, int>> residual;  // (plus, minus) column per dimension
       for (int d = 0; d < n; ++d) {
         const int plus = lin.addColumn(), minus = lin.addColumn();
@@ -451,13 +473,13 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
       const Eigen::MatrixXd Aeq = lin.matrix();
       const Eigen::VectorXd beq = lin.vector();
       // A residual on dimension d is weighted by the share of bandwidth it
-      // could move (bw_d / max bw; 1 at 0): the weighted sum is the design's
-      // first-order optimality gap relative to the gradient. A dimension with
-      // almost no bandwidth and flat time (its collectives hidden behind compute)
-      // then does not void the conditions of the others.
+      // could move: the weighted sum is the design's first-order optimality gap
+      // relative to G (a scaled row's residual counts rowScale times). A
+      // dimension with almost no bandwidth and flat time (its collectives hidden
+      // behind compute) then does not void the conditions of the others.
       Eigen::VectorXd residualCost = Eigen::VectorXd::Zero(lin.columns);
       for (int d = 0; d < n; ++d) {
-        const double weight = bw[d] > 0 ? std::max(bw[d] / top, 1e-6) : 1.0;
+        const double weight = share(d) * rowScale[d];
         residualCost(residual[d].first) = weight;
         residualCost(residual[d].second) = weight;
       }
@@ -524,7 +546,7 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
         const std::optional<double> lowest = least(c);
         const double constantPart = gradientConstant(d) + kappa * problem.costPerBandwidth[d];
         ds.nsPerGbps = (lowest ? -*lowest * G : 0.0) + constantPart;
-        if (std::abs(ds.nsPerGbps) <= 1e-9 * G) ds.nsPerGbps = 0;
+        if (std::abs(ds.nsPerGbps) <= 1e-9 * G * rowScale[d]) ds.nsPerGbps = 0;
         if (used[d]) best = std::min(best, ds.nsPerGbps);
         result.dims.push_back(std::move(ds));
       }
