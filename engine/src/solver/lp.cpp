@@ -71,15 +71,11 @@ struct Tableau {
         int leave = -1;
         for (int r = 0; r < m; ++r) {
           if (!(T(r, enter) > tol) || rhs(r) / T(r, enter) > best + 1e-15 * scale) continue;
-          if (leave < 0) {
-            leave = r;
-          } else if (bland) {
-            const bool sound = T(r, enter) >= kRelativePivot * largest;
-            const bool leaveSound = T(leave, enter) >= kRelativePivot * largest;
-            if (sound && (!leaveSound || basis[r] < basis[leave])) leave = r;
-          } else if (T(r, enter) > T(leave, enter)) {
-            leave = r;
-          }
+          auto sound = [&](int row) { return T(row, enter) >= kRelativePivot * largest; };
+          const bool better =
+              leave < 0 || (bland ? sound(r) && (!sound(leave) || basis[r] < basis[leave])
+                                  : T(r, enter) > T(leave, enter));
+          if (better) leave = r;
         }
         return leave;
       };
