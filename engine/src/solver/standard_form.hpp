@@ -137,6 +137,9 @@ struct BackendResult {
   int iterations = 0;
   bool limitHit = false;  // a time or iteration limit ended the run
   double seconds = 0;     // how long the run took
+  // Native: the answer met the tolerances only within the 100x floor of
+  // double precision (its iterates stalled there).
+  bool atFloor = false;
 };
 
 // Both stop at SolveLimits (status Error, a message naming the limit); `limitHit`
