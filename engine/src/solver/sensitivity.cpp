@@ -312,7 +312,8 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
     // compute, with a slope of -3.7e15 ns per GB/s, set it, and every rate,
     // 7e5 ns per GB/s at most and below 1e-9 of that, was rounded to 0
     // (perf per cost, RapidCheck seed 12928253247952605745). A row larger than G
-    // is scaled down to 1 (rowScale), so the tableau sees entries of order 1.
+    // is scaled down to 1 (rowScale), and each multiplier's column to its
+    // largest entry (below), so the tableau sees entries of order 1.
     double G = 0;
     std::vector<double> rowSize(n, 0.0);
     for (int d = 0; d < n; ++d) {
@@ -411,7 +412,8 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
         lin.rhs[stationarity[d]] -= kappa * problem.costPerBandwidth[d] / G;
       }
       struct Multiplier {
-        int plus = -1, minus = -1;  // columns: lambda = (plus - minus) * G / norm
+        // columns: lambda = (plus - minus) * G / (norm * their columnScale)
+        int plus = -1, minus = -1;
         double norm = 1;
       };
       std::vector<Multiplier> multipliers(problem.constraints.size());
@@ -442,14 +444,41 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
       // The bandwidths at 0: those the solver reports as 0, and those of
       // dimensions without traffic that the final LP (polishIdleDimensions)
       // leaves at its tolerance above 0.
+      std::vector<int> atZero;
       for (int d = 0; d < n; ++d) {
         if (bw[d] <= (used[d] ? 1e-12 : kActiveTolerance) * top) {
-          lin.add(stationarity[d], lin.addColumn(), -1);
+          atZero.push_back(lin.addColumn());
+          lin.add(stationarity[d], atZero.back(), -1);
         }
       }
       for (int d = 0; d < n; ++d) {
         for (auto& entry : lin.rows[stationarity[d]]) entry.second /= rowScale[d];
         lin.rhs[stationarity[d]] /= rowScale[d];
+      }
+      // Multiplier columns to their largest entry (lambda_i ||a_i|| / G times
+      // columnScale), the bounds at 0 to 1. Where one dimension's gradient was
+      // 4e6 ns per GB/s (its bound binding) and the others' 0.24, `total`'s
+      // multiplier was 5e-7 in units of G, below what the tableau's tolerance
+      // of 1e-9 resolves: its best fits could not be found again and it got no
+      // rate at all (RapidCheck seed 15243478872926550010).
+      std::vector<double> columnScale(lin.columns, 0.0);
+      for (int d = 0; d < n; ++d) {
+        for (const auto& [column, value] : lin.rows[stationarity[d]]) {
+          columnScale[column] = std::max(columnScale[column], std::abs(value));
+        }
+      }
+      std::vector<bool> scaled(lin.columns, false);
+      for (const Multiplier& m : multipliers) {
+        for (const int column : {m.plus, m.minus}) {
+          if (column >= 0) scaled[column] = true;
+        }
+      }
+      for (const int column : atZero) scaled[column] = true;
+      for (int column = 0; column < lin.columns; ++column) {
+        if (!scaled[column] || !(columnScale[column] > 0)) columnScale[column] = 1;
+      }
+      for (int d = 0; d < n; ++d) {
+        for (auto& [column, value] : lin.rows[stationarity[d]]) value /= columnScale[column];
       }
       std::vector<std::pair<int, int>> residual;  // (plus, minus) column per dimension
       for (int d = 0; d < n; ++d) {
@@ -531,8 +560,9 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
         if (m.plus >= 0) c(m.plus) = 1;
         if (m.minus >= 0) c(m.minus) = -1;
         const std::optional<double> lowest = least(c);
-        // Rates below 1e-9 of the gradient are rounding: 0.
-        const double rate = lowest && std::abs(*lowest) > 1e-9 ? -*lowest * G / m.norm : 0.0;
+        // Rates below 1e-9 of the column's unit are rounding: 0.
+        const double unit = G / m.norm / columnScale[m.plus >= 0 ? m.plus : m.minus];
+        const double rate = lowest && std::abs(*lowest) > 1e-9 ? -*lowest * unit : 0.0;
         result.constraints[i].nsPerUnit = lowest ? std::optional<double>(rate + 0.0) : std::nullopt;
       }
       // One more GB/s on dimension d alone: d v = max over the multipliers of the
