@@ -618,6 +618,23 @@ void backendsAgreeProperty(std::optional<std::uint64_t> seed = std::nullopt) {
             largest = std::max(largest, std::abs(c.nsPerUnit.value_or(0.0)));
           }
         }
+        // The rates are made of gradients (bytes / bw^2), which move by twice
+        // the relative move of a bandwidth; a rate that is the difference of
+        // two such gradients by up to four times that, relative to the largest
+        // rate. Where the answers are the same optimum to the solvers' accuracy
+        // (within 1e-3 on every dimension) that is allowed: seed
+        // 16396101777733304822's answers differ by 2.6e-5 on a dimension of
+        // 5.06 GB/s (IPOPT's is 2e-9 of the time slower), and `bw[0] >= bw[1]`,
+        // the difference of gradients of 1452 and 1496 ns per GB/s, was worth
+        // 22.047 against 22.085.
+        double move = 0;
+        for (int d = 0; d < p.dims(); ++d) {
+          const double low = std::min(native.bandwidth[d], ipopt.bandwidth[d]);
+          if (low > 0) {
+            move = std::max(move, std::abs(native.bandwidth[d] - ipopt.bandwidth[d]) / low);
+          }
+        }
+        const double answersApart = move <= 1e-3 ? 4 * move * largest : 0.0;
         for (std::size_t i = 0; i < a.constraints.size(); ++i) {
           const std::optional<double> x = a.constraints[i].nsPerUnit;
           const std::optional<double> y = b.constraints[i].nsPerUnit;
@@ -634,7 +651,8 @@ void backendsAgreeProperty(std::optional<std::uint64_t> seed = std::nullopt) {
                                std::abs(p.constraints[i].violation(ipopt.bandwidth))) <=
                   1e-9 * native.eval.iterationNs;
           if (unseen) continue;
-          if (std::abs(*x - *y) > 1e-3 * std::max(std::abs(*x), std::abs(*y)) + 1e-6 * largest) {
+          if (std::abs(*x - *y) >
+              1e-3 * std::max(std::abs(*x), std::abs(*y)) + 1e-6 * largest + answersApart) {
             RC_FAIL("'" + a.constraints[i].constraint + "': native " + test::exactNumber(*x) +
                     ", IPOPT " + test::exactNumber(*y) + " (iteration " +
                     test::exactNumber(native.eval.iterationNs) + " and " +
@@ -670,7 +688,7 @@ TEST(SensitivityRegressions, BothBackendsGiveTheSameMultipliersForTheSeedsThatFa
   for (const std::uint64_t seed :
        {11504600227623187316ULL, 4899379958127468147ULL, 16729095242660076552ULL,
         1942652541428061676ULL, 4935514287148923294ULL, 3949850191114307776ULL,
-        13687865508630916390ULL}) {
+        13687865508630916390ULL, 16396101777733304822ULL}) {
     SCOPED_TRACE(seed);
     backendsAgreeProperty(seed);
   }
