@@ -402,9 +402,15 @@ TEST(SensitivityProperties, MultipliersMatchReSolvesNative) {
 // was 4e6 ns per GB/s (its bound binding), the others' 0.24, so `total`'s
 // multiplier was 5e-7 in units of the gradient scale, below what the
 // tableau resolves. Each multiplier's column is now scaled to its largest entry.
+//
+// Seed 7717417025093060029: `total ==` worth -83.80 ns per GB/s against a
+// central difference of -83.61 (0.23 %). A part on a dimension of 0.43 GB/s
+// ties at the optimum, but the answer left it 0.18 ns below, more than an
+// error of kBandwidthAccuracy explains (0.155 ns); where every fit is rough,
+// ten times that allowance is now tried too.
 TEST(SensitivityRegressions, MultipliersOfTheSeedsThatFailedMatchReSolves) {
-  for (const std::uint64_t seed :
-       {13368211079791993034ULL, 10511199277533255989ULL, 15243478872926550010ULL}) {
+  for (const std::uint64_t seed : {13368211079791993034ULL, 10511199277533255989ULL,
+                                   15243478872926550010ULL, 7717417025093060029ULL}) {
     SCOPED_TRACE(seed);
     propertyForBackend(Backend::Native, 60, 1e-9, seed);
   }
