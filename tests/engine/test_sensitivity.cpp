@@ -408,9 +408,14 @@ TEST(SensitivityProperties, MultipliersMatchReSolvesNative) {
 // ties at the optimum, but the answer left it 0.18 ns below, more than an
 // error of kBandwidthAccuracy explains (0.155 ns); where every fit is rough,
 // ten times that allowance is now tried too.
+//
+// Seed 9747282160132074773: "could not be solved". The multiplier LP's answer
+// missed a row of size 2 by 4.2e-6, and lp.cpp's check of its answers (1e-6
+// of a row's size then) called it Failed; the check now allows 1e-5.
 TEST(SensitivityRegressions, MultipliersOfTheSeedsThatFailedMatchReSolves) {
-  for (const std::uint64_t seed : {13368211079791993034ULL, 10511199277533255989ULL,
-                                   15243478872926550010ULL, 7717417025093060029ULL}) {
+  for (const std::uint64_t seed :
+       {13368211079791993034ULL, 10511199277533255989ULL, 15243478872926550010ULL,
+        7717417025093060029ULL, 9747282160132074773ULL}) {
     SCOPED_TRACE(seed);
     propertyForBackend(Backend::Native, 60, 1e-9, seed);
   }
