@@ -542,15 +542,23 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
       double leastWeight = 1;
       for (int d = 0; d < n; ++d)
         leastWeight = std::min(leastWeight, residualCost(residual[d].first));
+      // Unbounded at the tight allowance may be the tableau's rounding: the
+      // loose one decides. Where the tableau fails at both (its pivots grew its
+      // entries to 5e8 and a reduced cost of -1.9e-9 looked like a ray:
+      // `total ==` at IPOPT's answer of RapidCheck seed 6648561311563731087),
+      // the best fit's own multipliers give the rate: exact where they are
+      // unique, as at an optimum without ties they are.
       auto least = [&](const Eigen::VectorXd& c) -> std::optional<double> {
+        lp::Status last = lp::Status::Failed;
         for (const double allowance : {1e-9 * leastWeight, 1e-9}) {
           Eigen::VectorXd bin(1);
           bin(0) = fit.value * (1 + 1e-6) + allowance;
           const lp::Result r = lp::minimize(c, Aeq, beq, Ain, bin);
-          if (r.status == lp::Status::Unbounded) return std::nullopt;
           if (r.status == lp::Status::Optimal) return r.value;
+          last = r.status;
         }
-        return std::nullopt;  // not reached: phase 1 found a point within the loose allowance
+        if (last == lp::Status::Unbounded) return std::nullopt;
+        return c.dot(fit.x);
       };
       for (std::size_t i = 0; i < multipliers.size(); ++i) {
         const Multiplier& m = multipliers[i];
