@@ -460,10 +460,11 @@ TEST(SensitivityRegressions, TiesOnSmallDimensionsOfTheSeedsThatFailedAreFound) 
 // reduced cost of -1.9e-9 looked like an unbounded ray at the tight
 // allowance; at the loose one the tableau failed. The loose allowance now
 // decides "unbounded", and where the tableau fails the best fit's own
-// multipliers give the rate.
+// multipliers give the rate. 9352618386177159618 failed with the gradient
+// scale alone, before the LP's fixes (0313450) were in.
 TEST(SensitivityRegressions, IpoptAnswersOfTheSeedsThatFailedHaveTheProblemsMultipliers) {
-  for (const std::uint64_t seed :
-       {15349299025757450596ULL, 6154895625582705378ULL, 6648561311563731087ULL}) {
+  for (const std::uint64_t seed : {15349299025757450596ULL, 6154895625582705378ULL,
+                                   6648561311563731087ULL, 9352618386177159618ULL}) {
     SCOPED_TRACE(seed);
     propertyForBackend(Backend::Ipopt, 15, 1e-8, seed);
   }
