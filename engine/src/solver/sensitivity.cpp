@@ -684,20 +684,21 @@ Sensitivity sensitivityOf(const Problem& problem, Objective objective, std::span
   // all-reduce ties with the others at the optimum, was 0.0023 GB/s apart,
   // worth 2.5 ns per GB/s of the budget's cost on an iteration of 2.4e6 ns,
   // and its part fell out of the maximum. Those moves, on each off dimension
-  // alone, and again from the new fit's rows (twice at most).
+  // alone; and once more with those the new fit's rows add (kept: a row that
+  // fits now may fit because of its move).
+  std::vector<double> moves(n, 0.0);
   for (int round = 0; round < 2 && !rowOffNs.empty(); ++round) {
-    std::vector<double> moves(n, 0.0);
-    bool any = false;
+    bool grown = false;
     for (int d = 0; d < n; ++d) {
       const double off = std::abs(rowOffNs[d]);
       if (!(off > 0)) continue;
       const double m = std::min(kObjectiveAccuracy * std::abs(timeNs) / off, bw[d]);
-      if (m > kBandwidthAccuracy * top) {
+      if (m > kBandwidthAccuracy * top && m > moves[d]) {
         moves[d] = m;
-        any = true;
+        grown = true;
       }
     }
-    if (!any) break;
+    if (!grown) break;
     const double before = leastFit;
     Sensitivity flat = conditions(kBandwidthAccuracy, kActiveTolerance, moves);
     if (flat.computed) return flat;
