@@ -155,12 +155,14 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
     // direction worth 0.26 ns per GB/s beside rates of 9e7), and a
     // sensitivity's differences see that. IPOPT polishes it where it answers
     // within kPolishIterations; the faster answer is kept. The limit counts
-    // iterations, not seconds, so that the answer does not depend on how busy
-    // the machine is (a 0.5 s limit ran out under AddressSanitizer on a loaded
-    // CI machine, and that seed failed there only). Polishes take 8 to 27
-    // iterations and at most 0.04 s on the CI-seeded suites.
+    // iterations, so that the answer does not depend on how busy the machine
+    // is (a limit of 0.5 s ran out under AddressSanitizer on a loaded CI
+    // machine, and that seed failed there only). Polishes take 8 to 27
+    // iterations and at most 0.04 s on the CI-seeded suites; the time limit,
+    // 10 s or 20 times the native solve, is only for a large problem whose
+    // IPOPT iterations are slow.
     SolveLimits polish;
-    polish.seconds = options.limits.seconds;
+    polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * r.seconds));
     polish.iterations = kPolishIterations;
     const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
     if (ipopt.status == SolveStatus::Optimal) {
