@@ -648,35 +648,34 @@ class ScenariosTest : public QObject {
     // marked copy of Thrifty's comes back as given.
     const SolveResultPtr held = scenarioResults()->entry(2).result;
     QVERIFY(held && held->complete && scenarioResults()->entry(2).current);
-    auto marked = std::make_shared<SolveResult>(*held);
-    auto analysis = std::make_shared<Analysis>(held->a());
-    analysis->design.eval.iterationNs *= 2;
-    marked->analysis = analysis;
+    // A copy of scenario i's analysis in the window, its time `times` as long,
+    // labelled as made by `label`.
+    auto copyOf = [&](std::size_t i, Backend label, double times) {
+      const SolveResultPtr result = scenarioResults()->entry(i).result;
+      if (!result || !result->complete) return SolveResultPtr{};
+      auto copy = std::make_shared<SolveResult>(*result);
+      auto relabelled = std::make_shared<Analysis>(result->a());
+      relabelled->backend = label;
+      relabelled->design.eval.iterationNs *= times;
+      copy->analysis = relabelled;
+      return SolveResultPtr{copy};
+    };
+    const Backend ours = held->a().backend;
+    const Backend other = ours == Backend::Native ? Backend::Ipopt : Backend::Native;
+    const SolveResultPtr marked = copyOf(2, ours, 2);
+    QVERIFY(marked);
     job.known = {nullptr, nullptr, marked};
-    job.backend = held->a().backend;
+    job.backend = ours;
     QCOMPARE(reportComparison(job).designs[2].analysis.design.eval.iterationNs,
-             analysis->design.eval.iterationNs);
+             marked->a().design.eval.iterationNs);
     // Made with another backend than the report's, an analysis is solved
     // again. Copies of the window's analyses with three times their time, one
     // of them (Broad's) labelled as made by the other backend: the other two
     // come back as given, Broad's is solved with the report's backend. (The
     // report's backend is the window's: the same check with IPOPT's solves
     // took 23 s per scenario under AddressSanitizer.)
-    const Backend ours = held->a().backend;
-    const Backend other = ours == Backend::Native ? Backend::Ipopt : Backend::Native;
-    auto copyOf = [&](std::size_t i, Backend label) {
-      const SolveResultPtr result = scenarioResults()->entry(i).result;
-      if (!result || !result->complete) return SolveResultPtr{};
-      auto copy = std::make_shared<SolveResult>(*result);
-      auto relabelled = std::make_shared<Analysis>(result->a());
-      relabelled->backend = label;
-      relabelled->design.eval.iterationNs *= 3;
-      copy->analysis = relabelled;
-      return SolveResultPtr{copy};
-    };
-    job.known = {copyOf(0, ours), copyOf(1, other), copyOf(2, ours)};
+    job.known = {copyOf(0, ours, 3), copyOf(1, other, 3), copyOf(2, ours, 3)};
     QVERIFY(job.known[0] && job.known[1] && job.known[2]);
-    job.backend = ours;
     const Comparison solvedAgain = reportComparison(job);
     for (const std::size_t given : {std::size_t{0}, std::size_t{2}}) {
       QCOMPARE(solvedAgain.designs[given].analysis.design.eval.iterationNs,

@@ -326,10 +326,11 @@ class SolverControllerTest : public QObject {
   // The number of points whose front takes loMs to hiMs here, now: from
   // `points`, scaled by how far the last measurement (the least of two) was
   // from the middle of the range, for up to 30 measurements (a 0.3 s pause
-  // after every sixth). A machine slowed by the other tests of a parallel ctest
-  // is so measured at the speed it has while the test runs. (Growing the count by half until a
-  // front took a quarter of a frame, then checking it was within half a frame, failed on a loaded
-  // machine: 314 points once took 8.6 ms, with 8.3 allowed.)
+  // after every sixth). A machine slowed by the other tests of a parallel
+  // ctest is so measured at the speed it has while the test runs. (Growing the
+  // count by half until a front took a quarter of a frame, then checking it
+  // was within half a frame, failed on a loaded machine: 314 points once took
+  // 8.6 ms, with 8.3 allowed.)
   template <class LagMs>
   static std::pair<int, double> pointsTaking(const LagMs& lagMs, double loMs, double hiMs,
                                              int points) {
