@@ -46,8 +46,9 @@ class ComparisonView : public QWidget {
   const std::optional<Comparison>& shownComparison() const { return shown_; }
   // The baseline chosen (empty: the first scenario).
   QString baseline() const { return baselineName_; }
-  // Whether every column is of its scenario as it is now.
-  bool isCurrent() const { return current_; }
+  // Whether every column is of its scenario as it is now (not while a
+  // rebuild is pending: the table and baseline() still show the old names).
+  bool isCurrent() const { return current_ && !dirty_; }
 
   // Rebuilds at once (tests, exports).
   void rebuild();
