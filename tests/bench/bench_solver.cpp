@@ -308,6 +308,33 @@ BENCHMARK(BM_ReadCostModelOfManyLevels)
     ->Complexity()
     ->Unit(benchmark::kMillisecond);
 
+// `total == 500` on the bundled 3D example with N bounds that it implies
+// (bw[d] <= 600 + i): the presolve drops them by their form in O(N log N),
+// so the rows against N = 0 (the same solve without them) state the growth.
+// One LP per bound took more than 400 s for 5,000 of them.
+void BM_RedundantBounds(benchmark::State& state) {
+  Project project = loadProject(LIBRA_SOURCE_DIR "/resources/examples/gpt3-3d.json");
+  project.constraints = {"total == 500"};
+  for (int i = 0; i < state.range(0); ++i) {
+    project.constraints.push_back("bw[" + std::to_string(i % 3) +
+                                  "] <= " + std::to_string(600 + i));
+  }
+  const Problem problem = buildProblem(project);
+  for (auto _ : state) {
+    Solution s = solve(problem, Objective::Performance);
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_RedundantBounds)
+    ->ArgName("bounds")
+    ->Arg(0)
+    ->Arg(300)
+    ->Arg(3000)
+    ->Arg(30000)
+    ->Unit(benchmark::kMillisecond);
+
 // What the GUI asks of the solver thread for each change of the bundled 4D
 // example (chunks "auto"): the design, then a front of N points
 // (studio::makeRequest). Arg 0: the design alone. The rows against each other

@@ -984,10 +984,83 @@ TEST(SolverLimits, ATimeLimitEndsTheSolveWithAClearMessage) {
     const Solution s = solve(p, Objective::Performance, options);
     EXPECT_EQ(s.status, SolveStatus::Error);
     EXPECT_TRUE(contains(s.message, "(time limit)")) << s.message;
-    EXPECT_TRUE(contains(
-        s.message, b == Backend::Native ? "native solver stopped after" : "IPOPT stopped after"))
-        << s.message;
+    // A limit of 0 ends the run in the presolve, before either backend starts.
+    EXPECT_TRUE(contains(s.message, "presolve stopped at 0 s")) << s.message;
   }
+}
+
+// --- many constraints (hostile projects) ---------------------------------------
+
+// `total == 500` with `count` bounds that it implies (bw[d] <= 600 + d + i).
+Problem withRedundantBounds(int count) {
+  std::vector<std::string> constraints{"total == 500"};
+  for (int i = 0; i < count; ++i) {
+    constraints.push_back("bw[" + std::to_string(i % 4) + "] <= " + std::to_string(600 + i));
+  }
+  return makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})}, constraints);
+}
+
+// Thousands of bounds that the budget implies used to take one LP each in the
+// presolve (5,000 of them ran past 400 s whatever the time limit); they are
+// dropped by their form now, and the answer is the one without them.
+TEST(SolverManyConstraints, RedundantBoundsDoNotChangeTheAnswer) {
+  const Problem plain = withRedundantBounds(0);
+  const Problem many = withRedundantBounds(5000);
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    SolveOptions options = withBackend(b);
+    options.limits.seconds = 30;
+    const Solution expected = solve(plain, Objective::Performance, options);
+    const Solution s = solve(many, Objective::Performance, options);
+    CONTINUE_UNLESS_OPTIMAL(s);
+    EXPECT_TRUE(relNear(s.eval.iterationNs, expected.eval.iterationNs, kObjectiveTol));
+    EXPECT_TRUE(vecRelNear(s.bandwidth, expected.bandwidth, kBandwidthTol))
+        << test::formatVector(s.bandwidth);
+  }
+  const ParetoFront front = paretoFront(many, 5);
+  ASSERT_EQ(front.status, SolveStatus::Optimal) << front.message;
+  EXPECT_EQ(front.points.size(), 5u);
+}
+
+// Bounds that are not implied but parallel (`bw[0] + bw[1] <= X` for many X):
+// the tightest one decides, and is the one a binding message names.
+TEST(SolverManyConstraints, OfParallelBoundsTheTightestDecides) {
+  std::vector<std::string> constraints{"total == 500"};
+  for (int i = 0; i < 3000; ++i) {
+    constraints.push_back("bw[pkg] + bw[node] <= " + std::to_string(100 + i));
+  }
+  constraints.push_back("2*bw[pkg] + 2*bw[node] <= 180");  // the tightest, scaled
+  const Problem p = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})}, constraints);
+  const Problem tight = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})},
+                                    {"total == 500", "bw[pkg] + bw[node] <= 90"});
+  const Solution s = solve(p, Objective::Performance);
+  const Solution expected = solve(tight, Objective::Performance);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_TRUE(relNear(s.bandwidth[0] + s.bandwidth[1], 90, 1e-9));
+  EXPECT_TRUE(relNear(s.eval.iterationNs, expected.eval.iterationNs, kObjectiveTol));
+}
+
+// Rows that no other row implies (a polygon of 1,200 edges) are refused with a
+// message beyond kMaxConstraintRows, and the presolve's LPs stop at the time
+// limit below it (each LP of a thousand rows takes milliseconds).
+TEST(SolverManyConstraints, ManyIndependentRowsAreRefusedOrStopAtTheLimit) {
+  auto polygon = [](int edges) {
+    std::vector<std::string> constraints{"total == 500"};
+    for (int k = 0; k < edges; ++k) {
+      const double a = static_cast<double>(k) / edges;
+      constraints.push_back(std::to_string(a) + "*bw[pkg] + " + std::to_string(1 - a) +
+                            "*bw[node] <= 300");
+    }
+    return makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})}, constraints);
+  };
+  const Solution refused = solve(polygon(1200), Objective::Performance);
+  EXPECT_EQ(refused.status, SolveStatus::Error);
+  EXPECT_TRUE(contains(refused.message, "at most 1000 are supported")) << refused.message;
+  SolveOptions quick;
+  quick.limits.seconds = 1e-4;
+  const Solution stopped = solve(polygon(900), Objective::Performance, quick);
+  EXPECT_EQ(stopped.status, SolveStatus::Error);
+  EXPECT_TRUE(contains(stopped.message, "(time limit)")) << stopped.message;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "libra/solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -93,7 +94,10 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
                            const std::vector<double>* warmStart = nullptr) {
   if (cancelled(options))
     return failure(SolveStatus::Cancelled, "cancelled", Objective::Performance);
-  Presolved pre = detail::presolve(problem, budget, warmStart);
+  // The run's time limit counts the presolve's LPs too; the backend gets what is left.
+  const auto started = std::chrono::steady_clock::now();
+  Presolved pre = detail::presolve(problem, budget, warmStart,
+                                   detail::Deadline::in(options.limits.seconds, options.cancel));
   if (pre.status != SolveStatus::Optimal) {
     return failure(pre.status, pre.message, Objective::Performance);
   }
@@ -101,9 +105,13 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
     const Eigen::VectorXd& x = *pre.trivialSolution;
     return fromBandwidth(problem, std::vector<double>(x.data(), x.data() + x.size()), 0);
   }
+  SolveLimits limits = options.limits;
+  limits.seconds -=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  limits.seconds = std::max(limits.seconds, 1e-3);
   BackendResult r = options.backend == Backend::Native
-                        ? detail::solveNative(pre.form, options.cancel, options.limits)
-                        : detail::solveIpopt(pre.form, options.cancel, options.limits);
+                        ? detail::solveNative(pre.form, options.cancel, limits)
+                        : detail::solveIpopt(pre.form, options.cancel, limits);
   if (r.limitHit) {
     // Say what the other backend does with the same problem, so that the
     // message says what to do next.

@@ -27,11 +27,89 @@ void appendRow(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::RowVectorXd&
   b(b.size() - 1) = rhs;
 }
 
+// Rows that other rows imply by their form alone, found without an LP in
+// O(m log m) for m rows, so that thousands of redundant bounds cost no more
+// than reading them: of parallel inequalities (the same coefficients once
+// scaled) only the tightest is kept, and an inequality is dropped when the box
+// of the bandwidths already keeps it, the box being [0, u] with u from the
+// equalities with nonnegative coefficients (`total == 500`: every bw_d <= 500)
+// and from the single-dimension bounds kept. A single-dimension bound is
+// checked against the equalities' box only, never against itself.
+void dropImpliedRows(Rows& rows) {
+  const Eigen::Index n = rows.Ain.cols(), m = rows.Ain.rows();
+  if (m == 0) return;
+  std::vector<bool> keep(m, false);
+  {
+    std::map<std::vector<double>, Eigen::Index> tightest;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      std::vector<double> key(static_cast<std::size_t>(n));
+      for (Eigen::Index d = 0; d < n; ++d) key[static_cast<std::size_t>(d)] = rows.Ain(i, d);
+      const auto [it, inserted] = tightest.try_emplace(std::move(key), i);
+      if (!inserted && rows.bin(i) < rows.bin(it->second)) it->second = i;
+    }
+    for (const auto& entry : tightest) keep[entry.second] = true;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> fromEqualities(n, inf);
+  for (Eigen::Index i = 0; i < rows.Aeq.rows(); ++i) {
+    if ((rows.Aeq.row(i).array() < 0).any() || !(rows.beq(i) >= 0)) continue;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Aeq(i, d) > 0) {
+        fromEqualities[d] = std::min(fromEqualities[d], rows.beq(i) / rows.Aeq(i, d));
+      }
+    }
+  }
+  // The one dimension of a bound with a positive coefficient, or -1.
+  auto boundDimension = [&](Eigen::Index i) {
+    Eigen::Index only = -1;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Ain(i, d) == 0) continue;
+      if (only >= 0 || rows.Ain(i, d) < 0) return Eigen::Index{-1};
+      only = d;
+    }
+    return only;
+  };
+  std::vector<double> box = fromEqualities;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const Eigen::Index d = keep[i] ? boundDimension(i) : -1;
+    if (d >= 0) box[d] = std::min(box[d], rows.bin(i) / rows.Ain(i, d));
+  }
+  auto implied = [&](Eigen::Index i) {
+    const Eigen::Index single = boundDimension(i);
+    const std::vector<double>& u = single >= 0 ? fromEqualities : box;
+    double top = 0;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Ain(i, d) > 0) top += rows.Ain(i, d) * u[d];
+    }
+    const double b = rows.bin(i);
+    return std::isfinite(top) && top <= b + 1e-9 * std::max({std::abs(b), std::abs(top), 1e-300});
+  };
+  Rows kept;
+  kept.Aeq = rows.Aeq;
+  kept.beq = rows.beq;
+  kept.eqText = rows.eqText;
+  std::vector<Eigen::Index> rowsKept;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    if (keep[i] && !implied(i)) rowsKept.push_back(i);
+  }
+  if (static_cast<Eigen::Index>(rowsKept.size()) == m) return;
+  kept.Ain.resize(static_cast<Eigen::Index>(rowsKept.size()), n);
+  kept.bin.resize(static_cast<Eigen::Index>(rowsKept.size()));
+  for (std::size_t r = 0; r < rowsKept.size(); ++r) {
+    kept.Ain.row(static_cast<Eigen::Index>(r)) = rows.Ain.row(rowsKept[r]);
+    kept.bin(static_cast<Eigen::Index>(r)) = rows.bin(rowsKept[r]);
+    kept.inText.push_back(rows.inText[rowsKept[r]]);
+  }
+  rows = std::move(kept);
+}
+
+// The constraints (and the cost budget) as rows scaled to unit size, `>=` turned
+// into `<=`, without the rows that others imply by their form (dropImpliedRows).
 Rows buildRows(const Problem& problem, std::optional<double> costBudget, double bwScale) {
   const int n = problem.dims();
+  std::vector<Eigen::RowVectorXd> eqRows, inRows;
+  std::vector<double> eqRhs, inRhs;
   Rows rows;
-  rows.Aeq.resize(0, n);
-  rows.Ain.resize(0, n);
   auto add = [&](const std::vector<double>& coef, Relation rel, double rhs,
                  const std::string& text) {
     Eigen::RowVectorXd row(n);
@@ -41,14 +119,16 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
     row /= scale;
     rhs /= scale * bwScale;
     if (rel == Relation::Equal) {
-      appendRow(rows.Aeq, rows.beq, row, rhs);
+      eqRows.push_back(row);
+      eqRhs.push_back(rhs);
       rows.eqText.push_back(text);
     } else {
       if (rel == Relation::GreaterEqual) {
         row = -row;
         rhs = -rhs;
       }
-      appendRow(rows.Ain, rows.bin, row, rhs);
+      inRows.push_back(row);
+      inRhs.push_back(rhs);
       rows.inText.push_back(text);
     }
   };
@@ -61,6 +141,18 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
                  ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
                  : std::string()));
   }
+  auto stack = [n](const std::vector<Eigen::RowVectorXd>& in, const std::vector<double>& rhs,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) {
+    A.resize(static_cast<Eigen::Index>(in.size()), n);
+    b.resize(static_cast<Eigen::Index>(in.size()));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      A.row(static_cast<Eigen::Index>(i)) = in[i];
+      b(static_cast<Eigen::Index>(i)) = rhs[i];
+    }
+  };
+  stack(eqRows, eqRhs, rows.Aeq, rows.beq);
+  stack(inRows, inRhs, rows.Ain, rows.bin);
+  dropImpliedRows(rows);
   return rows;
 }
 
@@ -76,29 +168,36 @@ bool feasible(const Rows& rows, int n) {
              .status != lp::Status::Infeasible;
 }
 
-// A smallest set of constraints that cannot hold together (deletion filter).
-std::string conflictingConstraints(const Rows& all, int n) {
+// A smallest set of constraints that cannot hold together (deletion filter:
+// one LP per row). Past `deadline` the filter stops and the rows not yet
+// tried stay in: still a set that cannot hold together, if not the smallest.
+std::string conflictingConstraints(const Rows& all, int n, const Deadline& deadline) {
   std::vector<bool> keepEq(all.eqText.size(), true), keepIn(all.inText.size(), true);
   auto subset = [&]() {
     Rows r;
-    r.Aeq.resize(0, n);
-    r.Ain.resize(0, n);
-    for (std::size_t i = 0; i < keepEq.size(); ++i) {
-      if (keepEq[i]) appendRow(r.Aeq, r.beq, all.Aeq.row(i), all.beq(i));
-    }
-    for (std::size_t i = 0; i < keepIn.size(); ++i) {
-      if (keepIn[i]) appendRow(r.Ain, r.bin, all.Ain.row(i), all.bin(i));
-    }
+    auto pick = [n](const std::vector<bool>& keep, const Eigen::MatrixXd& A,
+                    const Eigen::VectorXd& b, Eigen::MatrixXd& outA, Eigen::VectorXd& outB) {
+      outA.resize(std::count(keep.begin(), keep.end(), true), n);
+      outB.resize(outA.rows());
+      Eigen::Index row = 0;
+      for (std::size_t i = 0; i < keep.size(); ++i) {
+        if (!keep[i]) continue;
+        outA.row(row) = A.row(static_cast<Eigen::Index>(i));
+        outB(row++) = b(static_cast<Eigen::Index>(i));
+      }
+    };
+    pick(keepEq, all.Aeq, all.beq, r.Aeq, r.beq);
+    pick(keepIn, all.Ain, all.bin, r.Ain, r.bin);
     return r;
   };
-  for (std::size_t i = 0; i < keepEq.size(); ++i) {
-    keepEq[i] = false;
-    if (feasible(subset(), n)) keepEq[i] = true;
-  }
-  for (std::size_t i = 0; i < keepIn.size(); ++i) {
-    keepIn[i] = false;
-    if (feasible(subset(), n)) keepIn[i] = true;
-  }
+  auto filter = [&](std::vector<bool>& keep) {
+    for (std::size_t i = 0; i < keep.size() && !deadline.passed(); ++i) {
+      keep[i] = false;
+      if (feasible(subset(), n)) keep[i] = true;
+    }
+  };
+  filter(keepEq);
+  filter(keepIn);
   std::string out;
   auto append = [&](const std::string& t) { out += (out.empty() ? "'" : ", '") + t + "'"; };
   for (std::size_t i = 0; i < keepEq.size(); ++i) {
@@ -140,9 +239,14 @@ namespace {
 // Rows that other rows imply (an upper bound of 1e12 beside `total == 500`) change
 // nothing but the numbers: they would set the bandwidth scale and put slacks of
 // 1e12 into the barrier. Each inequality is dropped when, subject to the rows
-// kept so far and every other row, its left side cannot exceed its right side.
+// kept so far and every other row, its left side cannot exceed its right side:
+// one LP per row, so only where few rows are left after dropImpliedRows (a
+// project writes a handful); more are kept as they are.
+constexpr Eigen::Index kRedundancyLpRows = 64;
+
 Rows dropRedundantRows(const Rows& rows, int n) {
   Rows out = rows;
+  if (rows.Ain.rows() > kRedundancyLpRows) return out;
   for (int i = static_cast<int>(out.Ain.rows()) - 1; i >= 0; --i) {
     Rows others;
     others.Aeq = out.Aeq;
@@ -481,7 +585,7 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
 }  // namespace
 
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
-                   const std::vector<double>* warmStart) {
+                   const std::vector<double>* warmStart, Deadline deadline) {
   Presolved out;
   const int n = problem.dims();
   const TimeModel& time = problem.time;
@@ -491,18 +595,39 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     if (used[d]) usedList.push_back(d);
   }
 
+  // Whether the deadline has passed; if so the verdict says so.
+  auto stopped = [&] {
+    if (!deadline.passed()) return false;
+    out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
+    out.message = deadline.cancelled()
+                      ? "cancelled"
+                      : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
+                            " s (time limit) while it checked the " +
+                            std::to_string(problem.constraints.size()) + " constraints";
+    return true;
+  };
+
   // 1. Rows in GB/s, each scaled to unit size, and feasibility.
   const Rows raw = buildRows(problem, costBudget, 1.0);
+  if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
+    out.status = SolveStatus::Error;
+    out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
+                  " rows that no other constraint implies; at most " +
+                  std::to_string(kMaxConstraintRows) + " are supported";
+    return out;
+  }
   const double scale0 = rowScale(raw);
   if (!feasible(scaledRows(raw, scale0), n)) {
     out.status = SolveStatus::Infeasible;
     out.message = "the constraints cannot all hold together: " +
-                  conflictingConstraints(scaledRows(raw, scale0), n) +
+                  conflictingConstraints(scaledRows(raw, scale0), n, deadline) +
                   "; relax or remove one of them";
     return out;
   }
+  if (stopped()) return out;
   // 2. Without the rows the others imply, and at the scale of the rows that matter.
   const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
+  if (stopped()) return out;
   const double scale = scale0 * rowScale(essential);
   Rows rows = scaledRows(essential, scale / scale0);
 
@@ -526,9 +651,9 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   // 4. Bandwidth for every dimension that carries traffic, then boundedness.
   std::optional<Eigen::VectorXd> start =
       bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
-  if (!start) return out;
+  if (!start || stopped()) return out;
   std::vector<std::optional<double>> fixed;
-  if (!boundAndFix(problem, used, rows, *start, fixed, out)) return out;
+  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped()) return out;
   fixBySingleEqualities(rows, fixed);
 
   // 5. Warm start: the given point when it is feasible, pulled slightly towards

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <atomic>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +17,28 @@
 #include "libra/solver.hpp"
 
 namespace libra::detail {
+
+// When a solve must stop: its time limit from when it started, or a cancel
+// request. The presolve checks it between its stages and in its loops of LPs.
+struct Deadline {
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancel = nullptr;
+  double seconds = 0;  // the limit it was made from, for messages
+
+  static Deadline in(double seconds, const std::atomic<bool>* cancel) {
+    Deadline d;
+    d.cancel = cancel;
+    d.seconds = seconds;
+    const auto now = std::chrono::steady_clock::now();
+    if (seconds < std::chrono::duration<double>(d.at - now).count()) {
+      d.at = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(seconds));
+    }
+    return d;
+  }
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+  bool passed() const { return cancelled() || std::chrono::steady_clock::now() >= at; }
+};
 
 // The performance problem in the epigraph form both backends solve. Every
 // collective k (after merging proportional ones) has an epigraph variable t_k
@@ -103,9 +127,13 @@ struct Presolved {
 
 // Builds the standard form and checks feasibility and boundedness with small LPs.
 // `costBudget` adds cost <= budget. `warmStart` (in GB/s) is used as the start
-// point when it is feasible and positive on used dimensions.
+// point when it is feasible and positive on used dimensions. Rows that others
+// imply by their form are dropped first, in O(m log m); more than
+// kMaxConstraintRows rows left is an error. Past `deadline` it stops with
+// status Error (Cancelled on a cancel request) and a message that says so.
+constexpr long kMaxConstraintRows = 1000;
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
-                   const std::vector<double>* warmStart = nullptr);
+                   const std::vector<double>* warmStart = nullptr, Deadline deadline = {});
 
 // Dimensions that carry no traffic do not affect the time: give them the cheapest
 // bandwidth the constraints allow with the other dimensions at least at `bw`
