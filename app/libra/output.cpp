@@ -247,11 +247,12 @@ std::string signedDuration(double ns) {
   return (ns > 0 ? "+" : "") + formatDuration(ns);
 }
 
-std::string sensitivityText(const ConstraintSensitivity& c) {
-  if (!c.nsPerUnit) return "none alone: the other constraints hold it fixed";
-  if (*c.nsPerUnit == 0) return "0";
-  if (c.unit == "$") return signedDuration(*c.nsPerUnit * 1e6) + " per $1 M";
-  return signedDuration(*c.nsPerUnit) + " per " + c.unit;
+// One direction's rate: "-1.2 us per GB/s", "0", or "infeasible".
+std::string rateText(const std::optional<double>& rate, const std::string& unit) {
+  if (!rate) return "infeasible";
+  if (*rate == 0) return "0";
+  if (unit == "$") return signedDuration(*rate * 1e6) + " per $1 M";
+  return signedDuration(*rate) + " per " + unit;
 }
 
 void printSensitivity(std::ostream& out, const Style& style, const Sensitivity& s) {
@@ -261,24 +262,33 @@ void printSensitivity(std::ostream& out, const Style& style, const Sensitivity& 
     return;
   }
   out << style.bold(s.objective == Objective::Performance
-                        ? "Sensitivity: iteration time per unit more of each constraint's "
-                          "right-hand side"
-                        : "Sensitivity: time x cost per unit more of each constraint's "
-                          "right-hand side, over the cost (ns at the optimum's cost)")
+                        ? "Sensitivity: iteration time per unit of each constraint's right-hand "
+                          "side, re-solved one step up and one step down"
+                        : "Sensitivity: time x cost per unit of each constraint's right-hand "
+                          "side, over the cost (ns at the optimum's cost), re-solved one step "
+                          "up and one step down")
       << '\n';
   if (!s.constraints.empty()) {
     Table table;
     table.addColumn("constraint", Table::Align::Left);
     table.addColumn("binding", Table::Align::Left);
-    table.addColumn("one more unit", Table::Align::Left);
+    table.addColumn("one unit more", Table::Align::Left);
+    table.addColumn("one unit less", Table::Align::Left);
     for (const ConstraintSensitivity& c : s.constraints) {
-      table.addRow({c.constraint, c.binding ? "yes" : "no", sensitivityText(c)});
+      table.addRow({c.constraint, c.binding ? "yes" : "no", rateText(c.nsPerUnit, c.unit),
+                    rateText(c.nsPerUnitDown, c.unit)});
     }
     table.print(out, style, "  ");
   }
   std::string perDim;
   for (const DimensionSensitivity& d : s.dims) {
-    perDim += (perDim.empty() ? "" : ", ") + d.name + " " + signedDuration(d.nsPerGbps);
+    perDim += (perDim.empty() ? "" : ", ") + d.name + " " +
+              (d.nsPerGbps ? signedDuration(*d.nsPerGbps) : std::string("infeasible"));
+    if (directionsDiffer(d.nsPerGbps, d.nsPerGbpsDown)) {
+      perDim += " (one less: " +
+                (d.nsPerGbpsDown ? signedDuration(*d.nsPerGbpsDown) : std::string("none to take")) +
+                ")";
+    }
   }
   std::vector<std::pair<std::string, std::string>> fields{
       {"  one more GB/s on one dimension alone", perDim}};

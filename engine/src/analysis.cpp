@@ -124,7 +124,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
     a.status = SolveStatus::Optimal;
     finishDesign(*options.design);
     a.violated = violatedConstraints(problem, a.design.bandwidth);
-    a.sensitivity.note = "the design is evaluated, not optimized: it has no multipliers";
+    a.sensitivity.note = "the design is evaluated, not optimized: nothing is re-solved";
     if (options.onDesign) options.onDesign(a);
     return a;
   }
@@ -288,12 +288,15 @@ Json costScopeKeys(const Analysis& a) {
 
 // `sensitivity` (spec/cli.md) and what goes with it.
 Json sensitivityKeys(const Sensitivity& s) {
+  auto rate = [](const std::optional<double>& v) { return v ? number(*v) : Json(nullptr); };
   Json j;
   Json list = Json::array();
   for (const ConstraintSensitivity& c : s.constraints) {
     Json item;
     item["constraint"] = c.constraint;
-    item["ns_per_unit"] = c.nsPerUnit ? number(*c.nsPerUnit) : Json(nullptr);
+    item["ns_per_unit"] = rate(c.nsPerUnit);
+    item["ns_per_unit_down"] = rate(c.nsPerUnitDown);
+    item["step"] = number(c.step);
     item["unit"] = c.unit;
     item["binding"] = c.binding;
     list.push_back(std::move(item));
@@ -305,12 +308,14 @@ Json sensitivityKeys(const Sensitivity& s) {
   Json dims = Json::array();
   for (const DimensionSensitivity& d : s.dims) {
     dims.push_back({{"dimension", d.name},
-                    {"ns_per_gbps", number(d.nsPerGbps)},
+                    {"ns_per_gbps", rate(d.nsPerGbps)},
+                    {"ns_per_gbps_down", rate(d.nsPerGbpsDown)},
+                    {"step_gbps", number(d.step)},
                     {"bottleneck", d.bottleneck}});
   }
   j["dimension_sensitivity"] = std::move(dims);
   j["bottlenecks"] = s.bottlenecks();
-  if (!s.computed) j["sensitivity_note"] = s.note;
+  if (!s.note.empty()) j["sensitivity_note"] = s.note;
   return j;
 }
 

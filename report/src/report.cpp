@@ -562,32 +562,34 @@ std::string sensitivity(const Analysis& a, int level) {
   }
   out += "<p>" +
          esc(s.objective == Objective::Performance
-                 ? "What one more unit of each constraint's right-hand side changes the "
-                   "iteration time by (negative: it helps), from the Lagrange multipliers at "
-                   "the optimum."
-                 : "What one more unit of each constraint's right-hand side changes time x "
-                   "cost by, over the optimum's cost (ns at that cost; negative: it helps).") +
+                 ? "What one unit of each constraint's right-hand side changes the iteration "
+                   "time by (negative: more helps), from re-solves one step up and one step "
+                   "down."
+                 : "What one unit of each constraint's right-hand side changes time x cost "
+                   "by, over the optimum's cost (ns at that cost; negative: more helps), from "
+                   "re-solves one step up and one step down.") +
          "</p>\n";
+  auto rateText = [](const std::optional<double>& rate, const std::string& unit) {
+    if (!rate) return std::string("infeasible");
+    if (*rate == 0) return std::string("0");
+    if (unit == "$") return signedTime(*rate * 1e6) + " per $1 M";
+    return signedTime(*rate) + " per " + unit;
+  };
   if (!s.constraints.empty()) {
-    HtmlTable t({text("constraint"), text("binding"), number("one more unit")});
+    HtmlTable t(
+        {text("constraint"), text("binding"), number("one unit more"), number("one unit less")});
     for (const ConstraintSensitivity& c : s.constraints) {
-      std::string value;
-      if (!c.nsPerUnit) {
-        value = "none alone: the other constraints hold it fixed";
-      } else if (*c.nsPerUnit == 0) {
-        value = "0";
-      } else if (c.unit == "$") {
-        value = signedTime(*c.nsPerUnit * 1e6) + " per $1 M";
-      } else {
-        value = signedTime(*c.nsPerUnit) + " per " + c.unit;
-      }
-      t.row({text(c.constraint), text(c.binding ? "yes" : "no"), number(value)});
+      t.row({text(c.constraint), text(c.binding ? "yes" : "no"),
+             number(rateText(c.nsPerUnit, c.unit)), number(rateText(c.nsPerUnitDown, c.unit))});
     }
     out += t.html();
   }
-  HtmlTable dims({text("dimension"), number("one more GB/s on it alone"), text("bottleneck")});
+  HtmlTable dims({text("dimension"), number("one more GB/s on it alone"), number("one GB/s less"),
+                  text("bottleneck")});
   for (const DimensionSensitivity& d : s.dims) {
-    dims.row({text(d.name), number(signedTime(d.nsPerGbps)), text(d.bottleneck ? "yes" : "")});
+    dims.row({text(d.name), number(rateText(d.nsPerGbps, "GB/s")),
+              number(d.nsPerGbpsDown ? rateText(d.nsPerGbpsDown, "GB/s") : "none to take"),
+              text(d.bottleneck ? "yes" : "")});
   }
   out += dims.html();
   const std::vector<std::string> b = s.bottlenecks();

@@ -14,6 +14,7 @@
 #include "libra/libra_format.hpp"
 #include "libra/project.hpp"
 #include "libra/project_io.hpp"
+#include "libra/sensitivity.hpp"
 #include "libra/solver.hpp"
 
 namespace {
@@ -334,6 +335,45 @@ BENCHMARK(BM_RedundantBounds)
     ->Arg(3000)
     ->Arg(30000)
     ->Unit(benchmark::kMillisecond);
+
+// The whole sensitivity of a bundled example's optimum (every constraint and
+// every dimension re-solved one step up and one step down, native solver)
+// against the solve it describes, in the same process. Arg: 3D (0) or 4D (1).
+void BM_ExampleSensitivity(benchmark::State& state) {
+  const Project project =
+      loadProject(state.range(0) ? LIBRA_SOURCE_DIR "/resources/examples/gpt3-4d.json"
+                                 : LIBRA_SOURCE_DIR "/resources/examples/gpt3-3d.json");
+  const Problem problem = buildProblem(project);
+  const Solution optimum = solve(problem, project.objective);
+  if (!optimum.ok()) {
+    state.SkipWithError(optimum.message.c_str());
+    return;
+  }
+  int resolves = 0;
+  for (auto _ : state) {
+    Sensitivity s = sensitivityAt(problem, optimum);
+    if (!s.computed) state.SkipWithError(s.note.c_str());
+    resolves = s.resolves;
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["resolves"] = resolves;
+  state.SetLabel(state.range(0) ? "gpt3-4d.json sensitivity" : "gpt3-3d.json sensitivity");
+}
+BENCHMARK(BM_ExampleSensitivity)->ArgName("4d")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The solve that BM_ExampleSensitivity's optimum comes from, as its baseline.
+void BM_ExampleSolve(benchmark::State& state) {
+  const Project project =
+      loadProject(state.range(0) ? LIBRA_SOURCE_DIR "/resources/examples/gpt3-4d.json"
+                                 : LIBRA_SOURCE_DIR "/resources/examples/gpt3-3d.json");
+  const Problem problem = buildProblem(project);
+  for (auto _ : state) {
+    Solution s = solve(problem, project.objective);
+    if (!s.ok()) state.SkipWithError(s.message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_ExampleSolve)->ArgName("4d")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // What the GUI asks of the solver thread for each change of the bundled 4D
 // example (chunks "auto"): the design, then a front of N points

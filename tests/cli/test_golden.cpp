@@ -79,27 +79,39 @@ TEST_P(SolveClosedForm, SensitivityIsTheDerivativeOfTheTimeInEachConstraint) {
   EXPECT_EQ(list[0]["constraint"], "total == 500");
   EXPECT_EQ(list[0]["unit"], "GB/s");
   EXPECT_EQ(list[0]["binding"], true);
+  // Each rate is a difference of re-solves over the step the JSON gives: the
+  // exact difference of v(B) = c + sum V / B up and down.
   const double B = OneCollective::kBudget;
-  EXPECT_REL_NEAR(list[0]["ns_per_unit"].get<double>(), -m.sumV() / (B * B), kSolverTolerance);
+  auto v = [&](double b) { return m.sumV() / b; };
+  auto up = [&](double h) { return (v(B + h) - v(B)) / h; };
+  auto down = [&](double h) { return (v(B) - v(B - h)) / h; };
+  const double h = list[0]["step"].get<double>();
+  EXPECT_REL_NEAR(h, 1e-4 * B, 1e-12);
+  EXPECT_REL_NEAR(list[0]["ns_per_unit"].get<double>(), up(h), 1e-5);
+  EXPECT_REL_NEAR(list[0]["ns_per_unit_down"].get<double>(), down(h), 1e-5);
   EXPECT_EQ(list[1]["constraint"], "bw[pod] <= 400");
   EXPECT_EQ(list[1]["binding"], false);
   EXPECT_EQ(list[1]["ns_per_unit"].get<double>(), 0.0);
+  EXPECT_EQ(list[1]["ns_per_unit_down"].get<double>(), 0.0);
   // Balanced: a GB/s is worth the same on each dimension.
   EXPECT_EQ(j["bottlenecks"], json({"chip", "node", "pod"}));
   for (const json& d : j["dimension_sensitivity"]) {
-    EXPECT_REL_NEAR(d["ns_per_gbps"].get<double>(), -m.sumV() / (B * B), kSolverTolerance);
+    const double step = d["step_gbps"].get<double>();
+    EXPECT_REL_NEAR(d["ns_per_gbps"].get<double>(), up(step), 1e-5);
+    EXPECT_REL_NEAR(d["ns_per_gbps_down"].get<double>(), down(step), 1e-5);
   }
 
   const ProcessResult table = runLibra({"solve", dataFile("one_collective.json"), "--solver",
                                         GetParam(), "--constraint", "bw[pod] <= 400"});
   ASSERT_EQ(table.exitCode, 0);
-  EXPECT_NE(table.out.find("Sensitivity: iteration time per unit more"), std::string::npos)
+  EXPECT_NE(table.out.find("Sensitivity: iteration time per unit of each constraint"),
+            std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("total == 500"), std::string::npos);
   EXPECT_NE(table.out.find(" per GB/s"), std::string::npos);
   EXPECT_NE(table.out.find("balanced"), std::string::npos);
 
-  // An evaluated design is not an optimum: no multipliers.
+  // An evaluated design is not an optimum: nothing is re-solved.
   const ProcessResult e = runLibra(
       {"evaluate", dataFile("one_collective.json"), "--bandwidth", "200,200,100", "--json"});
   ASSERT_EQ(e.exitCode, 0);

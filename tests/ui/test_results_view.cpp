@@ -7,13 +7,17 @@
 #include <QEventLoop>
 #include <QTest>
 #include <algorithm>
+#include <libra/analysis.hpp>
 #include <libra/edits.hpp>
+#include <libra/project_io.hpp>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "charts.hpp"
 #include "format.hpp"
 #include "results_view.hpp"
+#include "sensitivity_view.hpp"
 #include "solver_controller.hpp"
 #include "ui_test_support.hpp"
 
@@ -64,6 +68,40 @@ class ResultsViewTest : public QObject {
   void initTestCase() {
     test::isolateSettings();
     qRegisterMetaType<SolveResultPtr>();
+  }
+
+  // The sensitivity panel shows one rate where the two directions agree, and
+  // both where the optimum sits on a kink: in LIBRA's ideal model a collective
+  // takes the maximum over its dimensions, so a cap exactly at the uncapped
+  // optimum's bandwidth is worth nothing for more and a finite rate for less.
+  // No optimum is ever called "not an optimum", for either objective.
+  void sensitivityShowsBothDirectionsWhereTheyDiffer() {
+    Project project = loadProject(LIBRA_SOURCE_DIR "/resources/examples/gpt3-4d.json");
+    project.model.collectives.chunks = ChunkSetting::ideal();
+    auto rowsOf = [](const Project& p, Objective objective) {
+      AnalysisOptions options;
+      options.objective = objective;
+      auto result = std::make_shared<SolveResult>();
+      result->analysis = std::make_shared<const Analysis>(analyze(p, options));
+      SensitivityView view;
+      view.showResult(*result);
+      return std::make_pair(view.rowTexts(), result->analysis);
+    };
+    const auto [smooth, optimum] = rowsOf(project, Objective::Performance);
+    QVERIFY(optimum->sensitivity.computed);
+    QVERIFY2(!smooth.first().contains(QStringLiteral("for less")), qPrintable(smooth.first()));
+    project.constraints.push_back(
+        "bw[pod] <= " + QString::number(optimum->design.bandwidth.back(), 'g', 17).toStdString());
+    const auto [kinked, capped] = rowsOf(project, Objective::Performance);
+    QVERIFY(capped->sensitivity.computed);
+    QVERIFY2(kinked.last().contains(QStringLiteral(" for more, ")) &&
+                 kinked.last().contains(QStringLiteral(" for less")),
+             qPrintable(kinked.last()));
+    const auto [perfPerCost, ppc] = rowsOf(project, Objective::PerfPerCost);
+    QVERIFY2(ppc->sensitivity.computed, ppc->sensitivity.note.c_str());
+    for (const QString& row : perfPerCost) {
+      QVERIFY2(!row.contains(QStringLiteral("not an optimum")), qPrintable(row));
+    }
   }
 
   // A design whose front follows within a few ms is painted with it, in one

@@ -21,10 +21,21 @@ QString signedTime(double ns) {
 
 }  // namespace
 
+namespace {
+
+// One direction's rate, or why it has none.
+QString rateText(const std::optional<double>& rate, const std::string& unit) {
+  if (!rate) return QObject::tr("infeasible");
+  if (unit == "$") return QObject::tr("%1 per $1 M").arg(signedTime(*rate * 1e6));
+  return QObject::tr("%1 per %2").arg(signedTime(*rate), toQString(unit));
+}
+
+}  // namespace
+
 QString sensitivityValueText(const ConstraintSensitivity& c) {
-  if (!c.nsPerUnit) return QObject::tr("fixed by the others");
-  if (c.unit == "$") return QObject::tr("%1 per $1 M").arg(signedTime(*c.nsPerUnit * 1e6));
-  return QObject::tr("%1 per %2").arg(signedTime(*c.nsPerUnit), toQString(c.unit));
+  const QString up = rateText(c.nsPerUnit, c.unit);
+  if (!directionsDiffer(c.nsPerUnit, c.nsPerUnitDown)) return up;
+  return QObject::tr("%1 for more, %2 for less").arg(up, rateText(c.nsPerUnitDown, c.unit));
 }
 
 SensitivityView::SensitivityView(QWidget* parent) : QWidget(parent) {
@@ -72,8 +83,8 @@ void SensitivityView::showResult(const SolveResult& result) {
     return;
   }
   title_->setText(s.objective == Objective::Performance
-                      ? tr("<b>Sensitivity</b> of the iteration time: one more unit of")
-                      : tr("<b>Sensitivity</b> of time × cost (over the cost): one more unit of"));
+                      ? tr("<b>Sensitivity</b> of the iteration time per unit of")
+                      : tr("<b>Sensitivity</b> of time × cost (over the cost) per unit of"));
   const QString grey = palette().color(QPalette::Disabled, QPalette::Text).name();
   QString html = QStringLiteral("<table cellspacing='0' cellpadding='2' width='100%'>");
   for (const ConstraintSensitivity& c : s.constraints) {
@@ -97,8 +108,12 @@ void SensitivityView::showResult(const SolveResult& result) {
   const bool balanced = names.size() == s.dims.size() && names.size() > 1;
   QStringList perDim;
   for (const DimensionSensitivity& d : s.dims) {
-    const QString entry =
-        (toQString(d.name) + QStringLiteral(" ") + signedTime(d.nsPerGbps)).toHtmlEscaped();
+    QString rate = d.nsPerGbps ? signedTime(*d.nsPerGbps) : tr("infeasible");
+    if (directionsDiffer(d.nsPerGbps, d.nsPerGbpsDown)) {
+      rate += tr(" (−1 GB/s: %1)")
+                  .arg(d.nsPerGbpsDown ? signedTime(*d.nsPerGbpsDown) : tr("none to take"));
+    }
+    const QString entry = (toQString(d.name) + QStringLiteral(" ") + rate).toHtmlEscaped();
     perDim << (d.bottleneck && !balanced ? QStringLiteral("<b>%1</b>").arg(entry) : entry);
   }
   QStringList list;

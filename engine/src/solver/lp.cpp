@@ -39,22 +39,17 @@ struct Tableau {
   // Dantzig's entering column would be faster, but these problems are tiny:
   // Bland's rule (the first improving column) keeps the code simple. The
   // leaving row is the one with the least ratio; among rows that tie (a
-  // degenerate step, common in the multiplier LPs of sensitivity.cpp), the one
-  // with the largest pivot. Bland's choice among ties (the least basic index)
-  // would rule out cycling, but may pivot on an element of 1e-9 when one of 1
-  // ties with it, and the tableau then loses every digit (a residual of 1e6
-  // where 1e-8 was the truth, RapidCheck seed 3689169562196183677). So the
-  // largest pivot is taken until the steps have been degenerate for a while
-  // (`blandAfter` in a row), then Bland's choices until a step moves again: a
-  // cycle is all degenerate steps, so none can last. Even then, a pivot below
-  // kRelativePivot of its column's largest entry is taken only where no sound
-  // one is eligible: a multiplier LP of 64 rows, mostly degenerate from the
-  // start (zero right-hand sides), reached Bland's rule after 50 steps, which
-  // pivoted on 1.7e-8 beside 19; the tableau's entries grew to 1e16 and the
-  // "optimum" it reported missed its equations by 0.7 (RapidCheck seed
-  // 13687865508630916390). Bland's guarantee needs its exact choices, so with
-  // this it is a heuristic; the iteration limit and minimize()'s check of the
-  // answer catch what it misses.
+  // degenerate step), the one with the largest pivot. Bland's choice among
+  // ties (the least basic index) would rule out cycling, but may pivot on an
+  // element of 1e-9 when one of 1 ties with it, and the tableau then loses
+  // every digit. So the largest pivot is taken until the steps have been
+  // degenerate for a while (`blandAfter` in a row), then Bland's choices until
+  // a step moves again: a cycle is all degenerate steps, so none can last.
+  // Even then, a pivot below kRelativePivot of its column's largest entry is
+  // taken only where no sound one is eligible (a pivot of 1.7e-8 beside 19
+  // grew the entries to 1e16 and missed the equations by 0.7). Bland's
+  // guarantee needs its exact choices, so with this it is a heuristic; the
+  // iteration limit and minimize()'s check of the answer catch what it misses.
   Outcome run(const std::vector<bool>& allowed, double tol, int blandAfter) {
     int degenerate = 0;
     for (int iteration = 0; iteration < kIterationLimit; ++iteration) {
@@ -216,11 +211,8 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
 // Whether x satisfies every row to 1e-3 of its size (its right-hand side or
 // its largest term), or to what phase 1 accepts. The wrong answers this is
 // for missed rows by 35 % and by their whole size; a tableau whose pivots
-// grow loses digits without being wrong. Multiplier LPs answered rows of size
-// 2 off by 4.2e-6 and 9.5e-5 (basic variables the ratio tests left that far
-// below 0), and their multipliers matched the re-solves; 1e-6 and then 1e-5
-// called them Failed ("could not be solved", RapidCheck seeds
-// 9747282160132074773 and 15718437577704451410).
+// grow loses digits without being wrong (basic variables the ratio tests left
+// 1e-5 of a row below 0), which a tighter check would call Failed.
 bool satisfies(const Eigen::VectorXd& x, const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
                bool equality, double allowance) {
   for (Eigen::Index r = 0; r < A.rows(); ++r) {

@@ -1,7 +1,7 @@
 // A dense two-phase simplex for the small linear programs of the presolve
 // (feasibility, bounds of single dimensions, the cost range). Problems here have
-// at most a few dozen variables and rows (the multiplier LPs of sensitivity.cpp
-// up to a few thousand), so a dense tableau is enough; its answers are checked
+// a few variables (the dimensions) and at most kMaxConstraintRows rows
+// (standard_form.hpp), so a dense tableau is enough; its answers are checked
 // against the rows (Status::Failed when rounding made them miss).
 #pragma once
 

@@ -1,5 +1,6 @@
-// The Pareto front whose perf-per-cost optimum is the answer (solve with
-// Objective::PerfPerCost, analyze), not only the front's marker.
+// What the analysis and the sensitivity ask of the solver beyond solver.hpp:
+// the Pareto front whose perf-per-cost optimum is the answer (solve with
+// Objective::PerfPerCost, analyze), and re-solves started from an answer.
 #pragma once
 
 #include "libra/solver.hpp"
@@ -8,20 +9,26 @@ namespace libra::detail {
 
 // Where the scalar search for the perf-per-cost optimum stops, relative to the
 // front's cost range. The front's marker needs no more than 1e-6 (time x cost
-// is flat there); the answer is searched to 1e-10, because its split and its
-// sensitivity are only as exact as its cost: at 1e-6 the multipliers came out
-// 1.7-4.3 % off re-solves (RapidCheck seeds 2178411554921782789,
-// 14264328667996339242, 6108923032145602705), and at 1e-8 `bw[d2] == 2.309`
-// was worth -37887 ns per GB/s where the central difference is -37119 (seed
-// 8834034631107634348: two dimensions of 0.9 GB/s with slopes of 1e7 ns per
-// GB/s move their gradients far for a small move of the budget). Brent's
-// search takes about 10 more solves for it (84 to 94 native solves for the
-// 3D example's answer, 107 to 117 for the 4D one).
+// is flat there); the answer is searched to 1e-10, because its split is only
+// as exact as its cost (two dimensions of 0.9 GB/s with slopes of 1e7 ns per
+// GB/s move far for a small move of the budget). Brent's search takes about
+// 10 more solves for it (84 to 94 native solves for the 3D example's answer,
+// 107 to 117 for the 4D one).
 inline constexpr double kPerfPerCostMarkerTolerance = 1e-6;
 inline constexpr double kPerfPerCostAnswerTolerance = 1e-10;
 
 // paretoFront(problem, points, options) with its perf-per-cost optimum
 // searched to kPerfPerCostAnswerTolerance.
 ParetoFront paretoFrontForAnswer(const Problem& problem, int points, const SolveOptions& options);
+
+// The optimum of `problem` (a small change of the one `near` answers) for
+// `objective`, started from `near`: its bandwidths moved onto the changed
+// constraints as the warm start (with "auto" chunk counts, the counts best
+// there), and for perf per cost the cost budgets searched within
+// kResolveCostBracket of `near`'s cost (a local re-solve: the front is not
+// scanned again).
+inline constexpr double kResolveCostBracket = 1e-2;
+Solution resolveNear(const Problem& problem, Objective objective, const Solution& near,
+                     const SolveOptions& options);
 
 }  // namespace libra::detail

@@ -363,7 +363,9 @@ void minimizeScalar(F&& f, double a, double b, double fx, double x, double toler
     }
     const double u = std::abs(d) >= tol ? x + d : x + (d > 0 ? tol : -tol);
     const double fu = f(u);
-    if (fu <= fx) {
+    // Ties move to u, except infinite ones (infeasible budgets on both sides of
+    // the bracket's feasible part): those keep x and shrink the bracket past u.
+    if (fu < fx || (fu == fx && std::isfinite(fu))) {
       (u < x ? b : a) = x;
       v = w, fv = fw, w = x, fw = fx, x = u, fx = fu;
     } else {
@@ -535,6 +537,45 @@ ParetoFront detail::paretoFrontForAnswer(const Problem& problem, int points,
                                          const SolveOptions& options) {
   return frontOf(problem, points, options, fastest(problem, options),
                  detail::kPerfPerCostAnswerTolerance);
+}
+
+Solution detail::resolveNear(const Problem& problem, Objective objective, const Solution& near,
+                             const SolveOptions& options) {
+  const std::vector<double> warm =
+      detail::projectOntoConstraints(problem, std::nullopt, near.bandwidth);
+  if (objective == Objective::Performance) {
+    return minimizeTime(problem, std::nullopt, options, &warm);
+  }
+  // The budgets near the answer's cost that the changed problem can reach.
+  const detail::CostRange range = detail::costRange(problem);
+  if (range.status != SolveStatus::Optimal) return failure(range.status, range.message, objective);
+  const double cost = near.eval.costUsd;
+  const double lo = std::max(cost * (1 - kResolveCostBracket), range.min * (1 + 1e-12) + 1e-9);
+  const double hi = std::min(cost * (1 + kResolveCostBracket), range.max);
+  Solution best;
+  auto evaluateAt = [&](double budget) {
+    Solution s = minimizeTime(problem, budget, options, best.ok() ? &best.bandwidth : &warm);
+    const double value = s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
+    if (s.ok() && (!best.ok() || value < timeCost(best))) best = std::move(s);
+    return value;
+  };
+  if (lo < hi) {
+    const double start = std::clamp(cost, lo, hi);
+    minimizeScalar(evaluateAt, lo, hi, evaluateAt(start), start, kPerfPerCostAnswerTolerance * cost,
+                   [&] { return cancelled(options); });
+  } else {
+    evaluateAt(std::clamp(cost, range.min * (1 + 1e-12) + 1e-9, std::max(range.max, range.min)));
+  }
+  if (cancelled(options)) return failure(SolveStatus::Cancelled, "cancelled", objective);
+  if (!best.ok()) {
+    // No budget near the answer's cost is feasible: the verdict of the problem itself.
+    Solution s = minimizeTime(problem, std::nullopt, options, &warm);
+    if (s.ok()) s = failure(SolveStatus::Error, "no design near the optimum's cost", objective);
+    s.objective = objective;
+    return s;
+  }
+  best.objective = objective;
+  return best;
 }
 
 Solution solve(const Problem& problem, Objective objective, const SolveOptions& options) {
