@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QImage>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -147,10 +148,17 @@ class ReportExportTest : public QObject {
     connect(&poll, &QTimer::timeout, this, [&] {
       auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
       if (!dialog) return;
+      if (suggested.isEmpty()) {
+        dialogDirectory = dialog->directory().absolutePath();
+        suggested = dialog->selectedFiles().value(0);
+      }
+      // Typed into the name field, as a user does: selectFile() is applied only
+      // once the dialog's directory model has loaded, which on a busy machine
+      // came after accept() and left the suggested name.
+      auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+      QVERIFY(name);
       poll.stop();
-      dialogDirectory = dialog->directory().absolutePath();
-      suggested = dialog->selectedFiles().value(0);
-      dialog->selectFile(path);
+      name->setText(path);
       static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept, through the public slot
     });
     poll.start();
