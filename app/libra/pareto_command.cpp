@@ -98,24 +98,29 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
       }
       row.emplace_back(t.mfu ? formatFixed(100 * *t.mfu, 1) + " %" : "-");
     }
-    row.emplace_back(i == best ? "*" : "");
+    row.emplace_back(i == best && opt.ok() ? "*" : "");
     table.addRow(std::move(row));
   }
   table.print(out, style);
   out << '\n';
-  std::string bws;
-  for (double bw : opt.bandwidth) bws += (bws.empty() ? "" : ", ") + formatFixed(bw, 3);
-  char tc[32];
-  std::snprintf(tc, sizeof tc, "%.4e", timeCost(opt) * 1e-9);
-  std::vector<std::pair<std::string, std::string>> fields{
-      {"Perf-per-cost optimum", formatUsd(opt.eval.costUsd) + ", " +
-                                    formatDuration(opt.eval.iterationNs) + ", " + tc + " s*$"},
-      {"  bandwidth (GB/s)", bws}};
-  if (throughput) {
-    fields.emplace_back("  throughput",
-                        throughputText(throughputAt(a.training, opt.eval.iterationNs)));
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (opt.ok()) {
+    std::string bws;
+    for (double bw : opt.bandwidth) bws += (bws.empty() ? "" : ", ") + formatFixed(bw, 3);
+    char tc[32];
+    std::snprintf(tc, sizeof tc, "%.4e", timeCost(opt) * 1e-9);
+    fields.emplace_back("Perf-per-cost optimum", formatUsd(opt.eval.costUsd) + ", " +
+                                                     formatDuration(opt.eval.iterationNs) + ", " +
+                                                     tc + " s*$");
+    fields.emplace_back("  bandwidth (GB/s)", bws);
+    if (throughput) {
+      fields.emplace_back("  throughput",
+                          throughputText(throughputAt(a.training, opt.eval.iterationNs)));
+    }
+    fields.emplace_back("  (*)", "the scanned point nearest to it (least time x cost)");
+  } else {
+    fields.emplace_back("Perf-per-cost optimum", "none: " + opt.message);
   }
-  fields.emplace_back("  (*)", "the scanned point nearest to it (least time x cost)");
   if (a.training.batch) fields.emplace_back("Work", batchText(*a.training.batch));
   if (a.training.memory.use) fields.emplace_back("Memory", a.training.memory.describe());
   printFields(out, style, fields);

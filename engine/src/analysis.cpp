@@ -457,8 +457,15 @@ Json paretoObject(const Analysis& a) {
     points.push_back(pointJson(s, a.training, a.costScope));
   }
   j["points"] = std::move(points);
-  j["perf_per_cost_optimum"] = pointJson(a.front.perfPerCostOptimum, a.training, a.costScope);
-  j["nearest_point_index"] = nearestFrontPoint(a.front);
+  const Solution& best = a.front.perfPerCostOptimum;
+  if (best.ok()) {
+    j["perf_per_cost_optimum"] = pointJson(best, a.training, a.costScope);
+    j["nearest_point_index"] = nearestFrontPoint(a.front);
+  } else {
+    j["perf_per_cost_optimum"] = nullptr;
+    j["nearest_point_index"] = nullptr;
+    j["perf_per_cost_note"] = best.message;
+  }
   j["project"] = a.projectName;
   j["scenario"] = a.scenarioName;
   j["dimensions"] = a.problem ? a.problem->dimNames : std::vector<std::string>{};

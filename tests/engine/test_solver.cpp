@@ -405,8 +405,9 @@ TEST(SolverBounds, IdleDimensionGetsNothingFromASharedTotal) {
 
 // (f) The reported evaluation is the evaluation of the reported bandwidths.
 TEST(SolverConsistency, EvaluateOfTheAnswerEqualsTheReport) {
-  const Problem p = makeProblem(fourDimNetwork(), {mixedWorkload()},
-                                {"total <= 800", "bw[0] >= bw[1]", "cost <= 1.5e6"});
+  const Problem p =
+      makeProblem(fourDimNetwork(), {mixedWorkload()},
+                  {"total <= 800", "total >= 200", "bw[0] >= bw[1]", "cost <= 1.5e6"});
   for (Backend b : kBackends) {
     SCOPED_TRACE(toString(b));
     for (Objective o : {Objective::Performance, Objective::PerfPerCost}) {
@@ -497,6 +498,38 @@ TEST(SolverCostBudget, ClosedFormWithOnlyACostBudget) {
   const Solution s = solve(q, Objective::Performance);
   ASSERT_TRUE(isOptimal(s));
   EXPECT_TRUE(vecRelNear(s.bandwidth, expected, kBandwidthTol)) << test::formatVector(s.bandwidth);
+}
+
+// Perf per cost under a cost cap alone: with no fixed cost, time x cost =
+// (c + R / C) C = c C + R falls toward R as the network cost C falls to 0,
+// where the time grows without bound: there is no optimum (the engine used to
+// print "optimal" at 0 GB/s, $0 and an iteration of 2.5e11 s). The front
+// starts one step above $0. With a fixed cost F (the NPUs) it has one:
+// (c + R / C)(F + C) is least at C* = sqrt(R F / c), where it is
+// c F + R + 2 sqrt(c R F). R = sum_d p_d V_d = 5.17e9 ns $ (the test above:
+// $5.17 M buys T_comm = 1000 ns), c = 6000 ns.
+TEST(SolverCostBudget, PerfPerCostUnderACostCapAloneHasNoOptimumWithoutAFixedCost) {
+  Problem p = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})}, {"cost <= 5.17e6"});
+  const Solution none = solve(p, Objective::PerfPerCost);
+  EXPECT_EQ(none.status, SolveStatus::Unbounded);
+  EXPECT_TRUE(contains(none.message, "perf per cost has no optimum")) << none.message;
+  const ParetoFront front = paretoFront(p, 5);
+  ASSERT_EQ(front.status, SolveStatus::Optimal) << front.message;
+  EXPECT_EQ(front.perfPerCostOptimum.status, SolveStatus::Unbounded);
+  ASSERT_EQ(front.points.size(), 5u);
+  EXPECT_GT(front.points.front().eval.costUsd, 0.19 * 5.17e6);
+  EXPECT_LT(front.points.front().eval.iterationNs, 6 * front.points.back().eval.iterationNs);
+
+  const double R = 5.17e9, c = 6000, F = 1e6;
+  p.fixedCostUsd = F;
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    const Solution s = solve(p, Objective::PerfPerCost, withBackend(b));
+    CONTINUE_UNLESS_OPTIMAL(s);
+    EXPECT_TRUE(
+        relNear(s.eval.iterationNs * s.eval.costUsd, c * F + R + 2 * std::sqrt(c * R * F), 1e-8));
+    EXPECT_TRUE(relNear(s.eval.networkCostUsd, std::sqrt(R * F / c), 1e-4));
+  }
 }
 
 TEST(SolverCostBudget, CostStaysWithinBudgetAndTimeFallsWithBudget) {

@@ -395,6 +395,20 @@ constexpr double kOneCost = 1e-6;
 
 namespace {
 
+// Where the least cost leaves a dimension that carries traffic without
+// bandwidth, the time grows without bound toward it, but time x cost may
+// still fall (with no fixed cost and compute c: (c + V/s) p s = c p s + V p
+// falls to V p as s -> 0). When the cheapest scanned point `first` is the best
+// and a budget a thousand times closer to the least cost is better still,
+// perf per cost has no optimum.
+bool fallsTowardNoBandwidth(const Problem& problem, const SolveOptions& options, double cMin,
+                            const Solution& first) {
+  const double closer = cMin + 1e-3 * (first.eval.costUsd - cMin);
+  if (!(closer > cMin) || closer >= first.eval.costUsd) return false;
+  const Solution s = minimizeTime(problem, closer, options, &first.bandwidth);
+  return s.ok() && timeCost(s) < timeCost(first);
+}
+
 // The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
 ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
                     const Solution& best, double ppcTolerance) {
@@ -439,7 +453,9 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
   }
   // The cheapest cost may leave a dimension that carries traffic without
   // bandwidth (infinite time); then the scan starts one step above it.
-  Solution cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
+  const bool divergesAtMin = detail::presolve(problem, cMin).status == SolveStatus::Infeasible;
+  Solution cheapest;
+  if (!divergesAtMin) cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
   const bool includeMin = cheapest.ok();
   std::vector<double> budgets(points);
   for (int i = 0; i < points; ++i) {
@@ -488,6 +504,18 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
     if (timeCost(front.points[i]) < timeCost(front.points[bestIndex])) bestIndex = i;
   }
   Solution ppc = front.points[bestIndex];
+  if (bestIndex == 0 && divergesAtMin && fallsTowardNoBandwidth(problem, options, cMin, ppc)) {
+    front.perfPerCostOptimum =
+        failure(SolveStatus::Unbounded,
+                "perf per cost has no optimum: time x cost keeps falling as the bandwidth "
+                "falls toward zero, where the iteration time grows without bound (nothing "
+                "bounds the bandwidth from below); add a lower bound such as 'total >= 100', "
+                "or minimize the time under a cost budget",
+                Objective::PerfPerCost);
+    front.perfPerCostOptimum.iterations = iterations;
+    front.status = SolveStatus::Optimal;
+    return front;
+  }
   double lo = bestIndex > 0 ? front.points[bestIndex - 1].eval.costUsd
                             : (includeMin ? cMin : cMin + 1e-9 * span);
   double hi = bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : cMax;
