@@ -35,6 +35,19 @@ TimeModel TimeModel::fixedAt(std::span<const double> bw) const {
   return out;
 }
 
+std::vector<double> TimeModel::Group::pieceValues(std::span<const double> times) const {
+  // The sums W_j . times, each from its previous piece's.
+  std::vector<double> sums(pieces.size(), 0.0), values(pieces.size(), 0.0);
+  for (std::size_t j = 0; j < pieces.size(); ++j) {
+    const Piece& p = pieces[j];
+    double sum = p.previous >= 0 ? sums[static_cast<std::size_t>(p.previous)] : 0.0;
+    for (const auto& [k, w] : p.terms) sum += w * times[static_cast<std::size_t>(k)];
+    sums[j] = sum;
+    values[j] = p.constantNs + sum;
+  }
+  return values;
+}
+
 Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   Evaluation e;
   // Chunk counts chosen at this point for "auto" terms; the others as they are.
@@ -58,11 +71,7 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   for (const Group& g : groups) {
     auto groupTime = [&](const std::vector<double>& times) {
       double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
-      for (const Piece& p : g.pieces) {
-        double t = p.constantNs;
-        for (const auto& [k, w] : p.terms) t += w * times[k];
-        worst = std::max(worst, t);
-      }
+      for (const double v : g.pieceValues(times)) worst = std::max(worst, v);
       return worst;
     };
     e.iterationNs += g.weight * groupTime(tau);
@@ -213,6 +222,57 @@ void checkTotals(const TimeModel::Group& group, const TimeModel& model, const Ne
   }
 }
 
+// The overlap loop's pieces (see buildTimeModel), each after the first as the
+// difference from the piece before it: piece 0 is the end of backward compute
+// plus every blocking collective; the piece of ready point j (in the order the
+// queue empties, the earliest layer first) is r_j plus the blocking collectives
+// up to it plus the queued ones from j on. From one to the next, the blocking
+// collectives of the layers in between leave and one queued collective joins.
+std::vector<TimeModel::Piece> overlapPieces(const Workload& workload,
+                                            const std::vector<std::array<int, 3>>& coll) {
+  const std::size_t layers = workload.layers.size();
+  std::map<int, double> blocking;
+  double clock = 0;
+  for (std::size_t i = 0; i < layers; ++i) {
+    clock += workload.layers[i].phase(PhaseKind::Forward).computeNs;
+    addTerm(blocking, coll[i][0], 1);
+  }
+  struct Ready {
+    double constant;
+    int k;
+    std::vector<int> addedAfter;  // blocking collectives added after this point (backward)
+  };
+  std::vector<Ready> ready;  // backward order: the last layer's first
+  std::vector<int> added;    // blocking collectives added since the last ready point
+  for (std::size_t r = layers; r-- > 0;) {
+    const Layer& layer = workload.layers[r];
+    clock += layer.phase(PhaseKind::InputGrad).computeNs;
+    addTerm(blocking, coll[r][1], 1);
+    if (coll[r][1] >= 0) added.push_back(coll[r][1]);
+    clock += layer.phase(PhaseKind::WeightGrad).computeNs;
+    if (coll[r][2] >= 0) {
+      if (!ready.empty()) ready.back().addedAfter = std::move(added);
+      added.clear();
+      ready.push_back({clock, coll[r][2], {}});
+    }
+  }
+  if (!ready.empty()) ready.back().addedAfter = std::move(added);
+  std::vector<TimeModel::Piece> pieces;
+  pieces.push_back({clock, toList(blocking), -1});
+  // Ready points from the earliest layer (the last in `ready`) to the latest.
+  for (std::size_t j = ready.size(); j-- > 0;) {
+    std::map<int, double> delta;
+    for (const int k : ready[j].addedAfter) delta[k] -= 1;
+    delta[ready[j].k] += 1;
+    std::vector<std::pair<int, double>> terms;
+    for (const auto& [k, w] : delta) {
+      if (w != 0) terms.emplace_back(k, w);
+    }
+    pieces.push_back({ready[j].constant, std::move(terms), static_cast<int>(pieces.size()) - 1});
+  }
+  return pieces;
+}
+
 }  // namespace
 
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
@@ -294,34 +354,7 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
       // and c_j its duration, the queue finishes at max_j (r_j + sum_{i>=j} c_i)
       // (backward order), and the iteration ends at the later of that and the end of
       // backward compute.
-      std::map<int, double> blocking;
-      double clock = 0;
-      for (std::size_t i = 0; i < layers; ++i) {
-        clock += workload.layers[i].phase(PhaseKind::Forward).computeNs;
-        addTerm(blocking, coll[i][0], 1);
-      }
-      struct Ready {
-        double constant;
-        std::map<int, double> terms;
-        int k;
-      };
-      std::vector<Ready> ready;
-      for (std::size_t r = layers; r-- > 0;) {
-        const Layer& layer = workload.layers[r];
-        clock += layer.phase(PhaseKind::InputGrad).computeNs;
-        addTerm(blocking, coll[r][1], 1);
-        clock += layer.phase(PhaseKind::WeightGrad).computeNs;
-        if (coll[r][2] >= 0) ready.push_back({clock, blocking, coll[r][2]});
-      }
-      group.pieces.push_back({clock, toList(blocking)});
-      // Suffix sums of the queued collectives, from the last one backwards.
-      std::map<int, double> suffix;
-      for (std::size_t j = ready.size(); j-- > 0;) {
-        addTerm(suffix, ready[j].k, 1);
-        std::map<int, double> terms = ready[j].terms;
-        for (const auto& [k, c] : suffix) terms[k] += c;
-        group.pieces.push_back({ready[j].constant, toList(terms)});
-      }
+      group.pieces = overlapPieces(workload, coll);
     }
     checkTotals(group, model, network, where, computeTotal, bytesTotal, latencyTotal);
     model.groups.push_back(std::move(group));

@@ -289,6 +289,8 @@ BENCHMARK(BM_LargeProject)
     ->Args({100, 1, 1})
     ->Args({300, 1, 0})
     ->Args({300, 1, 1})
+    ->Args({1000, 1, 0})
+    ->Args({3000, 1, 0})
     ->Unit(benchmark::kMillisecond);
 
 // Reading a cost model of N levels (the YAML reader checks every map for

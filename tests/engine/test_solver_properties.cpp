@@ -443,6 +443,38 @@ TEST(SolverRegressions, AFrontNarrowerThanTheSolversPrecisionIsOnePoint) {
 
 // --- the report is the evaluation of the answer -----------------------------
 
+// The overlap loop's pieces reach the native solver as whole sums when their
+// block is small (the dense path) and as chains of partial sums otherwise
+// (StandardForm::rows, sparse). Both forms of the same random overlap problem
+// give the same optimal time: the chained form is forced here by dropping the
+// whole sums, so it is tested on the problems the dense path normally takes.
+TEST(SolverProperties, ChainedPiecesGiveTheSameOptimumAsWholeSums) {
+  checkProperty(
+      40,
+      [] {
+        ProblemOptions opt;
+        opt.maxCollectives = 60;
+        const RandomProblem r = *genProblem(opt);
+        RC_PRE(r.project.model.trainingLoop == TrainingLoop::Overlap);
+        const Problem p = r.problem();
+        const detail::Presolved pre = detail::presolve(p, std::nullopt);
+        RC_PRE(pre.status == SolveStatus::Optimal && !pre.trivialSolution);
+        RC_PRE(!pre.form.wholeRows.empty());
+        detail::StandardForm chained = pre.form;
+        chained.wholeRows.clear();
+        const detail::BackendResult dense = detail::solveNative(pre.form, nullptr);
+        const detail::BackendResult sparse = detail::solveNative(chained, nullptr);
+        RC_ASSERT(dense.status == SolveStatus::Optimal);
+        if (sparse.status != SolveStatus::Optimal) RC_FAIL("chained: " + sparse.message);
+        const double a = p.evaluate(pre.form.bandwidth(dense.x)).surrogateIterationNs;
+        const double b = p.evaluate(chained.bandwidth(sparse.x)).surrogateIterationNs;
+        if (relDiff(a, b) > 1e-7) {
+          RC_FAIL("whole sums " + exactNumber(a) + " ns, chained " + exactNumber(b) + " ns");
+        }
+      },
+      /*shrink=*/false);
+}
+
 TEST(SolverProperties, ReportedTimeAndCostAreTheEvaluationOfTheAnswer) {
   checkProperty(100, [] {
     const RandomProblem r = *genProblem();
@@ -721,7 +753,7 @@ TEST(SolverRegressions, TheStallsOfTheTwoFailedSeedsAreSolved) {
 //  - IPOPT: tol = 1e-11 bounds each complementarity product lambda_i u_i, not
 //    their sum (its max-norm, divided by max(1, mean multiplier / 100): 1 here,
 //    where the objective's weights sum to 1), so the gap is at most m 1e-11 for
-//    m inequality rows and bounds (branch rows, pieces, linear rows, x >= 0,
+//    m inequality rows and bounds (branch rows, rows over (t, y, s), linear rows, x >= 0,
 //    t >= 0).
 // That is absolute in units of T0, which can be far above the optimum (35 times
 // on seed 14153911229405092243's problem below).
@@ -733,7 +765,7 @@ double stoppingSlackNs(const Problem& p, Backend backend, double timeNs) {
   for (const auto& g : p.time.groups) weights += g.weight;
   const double unit = weights * f.timeScale;  // ns per unit of f
   if (backend == Backend::Ipopt) {
-    const auto m = static_cast<double>(f.edges.size() + f.pieces.size() +
+    const auto m = static_cast<double>(f.edges.size() + f.rows.size() +
                                        static_cast<std::size_t>(f.Ain.rows()) +
                                        static_cast<std::size_t>(f.n + f.K));
     return m * 1e-11 * unit;

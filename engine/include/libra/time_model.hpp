@@ -49,15 +49,23 @@ struct Evaluation {
 };
 
 struct TimeModel {
+  // A piece a_j + sum_k W_jk tau_k. Pieces of the overlap loop differ from one
+  // another in a few terms only, so such a piece names an earlier piece of
+  // its group (`previous`) and lists W_j - W_previous (terms may then be
+  // negative): the model is linear in the number of layers, where the whole
+  // sums were quadratic (3,000 layers held 13 million terms).
   struct Piece {
     double constantNs = 0;
-    std::vector<std::pair<int, double>> terms;  // (k, W_jk), W_jk > 0
+    std::vector<std::pair<int, double>> terms;  // (k, W_jk), or the difference from `previous`
+    int previous = -1;                          // index of an earlier piece of the group, or -1
   };
   struct Group {
     std::string name;
     double weight = 1;
     double computeNs = 0;  // compute time of one iteration of this workload
     std::vector<Piece> pieces;
+    // a_j + W_j . times of every piece, in order (times: one per collective).
+    std::vector<double> pieceValues(std::span<const double> times) const;
     // How often each distinct collective runs in one iteration (for busy times).
     std::vector<std::pair<int, double>> occurrences;
   };

@@ -4,14 +4,10 @@
 // reciprocal terms a / x_d (duplicate dimensions merged). It is the
 // cross-check of the native solver.
 //
-// Sparsity: the pieces of an overlapped loop, s_g >= a_j + W_j' t, are sums over
-// the collectives queued behind a layer, so consecutive pieces share all but a
-// few terms and written out they hold O(layers^2) nonzeros that couple every t
-// of a workload: the KKT matrix had a dense block as large as the number of
-// collectives, and IPOPT took 21 s on a 210 KB project. Each piece instead gets
-// a variable y_j = W_j' t, defined from the previous piece's by the difference
-// of their sums (y_j = y_{j-1} + (W_j - W_{j-1})' t, when that is shorter than
-// W_j): O(layers) nonzeros and a banded chain. Linear rows list only their
+// Sparsity: the pieces of an overlapped loop come as StandardForm's linear rows
+// over (t, y, s), chains of partial sums of a few terms each, so the Jacobian
+// holds O(layers + collectives) nonzeros (the whole sums, written out, held
+// O(layers^2) and coupled every t of a workload). Linear rows list only their
 // nonzero coefficients.
 //
 // IPOPT 3.11 with MUMPS keeps global state and is not thread-safe, so every call
@@ -41,7 +37,7 @@ class EpigraphNlp : public Ipopt::TNLP {
  public:
   EpigraphNlp(const StandardForm& f, const std::atomic<bool>* cancel,
               std::chrono::steady_clock::time_point deadline)
-      : f_(f), cancel_(cancel), deadline_(deadline), edges_(f.edges), pieces_(f.pieces) {
+      : f_(f), cancel_(cancel), deadline_(deadline), edges_(f.edges), rows_(f.rows) {
     n_ = f.n;
     K_ = f.K;
     rowTerms_.resize(edges_.size());
@@ -55,56 +51,25 @@ class EpigraphNlp : public Ipopt::TNLP {
       rowTerms_[e].assign(terms.begin(), terms.end());
       nnzRows_ += static_cast<Index>(rowTerms_[e].size());
     }
-    M_ = static_cast<int>(f.groupWeights.size());
+    A_ = f.Y + f.M();
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
-    P_ = static_cast<int>(pieces_.size());
     for (int i = 0; i < me_; ++i) linearRows_.push_back(sparseRow(f.Aeq, i));
     for (int i = 0; i < mi_; ++i) linearRows_.push_back(sparseRow(f.Ain, i));
     for (const auto& row : linearRows_) nnzLinear_ += static_cast<Index>(row.size());
-    // The definition of each piece's y: the difference from the previous piece of
-    // its group when that is shorter than the piece's own sum.
-    definitions_.resize(P_);
-    for (int j = 0; j < P_; ++j) {
-      Definition& def = definitions_[j];
-      const auto& terms = pieces_[j].terms;
-      def.terms = terms;
-      if (j > 0 && pieces_[j - 1].group == pieces_[j].group) {
-        std::vector<std::pair<int, double>> diff;
-        const auto& prev = pieces_[j - 1].terms;
-        std::size_t a = 0, b = 0;
-        while (a < terms.size() || b < prev.size()) {
-          if (b == prev.size() || (a < terms.size() && terms[a].first < prev[b].first)) {
-            diff.push_back(terms[a++]);
-          } else if (a == terms.size() || prev[b].first < terms[a].first) {
-            diff.emplace_back(prev[b].first, -prev[b].second);
-            ++b;
-          } else {
-            if (terms[a].second != prev[b].second) {
-              diff.emplace_back(terms[a].first, terms[a].second - prev[b].second);
-            }
-            ++a, ++b;
-          }
-        }
-        if (diff.size() + 1 < terms.size()) {
-          def.previous = j - 1;
-          def.terms = std::move(diff);
-        }
-      }
-      nnzDefinitions_ += 1 + (def.previous >= 0 ? 1 : 0) + static_cast<Index>(def.terms.size());
-    }
+    for (const auto& row : rows_) nnzAux_ += static_cast<Index>(row.terms.size());
   }
 
   Eigen::VectorXd solution;
   Ipopt::SolverReturn status = Ipopt::INTERNAL_ERROR;
 
-  // Variables: x (n_), t (K_), s (M_), y (P_). Rows: equalities, inequalities,
-  // branch rows, piece rows s_g - y_j >= a_j, definitions of y (== 0).
+  // Variables: x (n_), then StandardForm's z = (t, y, s). Rows: equalities,
+  // inequalities, branch rows, the linear rows over z (<= -constant).
   bool get_nlp_info(Index& n, Index& m, Index& nnzJac, Index& nnzHess,
                     IndexStyleEnum& style) override {
-    n = n_ + K_ + M_ + P_;
-    m = me_ + mi_ + static_cast<Index>(edges_.size()) + 2 * P_;
-    nnzJac = nnzLinear_ + static_cast<Index>(edges_.size()) + nnzRows_ + 2 * P_ + nnzDefinitions_;
+    n = n_ + K_ + A_;
+    m = me_ + mi_ + static_cast<Index>(edges_.size()) + static_cast<Index>(rows_.size());
+    nnzJac = nnzLinear_ + static_cast<Index>(edges_.size()) + nnzRows_ + nnzAux_;
     nnzHess = n_;
     style = C_STYLE;
     return true;
@@ -126,12 +91,11 @@ class EpigraphNlp : public Ipopt::TNLP {
       gl[r] = 0;
       gu[r] = inf;
     }
-    for (const auto& p : pieces_) {
-      gl[r] = p.constant;
-      gu[r++] = inf;
+    for (const auto& row : rows_) {
+      gl[r] = -inf;
+      gu[r++] = -row.constant;
     }
-    for (; r < m; ++r) gl[r] = gu[r] = 0;
-    return true;
+    return r == m;
   }
 
   bool get_starting_point(Index, bool initX, Number* z, bool, Number*, Number*, Index, bool,
@@ -144,27 +108,35 @@ class EpigraphNlp : public Ipopt::TNLP {
       z[n_ + k] = std::max(z[n_ + k], rowValue(e, f_.start.data()));
     }
     for (int k = 0; k < K_; ++k) z[n_ + k] = 1.5 * z[n_ + k] + 1e-3;
-    for (int g = 0; g < M_; ++g) z[n_ + K_ + g] = -std::numeric_limits<double>::infinity();
-    for (int j = 0; j < P_; ++j) {
-      const Piece& p = pieces_[j];
-      z[y(j)] = value(p, z) - p.constant;
-      z[n_ + K_ + p.group] = std::max(z[n_ + K_ + p.group], value(p, z));
+    // Each auxiliary variable at the least its rows allow (earlier rows set the
+    // others), the group maxima s a little above.
+    for (int a = 0; a < A_; ++a) z[n_ + K_ + a] = -std::numeric_limits<double>::infinity();
+    for (const auto& row : rows_) {
+      double v = row.constant;
+      for (const auto& [i, c] : row.terms) {
+        if (i != row.target) v += c * z[n_ + i];
+      }
+      z[n_ + row.target] = std::max(z[n_ + row.target], v);
     }
-    for (int g = 0; g < M_; ++g) z[n_ + K_ + g] += 0.1 * (1 + std::abs(z[n_ + K_ + g]));
+    for (int a = 0; a < A_; ++a) {
+      Number& v = z[n_ + K_ + a];
+      if (!std::isfinite(v)) v = 0;
+      if (a >= f_.Y) v += 0.1 * (1 + std::abs(v));
+    }
     return true;
   }
 
   bool eval_f(Index, const Number* z, bool, Number& obj) override {
     obj = f_.constant;
     for (int k = 0; k < K_; ++k) obj += f_.linearT(k) * z[n_ + k];
-    for (int g = 0; g < M_; ++g) obj += f_.groupWeights[g] * z[n_ + K_ + g];
+    for (int g = 0; g < f_.M(); ++g) obj += f_.groupWeights[g] * z[s(g)];
     return true;
   }
 
   bool eval_grad_f(Index n, const Number*, bool, Number* grad) override {
     for (Index i = 0; i < n; ++i) grad[i] = 0;
     for (int k = 0; k < K_; ++k) grad[n_ + k] = f_.linearT(k);
-    for (int g = 0; g < M_; ++g) grad[n_ + K_ + g] = f_.groupWeights[g];
+    for (int g = 0; g < f_.M(); ++g) grad[s(g)] = f_.groupWeights[g];
     return true;
   }
 
@@ -176,12 +148,9 @@ class EpigraphNlp : public Ipopt::TNLP {
       g[r++] = v;
     }
     for (std::size_t e = 0; e < edges_.size(); ++e) g[r++] = z[n_ + edges_[e].k] - rowValue(e, z);
-    for (int j = 0; j < P_; ++j) g[r++] = z[n_ + K_ + pieces_[j].group] - z[y(j)];
-    for (int j = 0; j < P_; ++j) {
-      const Definition& def = definitions_[j];
-      double v = z[y(j)];
-      if (def.previous >= 0) v -= z[y(def.previous)];
-      for (const auto& [k, w] : def.terms) v -= w * z[n_ + k];
+    for (const auto& row : rows_) {
+      double v = 0;
+      for (const auto& [i, c] : row.terms) v += c * z[n_ + i];
       g[r++] = v;
     }
     return true;
@@ -204,15 +173,8 @@ class EpigraphNlp : public Ipopt::TNLP {
         for (const auto& [d, a] : rowTerms_[e]) add(r, d);
         add(r++, n_ + edges_[e].k);
       }
-      for (int j = 0; j < P_; ++j) {
-        add(r, n_ + K_ + pieces_[j].group);
-        add(r++, y(j));
-      }
-      for (int j = 0; j < P_; ++j) {
-        const Definition& def = definitions_[j];
-        add(r, y(j));
-        if (def.previous >= 0) add(r, y(def.previous));
-        for (const auto& term : def.terms) add(r, n_ + term.first);
+      for (const auto& row : rows_) {
+        for (const auto& term : row.terms) add(r, n_ + term.first);
         ++r;
       }
       return true;
@@ -224,14 +186,8 @@ class EpigraphNlp : public Ipopt::TNLP {
       for (const auto& [d, a] : terms) values[nz++] = a / (z[d] * z[d]);
       values[nz++] = 1.0;
     }
-    for (int j = 0; j < P_; ++j) {
-      values[nz++] = 1.0;
-      values[nz++] = -1.0;
-    }
-    for (const Definition& def : definitions_) {
-      values[nz++] = 1.0;
-      if (def.previous >= 0) values[nz++] = -1.0;
-      for (const auto& term : def.terms) values[nz++] = -term.second;
+    for (const auto& row : rows_) {
+      for (const auto& term : row.terms) values[nz++] = term.second;
     }
     return true;
   }
@@ -280,14 +236,7 @@ class EpigraphNlp : public Ipopt::TNLP {
   bool timedOut = false;
 
  private:
-  using Piece = StandardForm::Piece;
   using Terms = std::vector<std::pair<int, double>>;
-
-  // y_j = y_previous + terms' t (previous -1: y_j = terms' t).
-  struct Definition {
-    int previous = -1;
-    Terms terms;
-  };
 
   static Terms sparseRow(const Eigen::MatrixXd& A, int i) {
     Terms row;
@@ -296,29 +245,22 @@ class EpigraphNlp : public Ipopt::TNLP {
     }
     return row;
   }
-  Index y(int j) const { return n_ + K_ + M_ + j; }
+  Index s(int g) const { return n_ + K_ + f_.Y + g; }
   // c_e + sum of the row's reciprocal terms (without -t_k).
   double rowValue(std::size_t e, const Number* z) const {
     double v = edges_[e].c;
     for (const auto& [d, a] : rowTerms_[e]) v += a / z[d];
     return v;
   }
-  double value(const Piece& p, const Number* z) const {
-    double v = p.constant;
-    for (const auto& [k, w] : p.terms) v += w * z[n_ + k];
-    return v;
-  }
-
   const StandardForm& f_;
   const std::atomic<bool>* cancel_;
   std::chrono::steady_clock::time_point deadline_;
-  int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, P_ = 0;
+  int n_ = 0, K_ = 0, A_ = 0, me_ = 0, mi_ = 0;
   const std::vector<StandardForm::Edge>& edges_;
-  const std::vector<Piece>& pieces_;
+  const std::vector<StandardForm::LinearRow>& rows_;
   std::vector<Terms> rowTerms_;    // per branch row: (d, a) of a / x_d
   std::vector<Terms> linearRows_;  // equalities, then inequalities: (d, a) of a x_d
-  std::vector<Definition> definitions_;
-  Index nnzRows_ = 0, nnzLinear_ = 0, nnzDefinitions_ = 0;
+  Index nnzRows_ = 0, nnzLinear_ = 0, nnzAux_ = 0;
 };
 
 std::mutex& ipoptMutex() {

@@ -3,7 +3,7 @@
 //
 //   minimize    c't + sum_g w_g s_g
 //   subject to  c_e + v_e / x_d + sum_j r_j / x_dj - t_k <= 0   for every branch e of k
-//               a_j + W_j't - s_g <= 0            for every piece j of group g
+//               linear rows over (t, y, s) <= 0  (the overlap loop's pieces)
 //               Ain x - bin <= 0,  -x_d <= 0 (dimensions without traffic)
 //               Aeq x == beq.
 //
@@ -25,10 +25,13 @@
 // (it subtracts each row's weighted mean) and add only curvature and right-hand
 // side terms. The cost of one iteration thus grows
 // linearly in the number of distinct collectives K. With pieces (the overlap loop)
-// the (t, s) block is dense and factored with a Cholesky decomposition.
+// the variables y and s of StandardForm's linear rows join t; their block is
+// sparse (the rows chain partial sums of a few terms each) and is factored by a
+// sparse Cholesky decomposition, so an iteration stays linear in the layers.
 //
 // All state lives in one InteriorPoint object per call: the solver is re-entrant.
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,7 +48,7 @@ namespace libra::detail {
 namespace {
 
 using Edge = StandardForm::Edge;
-using Piece = StandardForm::Piece;
+using LinearRow = StandardForm::LinearRow;
 using Serial = StandardForm::Serial;
 
 using Vec = Eigen::VectorXd;
@@ -63,20 +66,23 @@ class InteriorPoint {
         edgeBegin_(f.edgeBegin),
         serial_(f.serial),
         serialBegin_(f.serialBegin),
-        pieces_(f.pieces) {
+        rows_(f.wholeRows.empty() ? f.rows : f.wholeRows) {
     n_ = f.n;
     K_ = f.K;
-    M_ = static_cast<int>(f.groupWeights.size());
+    denseQ_ = !f.wholeRows.empty();
+    const int ys = denseQ_ ? 0 : f.Y;  // whole sums have no y
+    A_ = ys + f.M();
     me_ = static_cast<int>(f.Aeq.rows());
     mi_ = static_cast<int>(f.Ain.rows());
     for (int d = 0; d < n_; ++d) {
       // Idle dimensions get a sign bound (used ones are kept positive by V / x).
       if (!f.used[d]) idle_.push_back(d);
     }
-    groupWeight_ = Eigen::Map<const Vec>(f.groupWeights.data(), M_);
+    auxWeight_ = Vec::Zero(A_);
+    for (int g = 0; g < f.M(); ++g) auxWeight_(ys + g) = f.groupWeights[g];
     E_ = static_cast<int>(edges_.size());
-    m_ = E_ + static_cast<int>(idle_.size()) + mi_ + static_cast<int>(pieces_.size());
-    separable_ = pieces_.empty();
+    m_ = E_ + static_cast<int>(idle_.size()) + mi_ + static_cast<int>(rows_.size());
+    separable_ = rows_.empty();
     trace_ = std::getenv("LIBRA_IPM_TRACE") != nullptr;
     if (trace_) {
       std::fprintf(stderr, "form: n %d K %d me %d mi %d idle %zu\n", n_, K_, me_, mi_,
@@ -141,8 +147,12 @@ class InteriorPoint {
       // large as t), the dual one against its largest term (lambda_e V/x^2; IPOPT
       // scales its dual error alike), the gap against the objective.
       const double primal = primalError();
-      const double dual =
-          std::sqrt(rdx_.squaredNorm() + rdt_.squaredNorm() + rds_.squaredNorm()) / dualScale();
+      // The dual residual per variable (the max-norm, as IPOPT measures it): a
+      // 2-norm over the auxiliary variables of thousands of overlap pieces
+      // grows with their square root and sat above the tolerance at 1e-11 each.
+      const double dual = std::max({rdx_.lpNorm<Eigen::Infinity>(), rdt_.lpNorm<Eigen::Infinity>(),
+                                    A_ ? rda_.lpNorm<Eigen::Infinity>() : 0.0}) /
+                          dualScale();
       const double relativeGap = gap / std::max(1.0, std::abs(objective()));
       if (trace_) {
         std::fprintf(stderr, "ipm %3d gap %.3e primal %.3e dual %.3e x", iteration, relativeGap,
@@ -237,12 +247,12 @@ class InteriorPoint {
     }
     double epigraphScale = 1.0;
     if (K_) epigraphScale = std::max(epigraphScale, t_.cwiseAbs().maxCoeff());
-    if (M_) epigraphScale = std::max(epigraphScale, s_.cwiseAbs().maxCoeff());
+    if (A_) epigraphScale = std::max(epigraphScale, a_.cwiseAbs().maxCoeff());
     const double epigraph =
         std::max(E_ ? rf_.head(E_).lpNorm<Eigen::Infinity>() : 0.0,
-                 pieces_.empty()
+                 rows_.empty()
                      ? 0.0
-                     : rf_.tail(static_cast<int>(pieces_.size())).lpNorm<Eigen::Infinity>()) /
+                     : rf_.tail(static_cast<int>(rows_.size())).lpNorm<Eigen::Infinity>()) /
         epigraphScale;
     return std::max(linear, epigraph);
   }
@@ -271,7 +281,7 @@ class InteriorPoint {
   double dualScale() const {
     double scale = 1.0;
     if (K_) scale = std::max(scale, f_.linearT.cwiseAbs().maxCoeff());
-    if (M_) scale = std::max(scale, groupWeight_.cwiseAbs().maxCoeff());
+    if (A_) scale = std::max(scale, auxWeight_.cwiseAbs().maxCoeff());
     for (int e = 0; e < E_; ++e) scale = std::max(scale, lambda_(e) * slope_[e]);
     for (int k = 0; k < K_; ++k) {
       for (int j = serialBegin_[k]; j < serialBegin_[k + 1]; ++j) {
@@ -284,13 +294,15 @@ class InteriorPoint {
   // The scaled objective at the iterate (c't + w's).
   double objective() const {
     double v = f_.linearT.dot(t_);
-    if (M_) v += groupWeight_.dot(s_);
+    if (A_) v += auxWeight_.dot(a_);
     return v;
   }
 
-  double pieceValue(const Piece& p, const Vec& t) const {
-    double v = p.constant;
-    for (const auto& [k, w] : p.terms) v += w * t(k);
+  // z_i: t_i for i < K, else the auxiliary a_(i - K).
+  double zValue(int i, const Vec& t, const Vec& a) const { return i < K_ ? t(i) : a(i - K_); }
+  double rowValue(const LinearRow& r, const Vec& t, const Vec& a) const {
+    double v = r.constant;
+    for (const auto& [i, c] : r.terms) v += c * zValue(i, t, a);
     return v;
   }
 
@@ -307,7 +319,7 @@ class InteriorPoint {
       f.segment(i, mi_) -= f_.bin;
       i += mi_;
     }
-    for (const auto& p : pieces_) f(i++) = pieceValue(p, t_) - s_(p.group);
+    for (const LinearRow& r : rows_) f(i++) = rowValue(r, t_, a_);
   }
 
   // invX_, serial values and slopes at x_.
@@ -335,9 +347,21 @@ class InteriorPoint {
       }
       t_(k) = 1.1 * (worst + serialValue_(k));
     }
-    s_ = Vec::Constant(M_, -std::numeric_limits<double>::infinity());
-    for (const auto& p : pieces_) s_(p.group) = std::max(s_(p.group), pieceValue(p, t_));
-    for (int g = 0; g < M_; ++g) s_(g) += 0.1 * (1 + std::abs(s_(g)));
+    // Each auxiliary variable at the least its rows allow (rows come in an
+    // order where the others are set), then the group maxima s_g a little
+    // above: the slacks need not be positive at the start (u = max(-f, 1e-2)).
+    a_ = Vec::Constant(A_, -std::numeric_limits<double>::infinity());
+    for (const LinearRow& r : rows_) {
+      double v = r.constant;
+      for (const auto& [i, c] : r.terms) {
+        if (i != r.target) v += c * zValue(i, t_, a_);
+      }
+      a_(r.target - K_) = std::max(a_(r.target - K_), v);
+    }
+    for (int j = 0; j < A_; ++j) {
+      if (!std::isfinite(a_(j))) a_(j) = 0;
+      if (auxWeight_(j) > 0) a_(j) += 0.1 * (1 + std::abs(a_(j)));
+    }
     constraintValues(fval_);
     u_ = (-fval_).cwiseMax(1e-2);
     // Multipliers that roughly balance the objective's pull on t.
@@ -370,12 +394,12 @@ class InteriorPoint {
     rdx_.setZero(n_);
     if (me_) rdx_.noalias() += f_.Aeq.transpose() * nu_;
     rdt_ = f_.linearT;
-    rds_ = groupWeight_;
-    addGradients(lambda_, rdx_, rdt_, rds_);
+    rda_ = auxWeight_;
+    addGradients(lambda_, rdx_, rdt_, rda_);
   }
 
   // Adds sum_i w_i grad f_i(z) to the blocks.
-  void addGradients(const Vec& w, Vec& gx, Vec& gt, Vec& gs) {
+  void addGradients(const Vec& w, Vec& gx, Vec& gt, Vec& ga) {
     int i = 0;
     for (const Edge& e : edges_) {
       gx(e.d) -= w(i) * slope_[i];
@@ -395,9 +419,8 @@ class InteriorPoint {
       gx.noalias() += f_.Ain.transpose() * w.segment(i, mi_);
       i += mi_;
     }
-    for (const auto& p : pieces_) {
-      for (const auto& [k, wk] : p.terms) gt(k) += w(i) * wk;
-      gs(p.group) -= w(i);
+    for (const LinearRow& r : rows_) {
+      for (const auto& [j, c] : r.terms) (j < K_ ? gt(j) : ga(j - K_)) += w(i) * c;
       ++i;
     }
   }
@@ -416,9 +439,9 @@ class InteriorPoint {
       out.segment(i, mi_).noalias() = f_.Ain * dx_;
       i += mi_;
     }
-    for (const auto& p : pieces_) {
-      double v = -ds_(p.group);
-      for (const auto& [k, w] : p.terms) v += w * dt_(k);
+    for (const LinearRow& r : rows_) {
+      double v = 0;
+      for (const auto& [j, c] : r.terms) v += c * zValue(j, dt_, da_);
       out(i++) = v;
     }
   }
@@ -431,6 +454,48 @@ class InteriorPoint {
         out(k) += serialSlope_[j] * dx(serial_[j].d);
       }
     }
+  }
+
+  // Q = diag(H_tt) + sum over the rows of w g g' (g: the row's terms), sparse;
+  // the rows' weights start at scale_(i).
+  bool factorSparseQ(int i) {
+    const int nts = K_ + A_;
+    triplets_.clear();
+    for (int k = 0; k < K_; ++k) triplets_.emplace_back(k, k, htt_(k));
+    for (int a = K_; a < nts; ++a) triplets_.emplace_back(a, a, 0.0);  // a fixed pattern
+    for (const LinearRow& r : rows_) {
+      const double w = scale_(i++);
+      for (const auto& [j1, c1] : r.terms) {
+        for (const auto& [j2, c2] : r.terms) {
+          if (j1 >= j2) triplets_.emplace_back(j1, j2, w * c1 * c2);
+        }
+      }
+    }
+    Q_.resize(nts, nts);
+    Q_.setFromTriplets(triplets_.begin(), triplets_.end());
+    if (!qAnalyzed_) {
+      qFactor_.analyzePattern(Q_);
+      qAnalyzed_ = true;
+    }
+    // Near the optimum the active rows' weights grow without bound beside
+    // the others', and rounding can make Q numerically indefinite: shift its
+    // diagonal slightly until it factors (as H below).
+    qFactor_.factorize(Q_);
+    if (qFactor_.info() != Eigen::Success) {
+      double top = 1e-300;
+      for (int k = 0; k < Q_.outerSize(); ++k) top = std::max(top, std::abs(Q_.coeff(k, k)));
+      Eigen::SparseMatrix<double> shifted;
+      for (double shift = 1e-14; qFactor_.info() != Eigen::Success; shift *= 100) {
+        if (shift > 1e-4) {
+          if (trace_) std::fprintf(stderr, "ipm: Q not positive definite\n");
+          return false;
+        }
+        shifted = Q_;
+        for (int k = 0; k < shifted.outerSize(); ++k) shifted.coeffRef(k, k) += shift * top;
+        qFactor_.factorize(shifted);
+      }
+    }
+    return true;
   }
 
   // Factors the reduced Newton matrix at the current point.
@@ -495,18 +560,21 @@ class InteriorPoint {
       }
       H_.triangularView<Eigen::StrictlyLower>() = H_.transpose();
     } else {
-      const int nts = K_ + M_;
-      Mat Q = Mat::Zero(nts, nts);
-      for (int k = 0; k < K_; ++k) Q(k, k) = htt_(k);
-      for (const auto& p : pieces_) {
-        const double w = scale_(i++);
-        const int sg = K_ + p.group;
-        for (const auto& [k1, w1] : p.terms) {
-          for (const auto& [k2, w2] : p.terms) Q(k1, k2) += w * w1 * w2;
-          Q(k1, sg) -= w * w1;
-          Q(sg, k1) -= w * w1;
+      const int nts = K_ + A_;
+      if (denseQ_) {
+        // Whole sums (no y): Q = diag(H_tt) + sum over the rows of w g g', dense.
+        Mat Q = Mat::Zero(nts, nts);
+        for (int k = 0; k < K_; ++k) Q(k, k) = htt_(k);
+        for (const LinearRow& r : rows_) {
+          const double w = scale_(i++);
+          for (const auto& [j1, c1] : r.terms) {
+            for (const auto& [j2, c2] : r.terms) Q(j1, j2) += w * c1 * c2;
+          }
         }
-        Q(sg, sg) += w;
+        qDense_.compute(Q);
+        if (qDense_.info() != Eigen::Success) return false;
+      } else if (!factorSparseQ(i)) {
+        return false;
       }
       B_ = Mat::Zero(nts, n_);
       for (int e = 0; e < E_; ++e) B_(edges_[e].k, edges_[e].d) += hxt_[e];
@@ -531,9 +599,7 @@ class InteriorPoint {
           }
         }
       }
-      qFactor_.compute(Q);
-      if (qFactor_.info() != Eigen::Success) return false;
-      QinvB_ = qFactor_.solve(B_);
+      QinvB_ = denseQ_ ? Mat(qDense_.solve(B_)) : Mat(qFactor_.solve(B_));
       H_.noalias() -= B_.transpose() * QinvB_;
     }
     // [H Aeq'; Aeq 0] by Schur complement: H is positive definite (every used
@@ -578,9 +644,9 @@ class InteriorPoint {
     // rhs = -(grad f0 + Aeq' nu + sum_i rho_i grad f_i), block by block.
     gx_.setZero(n_);
     gt_ = f_.linearT;
-    gs_ = groupWeight_;
+    ga_ = auxWeight_;
     if (me_) gx_.noalias() += f_.Aeq.transpose() * nu_;
-    addGradients(rho_, gx_, gt_, gs_);
+    addGradients(rho_, gx_, gt_, ga_);
     rhsX_ = -gx_;
     if (separable_) {
       for (int e = 0; e < E_; ++e) rhsX_(edges_[e].d) += ratio_[e] * gt_(edges_[e].k);
@@ -591,9 +657,9 @@ class InteriorPoint {
         }
       }
     } else {
-      gts_.resize(K_ + M_);
-      gts_ << gt_, gs_;
-      qFactor_.solveInPlace(gts_);  // now Q^-1 g_ts
+      gts_.resize(K_ + A_);
+      gts_ << gt_, ga_;
+      gts_ = denseQ_ ? Vec(qDense_.solve(gts_)) : Vec(qFactor_.solve(gts_));  // now Q^-1 g_ts
       rhsX_.noalias() += B_.transpose() * gts_;
     }
     // H dx + Aeq' dnu = rhsX, Aeq dx = -rp: dnu = S^-1 (Aeq H^-1 rhsX + rp). Late
@@ -639,13 +705,13 @@ class InteriorPoint {
         dt_.array() -= htt_.array() * workK_.array();
       }
       dt_.array() /= htt_.array();
-      ds_.resize(0);
+      da_.resize(0);
     } else {
       // gts_ holds Q^-1 g_ts: d(t, s) = -(Q^-1 g_ts + Q^-1 B dx).
       Vec dts = -gts_;
       dts.noalias() -= QinvB_ * dx_;
       dt_ = dts.head(K_);
-      ds_ = dts.tail(M_);
+      da_ = dts.tail(A_);
     }
     return true;
   }
@@ -719,7 +785,7 @@ class InteriorPoint {
     }
     x_ += a * dx_;
     t_ += a * dt_;
-    if (M_) s_ += a * ds_;
+    if (A_) a_ += a * da_;
     nu_ += a * dnu_;
     u_ += a * du_;
     lambda_ += a * dl_;
@@ -730,20 +796,21 @@ class InteriorPoint {
   bool conservative_ = false;
   int maxIterations_ = kMaxIterations;
   double seconds_ = 0;
-  int n_ = 0, K_ = 0, M_ = 0, me_ = 0, mi_ = 0, m_ = 0, E_ = 0;
+  int n_ = 0, K_ = 0, A_ = 0, me_ = 0, mi_ = 0, m_ = 0, E_ = 0;
   bool separable_ = true;
   bool trace_ = false;
   const std::vector<Edge>& edges_;     // k-major (see StandardForm::edges)
   const std::vector<int>& edgeBegin_;  // edges of k are [edgeBegin_[k], edgeBegin_[k+1])
   const std::vector<Serial>& serial_;  // serial terms of k: [serialBegin_[k], serialBegin_[k+1])
   const std::vector<int>& serialBegin_;
-  const std::vector<Piece>& pieces_;
+  const std::vector<LinearRow>& rows_;
   std::vector<int> idle_;
-  Vec groupWeight_;
+  Vec auxWeight_;  // the objective's weight of each auxiliary variable (y: 0, s_g: w_g)
   // Iterate: primal (x, t, s), slacks u, multipliers lambda (inequalities), nu (equalities).
-  Vec x_, t_, s_, u_, lambda_, nu_;
+  // a: the auxiliary variables (y, then s) of StandardForm's linear rows.
+  Vec x_, t_, a_, u_, lambda_, nu_;
   // Residuals at the iterate, and V/x^2 per edge.
-  Vec fval_, rf_, rp_, rdx_, rdt_, rds_, invX_;
+  Vec fval_, rf_, rp_, rdx_, rdt_, rda_, invX_;
   std::vector<double> slope_;
   // Serial terms: r / x^2 per term, sum r / x per collective; per collective the
   // sum of the branch rows' multipliers; a per-collective workspace.
@@ -753,10 +820,16 @@ class InteriorPoint {
   Vec scale_, htt_;
   std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights
   Mat H_, HinvAt_, S_, B_, QinvB_;
-  Eigen::LLT<Mat> hFactor_, qFactor_;
+  Eigen::LLT<Mat> hFactor_, qDense_;
+  bool denseQ_ = false;  // StandardForm's whole sums, their (t, s) block factored densely
+  // The (t, y, s) block with pieces: sparse, its pattern analyzed once per solve.
+  Eigen::SparseMatrix<double> Q_;
+  std::vector<Eigen::Triplet<double>> triplets_;
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> qFactor_;
+  bool qAnalyzed_ = false;
   Eigen::LDLT<Mat> sFactor_;
   // Direction and its workspace.
-  Vec rho_, gx_, gt_, gs_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, ds_, dnu_, g_, du_, dl_;
+  Vec rho_, gx_, gt_, ga_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, da_, dnu_, g_, du_, dl_;
   Vec trialX_, trialT_, trialU_;
 };
 

@@ -443,6 +443,115 @@ void dropDependentEqualities(Rows& rows, int n) {
   rows.beq = b;
 }
 
+// The whole sums W_j of a group's pieces (merged and without zero terms) when
+// their Newton block is small enough to be dense (sum_j |W_j|^2 up to
+// kWholeSumWork; the presets' overlap loops repeat a few collectives): the
+// rows then bound s_g directly, the best conditioned form, and the native
+// solver factors their block densely. Empty otherwise: the rows chain partial
+// sums (y), linear in the layers, for thousands of distinct collectives.
+constexpr double kWholeSumWork = 2e8;
+
+template <class Merge>
+std::optional<std::vector<std::vector<std::pair<int, double>>>> wholeSums(
+    const std::vector<TimeModel::Piece>& pieces, const Merge& merge) {
+  std::vector<std::size_t> bound(pieces.size(), 0);  // |W_j| <= bound[j]
+  double work = 0;
+  for (std::size_t j = 0; j < pieces.size(); ++j) {
+    const TimeModel::Piece& p = pieces[j];
+    bound[j] = p.terms.size() + (p.previous >= 0 ? bound[static_cast<std::size_t>(p.previous)] : 0);
+    work += static_cast<double>(bound[j]) * static_cast<double>(bound[j]);
+    if (work > kWholeSumWork) return std::nullopt;
+  }
+  std::vector<std::map<int, double>> sums(pieces.size());
+  std::vector<std::vector<std::pair<int, double>>> out(pieces.size());
+  for (std::size_t j = 0; j < pieces.size(); ++j) {
+    const TimeModel::Piece& p = pieces[j];
+    if (p.previous >= 0) sums[j] = sums[static_cast<std::size_t>(p.previous)];
+    for (const auto& [k, w] : p.terms) sums[j][k] += w;
+    std::vector<std::pair<int, double>> whole;
+    for (const auto& [k, w] : sums[j]) {
+      if (w != 0) whole.emplace_back(k, w);
+    }
+    for (const auto& [k, w] : merge(whole)) {
+      if (w != 0) out[j].emplace_back(k, w);
+    }
+  }
+  return out;
+}
+
+// The rows of StandardForm over z = (t, y, s) for `groups` (each of more than
+// one piece; s_g is the g-th), after every t is in place (f.K set). `merge`
+// maps a piece's terms onto the merged collectives.
+template <class Merge>
+void compilePieceRows(const std::vector<const TimeModel::Group*>& groups, const Merge& merge,
+                      StandardForm& f) {
+  using Terms = std::vector<std::pair<int, double>>;
+  // Rows of y first (their count is known only at the end), s indices fixed after.
+  std::vector<StandardForm::LinearRow> rows;
+  std::vector<int> sRows;  // rows whose target is an s: (row index), group in `target` for now
+  auto newY = [&] { return f.K + f.Y++; };
+  // target >= sum of `base` (z terms) + `ts` (t terms), split every kRowTerms terms.
+  auto sum = [&](Terms base, const Terms& ts, int target) {
+    std::size_t i = 0;
+    while (base.size() + (ts.size() - i) > static_cast<std::size_t>(StandardForm::kRowTerms)) {
+      const int partial = newY();
+      Terms row = base;
+      while (row.size() < static_cast<std::size_t>(StandardForm::kRowTerms) && i < ts.size()) {
+        row.push_back(ts[i++]);
+      }
+      row.emplace_back(partial, -1.0);
+      rows.push_back({0.0, std::move(row), partial});
+      base = {{partial, 1.0}};
+    }
+    Terms row = base;
+    row.insert(row.end(), ts.begin() + static_cast<std::ptrdiff_t>(i), ts.end());
+    row.emplace_back(target, -1.0);
+    rows.push_back({0.0, std::move(row), target});
+  };
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& pieces = groups[g]->pieces;
+    std::vector<int> y(pieces.size(), -1);
+    for (std::size_t j = 0; j < pieces.size(); ++j) {
+      const TimeModel::Piece& p = pieces[j];
+      Terms ts;
+      for (const auto& [k, w] : merge(p.terms)) {
+        if (w != 0) ts.emplace_back(k, w);
+      }
+      y[j] = newY();
+      Terms base;
+      if (p.previous >= 0) base.emplace_back(y[static_cast<std::size_t>(p.previous)], 1.0);
+      sum(std::move(base), ts, y[j]);
+      // a_j + y_j - s_g <= 0; s's index is set below.
+      sRows.push_back(static_cast<int>(rows.size()));
+      rows.push_back({p.constantNs / f.timeScale,
+                      {{y[j], 1.0}, {static_cast<int>(g), -1.0}},
+                      static_cast<int>(g)});
+    }
+  }
+  for (const int r : sRows) {
+    StandardForm::LinearRow& row = rows[static_cast<std::size_t>(r)];
+    row.target += f.K + f.Y;
+    row.terms.back().first = row.target;
+  }
+  f.rows = std::move(rows);
+  // The whole sums too, while their block is small enough to be dense: K + M up
+  // to kDenseEpigraph and short sums.
+  if (f.K + static_cast<int>(groups.size()) > StandardForm::kDenseEpigraph) return;
+  std::vector<StandardForm::LinearRow> whole;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& pieces = groups[g]->pieces;
+    const auto sums = wholeSums(pieces, merge);
+    if (!sums) return;
+    const int s = f.K + static_cast<int>(g);
+    for (std::size_t j = 0; j < pieces.size(); ++j) {
+      Terms row = (*sums)[j];
+      row.emplace_back(s, -1.0);
+      whole.push_back({pieces[j].constantNs / f.timeScale, std::move(row), s});
+    }
+  }
+  f.wholeRows = std::move(whole);
+}
+
 // The objective and the branch rows from the time model, in scaled units.
 // Collectives whose time terms are proportional (tau_k = alpha tau_j, e.g.
 // tensor-parallel AllReduces of different sizes over one group in LIBRA's model)
@@ -510,15 +619,15 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
   double comm = 0;
   for (const auto& g : time.groups) {
     double worst = 0;
-    for (const auto& p : g.pieces) {
-      double v = 0;
-      for (const auto& [k, w] : p.terms) v += w * tau[k];
-      worst = std::max(worst, v);
+    const std::vector<double> values = g.pieceValues(tau);
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      worst = std::max(worst, values[j] - g.pieces[j].constantNs);
     }
     comm += g.weight / weightSum * worst;
   }
   f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
   f.linearT = Eigen::VectorXd::Zero(merged);
+  std::vector<const TimeModel::Group*> pieces;  // the groups of more than one piece
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
       f.constant += g.weight / weightSum * g.pieces[0].constantNs / f.timeScale;
@@ -526,13 +635,11 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
         f.linearT(representative[k]) += g.weight / weightSum * w * factor[k];
       }
     } else if (g.pieces.size() > 1) {
-      const int group = static_cast<int>(f.groupWeights.size());
       f.groupWeights.push_back(g.weight / weightSum);
-      for (const auto& p : g.pieces) {
-        f.pieces.push_back({group, p.constantNs / f.timeScale, mergeTerms(p.terms)});
-      }
+      pieces.push_back(&g);
     }
   }
+  compilePieceRows(pieces, mergeTerms, f);
   const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
   f.edgeBegin.assign(merged + 1, 0);
   f.serialBegin.assign(merged + 1, 0);

@@ -67,15 +67,36 @@ struct StandardForm {
   int K = 0;                // epigraph variables t_k (merged collectives)
   Eigen::VectorXd linearT;  // c_k: weight of t_k in the separable part
   double constant = 0;      // constant part of the separable groups (scaled)
-  // Groups with more than one piece (overlap loop): objective sum_g w_g s_g with
-  // s_g >= a_j + W_j' t for every piece j of group g.
-  struct Piece {
-    int group = 0;
-    double constant = 0;                        // a_j (scaled)
-    std::vector<std::pair<int, double>> terms;  // W_j
+  // Groups with more than one piece (the overlap loop): the objective adds
+  // sum_g w_g s_g, and linear rows over the epigraph variables
+  //   z = (t_0 .. t_{K-1}, y_0 .. y_{Y-1}, s_0 .. s_{M-1})
+  // keep s_g >= a_j + W_j' t for every piece j of group g. Each row reads
+  //   constant + sum_i coef_i z_i <= 0
+  // and bounds its `target` (a y or an s, coefficient -1) from below by
+  // variables that earlier rows bound. The y are partial sums: y_j >= y_p +
+  // (W_j - W_p)' t chains a piece to the one it differs from
+  // (TimeModel::Piece::previous), and a sum of more than kRowTerms terms is
+  // split into rows of at most that many; a piece's row is a_j + y_j - s_g <= 0.
+  // So the rows hold O(layers + K) terms and their Newton block is sparse.
+  // (At an optimum every y equals its sum where its piece matters: minimizing
+  // s_g pushes the chain down; the inequalities imply y_j >= W_j' t.)
+  struct LinearRow {
+    double constant = 0;
+    std::vector<std::pair<int, double>> terms;  // (index into z, coefficient), target included
+    int target = 0;
   };
-  std::vector<double> groupWeights;
-  std::vector<Piece> pieces;
+  static constexpr int kRowTerms = 16;
+  int Y = 0;
+  std::vector<double> groupWeights;  // w_g, one per s_g
+  std::vector<LinearRow> rows;
+  // The same pieces as rows a_j + W_j' t - s_g <= 0 over z = (t, s) (no y; s_g
+  // is z_{K+g}), while their (t, s) block is small enough to factor densely
+  // (K + M up to kDenseEpigraph, sum_j |W_j|^2 up to 2e8): better conditioned,
+  // and what the native solver uses then. Empty otherwise.
+  static constexpr int kDenseEpigraph = 2000;
+  std::vector<LinearRow> wholeRows;
+  int M() const { return static_cast<int>(groupWeights.size()); }
+  int zSize() const { return K + Y + M(); }
 
   // Branch rows, k-major: the edges of collective k are [edgeBegin[k],
   // edgeBegin[k + 1]), in increasing d. v may be 0 (a branch that is a constant).
