@@ -52,6 +52,7 @@
 #include "json_text.hpp"
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
+#include "posix_io.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -63,9 +64,8 @@ namespace fs = std::filesystem;
 // the schema, and the GUI's "ui" object comes back exactly as it was stored.
 using Json = nlohmann::ordered_json;
 
-std::string errnoText(int error) {
-  return std::generic_category().message(error);
-}
+using posix::errnoText;
+using posix::writeAll;
 
 // "cannot read 'x.json': No such file or directory"
 [[noreturn]] void fileError(const char* verb, const std::string& file, const std::string& problem) {
@@ -784,22 +784,6 @@ void saveProject(const Project& project, const std::filesystem::path& path) {
 }
 
 namespace {
-
-// Writes all of `contents` to `fd`; 0 or the errno of the failure.
-int writeAll(int fd, std::string_view contents) {
-  const char* data = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
-}
 
 // The file a path finally names: symbolic links followed (a dangling link
 // names the file it would point to), at most 40 of them as the kernel does.
