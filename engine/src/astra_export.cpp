@@ -555,11 +555,15 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
   }
   for (std::size_t d = 0; d < bw.size(); ++d) {
     if (!(bw[d] > 0) || !std::isfinite(bw[d])) {
-      throw InputError("bandwidth: dimension " + std::to_string(d) + " ('" + net.dims[d].name +
-                       "') has " + text::formatNumber(bw[d]) +
+      const std::string& name = net.dims[d].name;
+      // The constraint names the dimension as the user would type it; a name too
+      // long to quote whole by its index.
+      const std::string ref = text::abbreviate(name) == name ? name : std::to_string(d);
+      throw InputError("bandwidth: dimension " + std::to_string(d) + " (" + text::quotedName(name) +
+                       ") has " + text::formatNumber(bw[d]) +
                        " GB/s; ASTRA-sim needs a bandwidth > 0 on every dimension (give one "
                        "with --bandwidth, or a constraint such as 'bw[" +
-                       net.dims[d].name + "] >= 1')");
+                       ref + "] >= 1')");
     }
   }
 
@@ -584,7 +588,7 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
     entry.name = w.name;
     entry.layers = w.layers.size();
     if (auto why = astraSim1Limitation(w, net)) {
-      out.warnings.push_back("workload '" + w.name + "' was not written: " + *why);
+      out.warnings.push_back("workload " + text::quotedName(w.name) + " was not written: " + *why);
       written.push_back(std::move(entry));
       continue;
     }

@@ -3,6 +3,7 @@
 // hand, system.json against the configuration of tests/data/astra-sim/README.md,
 // and the workload files by reading them back with the engine's reader
 // (`libra import-libra`).
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -51,6 +52,14 @@ std::vector<double> numbers(const std::vector<std::string>& items) {
     EXPECT_EQ(*end, '\0') << "not a number: " << s;
   }
   return out;
+}
+
+// The names in a folder, sorted (hidden ones too).
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::string upper(std::string s) {
@@ -275,6 +284,22 @@ TEST_F(ExportTest, NonEmptyDirectoryIsRefusedUnlessForced) {
   fs::create_directories(empty);
   EXPECT_EQ(run({"export-astra-sim", dataFile("one_collective.json"), "-o", empty}).exitCode, 0)
       << last_;
+}
+
+// A 300-character workload name makes a file name well under NAME_MAX.
+TEST_F(ExportTest, LongWorkloadNameExports) {
+  std::string name;
+  while (name.size() < 300) name += "Transformer block \u00fcber ";
+  const std::string project = variant("one_collective.json", "long.json",
+                                      [&](json& p) { p["workloads"][0]["name"] = name; });
+  const std::string dir = tmp("out");
+  const ProcessResult r = run({"export-astra-sim", project, "-o", dir});
+  ASSERT_EQ(r.exitCode, 0) << last_;
+  const std::vector<std::string> files = entries(fs::path(dir) / "workload");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_LE(files[0].size(), 100u) << files[0];
+  EXPECT_EQ(files[0].rfind("Transformer_block_", 0), 0u) << files[0];
+  EXPECT_TRUE(contains(readText(fs::path(dir) / "README.md"), name));
 }
 
 TEST_F(ExportTest, BadInputExitsTwoAndWritesNothing) {

@@ -4,11 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "engine_test_support.hpp"
 #include "libra/analysis.hpp"
 #include "libra/astra_export.hpp"
+#include "libra/file_names.hpp"
 #include "libra/libra_format.hpp"
 
 namespace libra {
@@ -19,6 +21,7 @@ using test::makeDim;
 using test::makeLayer;
 using test::makePhase;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -325,18 +328,32 @@ TEST(AstraExport, IdealWritesManyChunksAndAutoTheMedian) {
   EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("the median of the counts"));
 }
 
-TEST(AstraExport, WorkloadsTheFormatCannotHoldAreLeftOutWithAWarning) {
+// The export of oneCollective() with its workload named `name` and a phase with
+// groups of its own, which the text format cannot hold.
+AstraExport exportWithUnwritableWorkload(const std::string& name) {
   Project p = oneCollective();
+  p.workloads[0].name = name;
   std::vector<Layer> layers = p.workloads[0].layers.get();
   layers[1].phase(PhaseKind::WeightGrad).groups = {4, 1, 1};
   p.workloads[0].layers = layers;
   AnalysisOptions o;
   o.design = std::vector<double>{100, 50, 200};
-  const AstraExport e = exportAstraSim(p, analyze(p, o));
+  return exportAstraSim(p, analyze(p, o));
+}
+
+TEST(AstraExport, WorkloadsTheFormatCannotHoldAreLeftOutWithAWarning) {
+  const AstraExport e = exportWithUnwritableWorkload("single all-reduce");
   ASSERT_EQ(e.warnings.size(), 1u);
   EXPECT_THAT(e.warnings[0], HasSubstr("workload 'single all-reduce' was not written"));
   for (const AstraExportFile& f : e.files) EXPECT_NE(f.path.rfind("workload/", 0), 0u) << f.path;
   EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("was not written"));
+}
+
+TEST(AstraExport, WarningsQuoteAtMostEightyCharactersOfAName) {
+  const AstraExport e = exportWithUnwritableWorkload(std::string(300, 'w'));
+  ASSERT_EQ(e.warnings.size(), 1u);
+  EXPECT_THAT(e.warnings[0], HasSubstr("was not written"));
+  EXPECT_THAT(e.warnings[0], Not(HasSubstr(std::string(81, 'w'))));
 }
 
 TEST(AstraExport, EveryDimensionNeedsBandwidth) {
@@ -351,6 +368,34 @@ TEST(AstraExport, EveryDimensionNeedsBandwidth) {
     EXPECT_THAT(e.what(), HasSubstr("dimension 1 ('node')"));
     EXPECT_THAT(e.what(), HasSubstr("ASTRA-sim"));
   }
+}
+
+// A name too long to quote whole is shortened, and the constraint suggested
+// names the dimension by its index.
+TEST(AstraExport, ALongDimensionNameIsQuotedShort) {
+  Project p = oneCollective();
+  p.network.dims[1].name = std::string(300, 'd');
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 0, 200};
+  try {
+    (void)exportAstraSim(p, analyze(p, o));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), Not(HasSubstr(std::string(81, 'd'))));
+    EXPECT_THAT(e.what(), HasSubstr("'bw[1] >= 1'"));
+  }
+}
+
+TEST(FileNames, StemsAreShortAndPrefixesWholeCharacters) {
+  EXPECT_EQ(fileStem(std::string(300, 'x')), std::string(kMaxFileStemBytes, 'x'));
+  // Cut where a run of dropped characters begins: no separator is left at the end.
+  EXPECT_EQ(fileStem(std::string(kMaxFileStemBytes, 'x') + " y"),
+            std::string(kMaxFileStemBytes, 'x'));
+  EXPECT_EQ(fileStem("\u00fcber Modell \u00fc", '_', 8), "ber_Mode");
+  const std::string umlauts = "\u00e4\u00f6\u00fc";  // two bytes each
+  EXPECT_EQ(utf8Prefix(umlauts, 3), "\u00e4");
+  EXPECT_EQ(utf8Prefix(umlauts, 4), "\u00e4\u00f6");
+  EXPECT_EQ(utf8Prefix(umlauts, 10), umlauts);
 }
 
 }  // namespace
