@@ -30,8 +30,11 @@ constexpr const char* kExportFooter =
     "                       convert the workload and run the simulator\n"
     "Without --bandwidth the design is the optimum of the project's objective under its\n"
     "constraints (with --constraint, --objective, --no-project-constraints and --solver as for\n"
-    "solve); with it, the given bandwidths. DIR is created if missing; an existing DIR must be\n"
-    "empty unless --force, which writes over the files of an earlier export (other files stay).\n"
+    "solve); with it, the given bandwidths. DIR is written as a whole: into a hidden folder\n"
+    "beside it, renamed into place once every file is written, so a failure leaves nothing.\n"
+    "DIR must be new or empty; --force replaces an earlier export there as a whole (a folder\n"
+    "holding the .libra-export file this command writes), never any other folder, and never\n"
+    "through a symbolic link.\n"
     "What the files cannot express is printed as a warning on stderr and noted in README.md.\n"
     "\n"
     "Examples:\n"
@@ -55,6 +58,22 @@ struct ExportArgs {
   bool json = false;
 };
 
+// Refuses -o before anything is solved (the engine checks again when it writes);
+// the hint says what --force does about the folder there.
+void checkOutputDirectory(const ExportArgs& args) {
+  ExportDirectory target{};
+  try {
+    target = inspectExportDirectory(args.output);
+    (void)checkExportDirectory(args.output, args.force);
+  } catch (const InputError& e) {
+    const char* hint = target == ExportDirectory::NotEmpty
+                           ? " (--force replaces only an earlier export)"
+                       : target == ExportDirectory::EarlierExport ? "; --force replaces it"
+                                                                  : "";
+    throw InputError(std::string("-o ") + e.what() + hint);
+  }
+}
+
 int runExport(const ExportArgs& args, Context& context) {
   AnalysisOptions options;
   options.backend = parseBackendFlag(args.solver);
@@ -65,17 +84,7 @@ int runExport(const ExportArgs& args, Context& context) {
   options.model = parseModelFlags(args.model);
   const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
-  ExportDirectory target{};
-  try {
-    target = inspectExportDirectory(args.output);
-  } catch (const InputError& e) {
-    throw InputError(std::string("-o ") + e.what());
-  }
-  if (target == ExportDirectory::NotEmpty && !args.force) {
-    throw InputError("-o '" + args.output +
-                     "': the directory is not empty; give a new or empty directory, or --force "
-                     "to write over an earlier export there");
-  }
+  checkOutputDirectory(args);
 
   const Analysis analysis = analyze(project, options);
   if (!analysis.ok()) {
@@ -91,7 +100,7 @@ int runExport(const ExportArgs& args, Context& context) {
     throw InputError((options.design ? "--" : args.project + ": the optimum's ") + message);
   }
   try {
-    writeAstraExport(exported, args.output);
+    writeAstraExport(exported, args.output, args.force);
   } catch (const InputError& e) {
     throw InputError(std::string("-o ") + e.what());
   }
@@ -139,7 +148,7 @@ void registerExportAstraSim(CLI::App& app, Context& context) {
       ->required()
       ->type_name("DIR");
   cmd->add_flag("--force", args->force,
-                "Write into a directory that is not empty (over an earlier export)");
+                "Replace an earlier export in DIR as a whole (only a folder this command wrote)");
   cmd->add_option("--objective", args->objective,
                   "performance or perf-per-cost; default: the project's")
       ->type_name("NAME");

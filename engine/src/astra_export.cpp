@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
-#include <system_error>
 #include <tuple>
 
 #include "libra/collective_model.hpp"
@@ -628,41 +627,17 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
   return out;
 }
 
-namespace fs = std::filesystem;
-
-ExportDirectory inspectExportDirectory(const fs::path& dir) {
-  if (dir.empty()) throw InputError("the directory name is empty");
-  const std::string name = "'" + dir.string() + "'";
-  std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    throw InputError(name + ": cannot be used (" + ec.message() + ")");
-  }
-  if (!fs::exists(st)) return ExportDirectory::Missing;
-  if (!fs::is_directory(st)) {
-    throw InputError(name + ": exists and is not a directory; give a directory");
-  }
-  const bool empty = fs::is_empty(dir, ec);
-  if (ec) throw InputError(name + ": cannot be read (" + ec.message() + ")");
-  return empty ? ExportDirectory::Empty : ExportDirectory::NotEmpty;
+ExportDirectory inspectExportDirectory(const std::filesystem::path& dir) {
+  return inspectExportDirectory(dir, kAstraExportFormat);
 }
 
-void writeAstraExport(const AstraExport& exported, const fs::path& dir) {
-  const std::string name = "'" + dir.string() + "'";
-  for (const AstraExportFile& f : exported.files) {
-    const fs::path path = dir / f.path;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) {
-      throw InputError(name + ": cannot create '" + path.parent_path().string() + "' (" +
-                       ec.message() + ")");
-    }
-    try {
-      writeFileAtomically(path, f.contents);
-    } catch (const std::exception& e) {
-      throw InputError(name + ": " + e.what());
-    }
-  }
+ExportDirectory checkExportDirectory(const std::filesystem::path& dir, bool replaceEarlierExport) {
+  return checkExportDirectory(dir, kAstraExportFormat, replaceEarlierExport);
+}
+
+void writeAstraExport(const AstraExport& exported, const std::filesystem::path& dir,
+                      bool replaceEarlierExport) {
+  writeDirectoryAtomically(dir, exported.files, kAstraExportFormat, replaceEarlierExport);
 }
 
 }  // namespace libra

@@ -264,26 +264,102 @@ TEST_F(ExportTest, OptimumWithoutBandwidthOnADimensionIsRefused) {
   EXPECT_FALSE(fs::exists(tmp("out")));
 }
 
-TEST_F(ExportTest, NonEmptyDirectoryIsRefusedUnlessForced) {
+// A folder that an earlier export did not write is never written into, not even
+// with --force: the files in it are the user's.
+TEST_F(ExportTest, NonEmptyDirectoryIsRefusedEvenWithForce) {
   const std::string dir = tmp("busy");
   fs::create_directories(dir);
   writeText(fs::path(dir) / "notes.txt", "mine\n");
   const std::vector<std::string> args{"export-astra-sim", dataFile("one_collective.json"), "-o",
                                       dir};
   expectUsageError(args, {"-o", dir, "not empty", "--force"});
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "network.yml"));
-
   std::vector<std::string> forced = args;
   forced.push_back("--force");
-  const ProcessResult r = run(forced);
-  ASSERT_EQ(r.exitCode, 0) << last_;
-  EXPECT_TRUE(fs::exists(fs::path(dir) / "network.yml"));
+  expectUsageError(forced, {"-o", dir, "not empty", "no earlier export"});
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"notes.txt"});
   EXPECT_EQ(readText(fs::path(dir) / "notes.txt"), "mine\n");
   // An empty directory needs no --force.
   const std::string empty = tmp("empty");
   fs::create_directories(empty);
   EXPECT_EQ(run({"export-astra-sim", dataFile("one_collective.json"), "-o", empty}).exitCode, 0)
       << last_;
+  EXPECT_TRUE(fs::exists(fs::path(empty) / "README.md"));
+}
+
+// --force replaces an earlier export as a whole: files the new export does not
+// write are gone, and nothing is left beside the folder.
+TEST_F(ExportTest, ForceReplacesAnEarlierExport) {
+  const std::string first = variant("one_collective.json", "first.json",
+                                    [](json& p) { p["workloads"][0]["name"] = "first run"; });
+  const std::string dir = tmp("astra");
+  ASSERT_EQ(run({"export-astra-sim", first, "-o", dir}).exitCode, 0) << last_;
+  ASSERT_TRUE(fs::exists(fs::path(dir) / "workload" / "first_run.txt"));
+  expectUsageError({"export-astra-sim", dataFile("one_collective.json"), "-o", dir},
+                   {"-o", dir, "earlier export", "--force"});
+
+  const ProcessResult r =
+      run({"export-astra-sim", dataFile("one_collective.json"), "-o", dir, "--force"});
+  ASSERT_EQ(r.exitCode, 0) << last_;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "workload" / "first_run.txt"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "workload" / "single_all-reduce.txt"));
+  EXPECT_TRUE(contains(readText(fs::path(dir) / "README.md"), "single all-reduce"));
+  EXPECT_EQ(entries(tmp_), (std::vector<std::string>{"astra", "first.json"}));
+  // And again: the replaced folder is itself an earlier export.
+  EXPECT_EQ(run({"export-astra-sim", first, "-o", dir, "--force"}).exitCode, 0) << last_;
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "workload" / "first_run.txt"));
+}
+
+// A link is never written through: not as the folder, not inside it.
+TEST_F(ExportTest, ForceNeverWritesThroughASymbolicLink) {
+  const std::string p = dataFile("one_collective.json");
+  const fs::path real = tmp("real");
+  ASSERT_EQ(run({"export-astra-sim", p, "-o", real.string()}).exitCode, 0) << last_;
+  const std::string before = readText(real / "network.yml");
+  const fs::path link = tmp("link");
+  fs::create_directory_symlink(real, link);
+  expectUsageError({"export-astra-sim", p, "--bandwidth", "1,2,3", "-o", link.string(), "--force"},
+                   {"-o", link.string(), "symbolic link"});
+  EXPECT_EQ(readText(real / "network.yml"), before);
+  EXPECT_TRUE(fs::is_symlink(link));
+
+  // Links inside an earlier export point at files of the user's: replacing the
+  // export leaves them alone.
+  const fs::path victim = tmp("victim.md");
+  writeText(victim, "my notes\n");
+  fs::remove(real / "README.md");
+  fs::create_symlink(victim, real / "README.md");
+  fs::create_directory_symlink(tmp_, real / "workload-link");
+  ASSERT_EQ(
+      run({"export-astra-sim", p, "--bandwidth", "1,2,3", "-o", real.string(), "--force"}).exitCode,
+      0)
+      << last_;
+  EXPECT_EQ(readText(victim), "my notes\n");
+  EXPECT_FALSE(fs::is_symlink(real / "README.md"));
+  EXPECT_FALSE(fs::exists(real / "workload-link"));
+  EXPECT_EQ(entries(tmp_), (std::vector<std::string>{"link", "real", "victim.md"}));
+}
+
+// The failure of the issue: the file system refuses a file halfway (here the
+// README, the last and largest file, over a file size limit). Nothing is left,
+// neither the folder nor a temporary one, and a rerun works.
+TEST_F(ExportTest, FailureHalfwayLeavesNothing) {
+  const std::string dir = tmp("new/out");  // "new" is made for it, and removed again
+  const std::vector<std::string> args{"export-astra-sim", dataFile("one_collective.json"), "-o",
+                                      dir};
+  // The limit is in blocks of 512 or 1024 bytes (the shell's); the small files fit
+  // and the README does not. An ignored SIGXFSZ makes the write fail with EFBIG.
+  std::vector<std::string> limited{"-c", "trap '' XFSZ; ulimit -f 2; exec \"$@\"", "sh",
+                                   libraExe()};
+  limited.insert(limited.end(), args.begin(), args.end());
+  const ProcessResult r = runProcess("/bin/sh", limited);
+  SCOPED_TRACE(describe(args, r));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_TRUE(contains(r.err, "README.md")) << r.err;
+  EXPECT_TRUE(contains(r.err, "File too large")) << r.err;
+  EXPECT_TRUE(entries(tmp_).empty());
+
+  EXPECT_EQ(run(args).exitCode, 0) << last_;
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "README.md"));
 }
 
 // A 300-character workload name makes a file name well under NAME_MAX.
@@ -302,6 +378,17 @@ TEST_F(ExportTest, LongWorkloadNameExports) {
   EXPECT_TRUE(contains(readText(fs::path(dir) / "README.md"), name));
 }
 
+// A name the file system cannot take is refused, quoted with at most 80 characters.
+TEST_F(ExportTest, TooLongDirectoryNameIsQuotedShort) {
+  const std::string dir = tmp(std::string(300, 'a'));
+  const ProcessResult r = run({"export-astra-sim", dataFile("one_collective.json"), "-o", dir});
+  SCOPED_TRACE(last_);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_TRUE(contains(r.err, "File name too long"));
+  EXPECT_FALSE(contains(r.err, std::string(81, 'a')));
+  EXPECT_TRUE(entries(tmp_).empty());
+}
+
 TEST_F(ExportTest, BadInputExitsTwoAndWritesNothing) {
   const std::string p = dataFile("one_collective.json");
   const std::string dir = tmp("out");
@@ -316,6 +403,9 @@ TEST_F(ExportTest, BadInputExitsTwoAndWritesNothing) {
   const std::string file = tmp("a-file");
   writeText(file, "x");
   expectUsageError({"export-astra-sim", p, "-o", file}, {file, "not a directory"});
+  // The export replaces the folder named: never the current one.
+  expectUsageError({"export-astra-sim", p, "-o", "."}, {"-o '.'", "by its name"});
+  expectUsageError({"export-astra-sim", p, "-o", tmp("x/..")}, {"by its name"});
   EXPECT_FALSE(fs::exists(dir));
 }
 

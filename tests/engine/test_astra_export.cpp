@@ -3,8 +3,11 @@
 // model.md section 9 and tests/data/astra-sim/README.md, computed here by hand.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "engine_test_support.hpp"
@@ -396,6 +399,138 @@ TEST(FileNames, StemsAreShortAndPrefixesWholeCharacters) {
   EXPECT_EQ(utf8Prefix(umlauts, 3), "\u00e4");
   EXPECT_EQ(utf8Prefix(umlauts, 4), "\u00e4\u00f6");
   EXPECT_EQ(utf8Prefix(umlauts, 10), umlauts);
+}
+
+// ---------------------------------------------------------------------------
+// Writing the files: all or nothing.
+
+namespace fs = std::filesystem;
+
+// A scratch folder per test, where the export folders go.
+class AstraExportFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() /
+            ("libra-astra-export-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  // The names in a folder, hidden ones too, sorted.
+  static std::vector<std::string> entries(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  static AstraExport threeFiles(const std::string& middle) {
+    AstraExport e;
+    e.files = {{"network.yml", "net\n"}, {middle, "text\n"}, {"README.md", "readme\n"}};
+    return e;
+  }
+  static std::string writeError(const AstraExport& e, const fs::path& dir) {
+    try {
+      writeAstraExport(e, dir);
+    } catch (const InputError& error) {
+      return error.what();
+    }
+    return "";
+  }
+  fs::path root_;
+};
+
+TEST_F(AstraExportFolder, LongWorkloadNamesMakeShortDistinctFileNames) {
+  Project p = oneCollective();
+  p.workloads.push_back(p.workloads[0]);
+  p.workloads[0].name = std::string(300, 'w');
+  p.workloads[1].name = std::string(299, 'w') + "v";
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  const AstraExport e = exportAstraSim(p, analyze(p, o));
+  std::vector<std::string> workloadFiles;
+  for (const AstraExportFile& f : e.files) {
+    if (f.path.rfind("workload/", 0) == 0) workloadFiles.push_back(f.path.substr(9));
+  }
+  ASSERT_EQ(workloadFiles.size(), 2u);
+  EXPECT_NE(workloadFiles[0], workloadFiles[1]);
+  for (const std::string& name : workloadFiles) EXPECT_LE(name.size(), 110u) << name;
+  writeAstraExport(e, root_ / "out");
+  EXPECT_EQ(entries(root_ / "out" / "workload").size(), 2u);
+}
+
+// A file that cannot be written (a name over NAME_MAX) after another that was:
+// neither the folder nor a temporary one is left, the message quotes at most 80
+// characters of the name, and writing again works.
+TEST_F(AstraExportFolder, AFailureHalfwayLeavesNothingAndARerunWorks) {
+  AstraExport e = threeFiles("workload/" + std::string(300, 'n') + ".txt");
+  const std::string message = writeError(e, root_ / "out");
+  EXPECT_THAT(message, HasSubstr("File name too long"));
+  EXPECT_THAT(message, Not(HasSubstr(std::string(81, 'n'))));
+  EXPECT_TRUE(entries(root_).empty());
+
+  e.files.erase(e.files.begin() + 1);
+  writeAstraExport(e, root_ / "out");
+  EXPECT_EQ(entries(root_), std::vector<std::string>{"out"});
+  EXPECT_EQ(entries(root_ / "out"),
+            (std::vector<std::string>{".libra-export", "README.md", "network.yml"}));
+}
+
+// Files in a folder that no export wrote are the user's: never written over.
+TEST_F(AstraExportFolder, AFolderNoExportWroteIsNotWritten) {
+  const fs::path mine = root_ / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "README.md") << "mine\n";
+  EXPECT_THAT(writeError(threeFiles("system.json"), mine), HasSubstr("not empty"));
+  EXPECT_EQ(inspectExportDirectory(mine), ExportDirectory::NotEmpty);
+  EXPECT_THROW(writeAstraExport(threeFiles("system.json"), mine, true), InputError);
+  EXPECT_EQ(entries(mine), std::vector<std::string>{"README.md"});
+}
+
+TEST_F(AstraExportFolder, ReplacesOnlyAnEarlierExportAsAWhole) {
+  const fs::path out = root_ / "out";
+  EXPECT_EQ(inspectExportDirectory(out), ExportDirectory::Missing);
+  fs::create_directories(out);
+  EXPECT_EQ(inspectExportDirectory(out), ExportDirectory::Empty);
+  writeAstraExport(threeFiles("workload/old.txt"), out);
+  EXPECT_EQ(inspectExportDirectory(out), ExportDirectory::EarlierExport);
+  // Not without being asked to.
+  EXPECT_THAT(writeError(threeFiles("workload/new.txt"), out), HasSubstr("earlier export"));
+  EXPECT_TRUE(fs::exists(out / "workload" / "old.txt"));
+
+  writeAstraExport(threeFiles("workload/new.txt"), out, true);
+  EXPECT_EQ(entries(out / "workload"), std::vector<std::string>{"new.txt"});
+  EXPECT_EQ(entries(root_), std::vector<std::string>{"out"});
+}
+
+TEST_F(AstraExportFolder, SymbolicLinksAreNeverFollowed) {
+  const fs::path real = root_ / "real";
+  writeAstraExport(threeFiles("system.json"), real);
+  const fs::path link = root_ / "link";
+  fs::create_directory_symlink(real, link);
+  EXPECT_THROW((void)inspectExportDirectory(link), InputError);
+  EXPECT_THROW(writeAstraExport(threeFiles("other.json"), link, true), InputError);
+  fs::create_directory_symlink(root_ / "missing", root_ / "dangling");
+  EXPECT_THROW(writeAstraExport(threeFiles("other.json"), root_ / "dangling"), InputError);
+  EXPECT_FALSE(fs::exists(root_ / "missing"));
+
+  // A marker that is a link does not make a folder an earlier export.
+  const fs::path fake = root_ / "fake";
+  fs::create_directories(fake);
+  fs::create_symlink(real / ".libra-export", fake / ".libra-export");
+  EXPECT_EQ(inspectExportDirectory(fake), ExportDirectory::NotEmpty);
+
+  // A link inside an earlier export goes with it; what it points to stays.
+  fs::create_directory_symlink(root_ / "fake", real / "inside");
+  writeAstraExport(threeFiles("other.json"), real, true);
+  EXPECT_FALSE(fs::exists(real / "inside"));
+  EXPECT_TRUE(fs::is_symlink(fake / ".libra-export"));
+  EXPECT_EQ(entries(root_), (std::vector<std::string>{"dangling", "fake", "link", "real"}));
 }
 
 }  // namespace

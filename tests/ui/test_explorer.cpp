@@ -1553,8 +1553,9 @@ class ExplorerTest : public QObject {
   }
 
   // File > Export > Design for ASTRA-sim 2 writes the engine's export of the shown
-  // design (the files `libra export-astra-sim --bandwidth ...` writes), refuses a
-  // folder that is not empty unless told to write over it, and a file.
+  // design (the files `libra export-astra-sim --bandwidth ...` writes), replaces an
+  // earlier export only when told to, and refuses any other folder that is not
+  // empty, and a file.
   void astraSimExportWritesTheShownDesign() {
     QVERIFY(waitForCurrentFrame());
     QVERIFY(window_->findChild<QAction*>(QStringLiteral("export_astra_sim")) != nullptr);
@@ -1590,6 +1591,15 @@ class ExplorerTest : public QObject {
     QVERIFY(!window_->exports()->exportAstraSimTo(out, false, &error));
     QVERIFY2(error.contains(QStringLiteral("not empty")), qPrintable(error));
     QVERIFY2(window_->exports()->exportAstraSimTo(out, true, &error), qPrintable(error));
+    // A folder no export wrote is never written into, not even when told to overwrite.
+    const QString mine = dir.filePath(QStringLiteral("mine"));
+    QVERIFY(QDir().mkpath(mine));
+    QFile notes(QDir(mine).filePath(QStringLiteral("notes.txt")));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.close();
+    QVERIFY(!window_->exports()->exportAstraSimTo(mine, true, &error));
+    QVERIFY2(error.contains(QStringLiteral("no earlier export")), qPrintable(error));
+    QCOMPARE(QDir(mine).entryList(QDir::Files | QDir::Hidden), QStringList{"notes.txt"});
     // A file is not a folder.
     const QString file = dir.filePath(QStringLiteral("plain.txt"));
     QFile plain(file);

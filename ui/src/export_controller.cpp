@@ -127,6 +127,12 @@ bool ExportController::exportAndConfirm(const QString& path) {
   return true;
 }
 
+QString ExportController::notAnExportFolder(const QString& dir) {
+  return tr("%1 is not empty and holds no earlier export, so it is not written into: the export "
+            "replaces a whole folder. Choose an empty folder, or make a new one.")
+      .arg(QDir::toNativeSeparators(dir));
+}
+
 bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
                                         QStringList* warnings, QStringList* written) const {
   auto fail = [error](const QString& why) {
@@ -141,9 +147,11 @@ bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QStr
   }
   const std::string path = dir.toStdString();
   try {
-    if (inspectExportDirectory(path) == ExportDirectory::NotEmpty && !overwrite) {
-      return fail(tr("%1 is not empty; choose a new or empty folder, or write over an "
-                     "earlier export there.")
+    const ExportDirectory target = inspectExportDirectory(path);
+    if (target == ExportDirectory::NotEmpty) return fail(notAnExportFolder(dir));
+    if (target == ExportDirectory::EarlierExport && !overwrite) {
+      return fail(tr("%1 is not empty: it holds an earlier export, which is replaced only when "
+                     "asked to.")
                       .arg(QDir::toNativeSeparators(dir)));
     }
     const QString projectFile = document_->filePath().isEmpty()
@@ -151,7 +159,7 @@ bool ExportController::exportAstraSimTo(const QString& dir, bool overwrite, QStr
                                     : QFileInfo(document_->filePath()).fileName();
     const AstraExport exported =
         exportAstraSim(*result->project, result->a(), projectFile.toStdString());
-    writeAstraExport(exported, path);
+    writeAstraExport(exported, path, overwrite);
     if (warnings) {
       for (const std::string& w : exported.warnings) warnings->append(toQString(w));
     }
@@ -172,11 +180,16 @@ void ExportController::exportAstraSimInteractively() {
   settings.setValue(QStringLiteral("exportDirectory"), dir);
   bool overwrite = false;
   try {
-    if (inspectExportDirectory(dir.toStdString()) == ExportDirectory::NotEmpty) {
+    const ExportDirectory target = inspectExportDirectory(dir.toStdString());
+    if (target == ExportDirectory::NotEmpty) {
+      QMessageBox::warning(window_, tr("Folder Not Empty"), notAnExportFolder(dir));
+      return;
+    }
+    if (target == ExportDirectory::EarlierExport) {
       const auto answer = QMessageBox::question(
-          window_, tr("Folder Not Empty"),
-          tr("%1 is not empty. Write the ASTRA-sim files into it, replacing those of an "
-             "earlier export? Other files stay.")
+          window_, tr("Replace the Earlier Export?"),
+          tr("%1 holds an earlier ASTRA-sim export. Replace it? The whole folder is replaced, "
+             "files added to it since included.")
               .arg(QDir::toNativeSeparators(dir)),
           QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
       if (answer != QMessageBox::Yes) return;

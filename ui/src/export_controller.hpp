@@ -39,8 +39,9 @@ class ExportController : public QObject {
   // Without dialogs; false with the reason in `error`. The format follows the suffix
   // (.png, .svg, .pdf, .csv, .json).
   bool exportTo(const QString& path, QString* error) const;
-  // Writes the shown design as ASTRA-sim 2 input into the directory `dir` (created
-  // if missing; one that is not empty only with `overwrite`). False with the
+  // Writes the shown design as ASTRA-sim 2 input as the folder `dir`, all or
+  // nothing: `dir` is new or empty, or an earlier export, replaced as a whole
+  // only with `overwrite`; any other folder is refused. False with the
   // reason in `error`; what the files cannot express goes to `warnings`, the
   // names of the files written to `written`.
   bool exportAstraSimTo(const QString& dir, bool overwrite, QString* error,
@@ -69,6 +70,8 @@ class ExportController : public QObject {
  private:
   void exportInteractively(const QString& suffix, const QString& filter);
   void exportAstraSimInteractively();
+  // Why a folder that is not empty and holds no earlier export is refused.
+  static QString notAnExportFolder(const QString& dir);
   void exportReportInteractively();
   void finishReport();
 

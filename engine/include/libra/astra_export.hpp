@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libra/analysis.hpp"
+#include "libra/atomic_write.hpp"
 #include "libra/network.hpp"
 #include "libra/project.hpp"
 
@@ -45,10 +47,8 @@ std::string astraRemoteMemoryJson();
 // counted as often as it runs; the lower middle one for an even number).
 int astraDatasetSplits(const Analysis& analysis);
 
-struct AstraExportFile {
-  std::string path;  // relative to the export directory, '/'-separated
-  std::string contents;
-};
+// A file of the export: its path relative to the export folder, '/'-separated.
+using AstraExportFile = OutputFile;
 
 struct AstraExport {
   // network.yml, system.json, remote_memory.json, workload/<name>.txt for each
@@ -69,15 +69,22 @@ struct AstraExport {
 AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
                            const std::string& projectFile = "PROJECT.json");
 
-// What is at the path an export is to go to. Throws InputError "'DIR': ..."
-// when it cannot take one (not a directory, unreadable); a directory that is not
-// empty is the caller's choice (the CLI wants --force, the GUI asks).
-enum class ExportDirectory { Missing, Empty, NotEmpty };
-ExportDirectory inspectExportDirectory(const std::filesystem::path& dir);
+// The format line of the marker (atomic_write.hpp) in an export folder.
+inline constexpr std::string_view kAstraExportFormat = "astra-sim";
 
-// Writes every file of `exported` under `dir`, creating folders, each file
-// atomically (writeFileAtomically). Throws InputError "'DIR': ..." naming the file
-// that could not be written; files written before it stay.
-void writeAstraExport(const AstraExport& exported, const std::filesystem::path& dir);
+// What is at the path an export is to go to (inspectExportDirectory of
+// atomic_write.hpp for this export): the CLI replaces an earlier export with
+// --force, the GUI asks; a folder that is not empty and holds no earlier export
+// is refused by both.
+ExportDirectory inspectExportDirectory(const std::filesystem::path& dir);
+// checkExportDirectory of atomic_write.hpp for this export.
+ExportDirectory checkExportDirectory(const std::filesystem::path& dir, bool replaceEarlierExport);
+
+// Writes every file of `exported` and the marker as the folder `dir`, all or
+// nothing (writeDirectoryAtomically): `dir` is missing or empty, or an earlier
+// export when `replaceEarlierExport`. Throws InputError "'DIR': ..." naming the
+// file that could not be written; `dir` is then as it was.
+void writeAstraExport(const AstraExport& exported, const std::filesystem::path& dir,
+                      bool replaceEarlierExport = false);
 
 }  // namespace libra
