@@ -17,7 +17,7 @@ count=1000
 duration=0
 build=build/ci
 filter='*'
-suites=test_solver_properties,test_lp,test_constraints,test_model,test_edits,test_mapping,test_presets,test_project_io,test_sensitivity,test_collective_model
+suites=test_solver_properties,test_lp,test_constraints,test_model,test_edits,test_mapping,test_presets,test_project_io,test_sensitivity,test_collective_model,test_hostile,test_training_loops
 while getopts "n:d:b:f:t:h" opt; do
   case "$opt" in
     n) count=$OPTARG ;;
