@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -333,8 +334,32 @@ double latencySteps(BuildingBlock block, CollectiveType stage, int n) {
   return 0;
 }
 
+double placementShare(const Dimension& dim, CollectiveType type, int groupSize, int stride) {
+  const int n = dim.npus, g = groupSize, s = std::max(stride, 1);
+  if (g <= 1 || (g >= n && s == 1)) return 1.0;
+  switch (dim.block) {
+    case BuildingBlock::Switch:
+      return 1.0;
+    case BuildingBlock::FullyConnected:
+      return type == CollectiveType::SendRecv ? 1.0 / (n - 1) : (g - 1.0) / (n - 1.0);
+    case BuildingBlock::Ring:
+      if (type == CollectiveType::SendRecv) return 1.0 / s;
+      return static_cast<std::int64_t>(g) * s >= n ? 1.0 / s : 1.0 / (2.0 * s);
+  }
+  return 1.0;
+}
+
+double placementHops(const Dimension& dim, CollectiveType type, int groupSize, int stride) {
+  const int n = dim.npus, g = groupSize, s = std::max(stride, 1);
+  if (dim.block != BuildingBlock::Ring || g <= 1 || (g >= n && s == 1)) return 1.0;
+  if (type == CollectiveType::SendRecv || static_cast<std::int64_t>(g) * s >= n) return s;
+  // An arc: a step ends when the wrap-around has come back along it.
+  return std::max<double>(s, static_cast<double>(g - 1) * s);
+}
+
 std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
-                                    std::span<const int> groupSizes, const Network& network) {
+                                    std::span<const int> groupSizes, const Network& network,
+                                    std::span<const int> strides) {
   std::vector<int> used;
   for (int d = 0; d < static_cast<int>(groupSizes.size()); ++d) {
     if (groupSizes[d] > 1) used.push_back(d);
@@ -343,7 +368,10 @@ std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
   if (type == CollectiveType::None || sizeBytes <= 0 || used.empty()) return stages;
   auto stage = [&](int d, CollectiveType kind, double bytes) {
     const Dimension& dim = network.dims[d];
-    stages.push_back({d, latencySteps(dim.block, kind, groupSizes[d]) * dim.latencyNs, bytes});
+    const int stride = d < static_cast<int>(strides.size()) ? strides[d] : 1;
+    const double hops = placementHops(dim, type, groupSizes[d], stride);
+    stages.push_back({d, latencySteps(dim.block, kind, groupSizes[d]) * hops * dim.latencyNs,
+                      bytes / placementShare(dim, type, groupSizes[d], stride)});
   };
   switch (type) {
     case CollectiveType::AllReduce: {
@@ -435,13 +463,14 @@ std::optional<ChunkSetting> parseChunkSetting(std::string_view text) {
 }
 
 TimeTerm collectiveTerm(CollectiveType type, double sizeBytes, std::span<const int> groupSizes,
-                        const Network& network, const CollectiveModel& model) {
+                        const Network& network, const CollectiveModel& model,
+                        std::span<const int> strides) {
   if (!model.chunks.isIdeal()) {
     // Chunks and latency: the exact schedule, minimized through its convex
     // surrogate. "auto" starts from 16 chunks; the solver fixes the count of
     // every collective at its answer and solves again until the counts settle.
     Schedule schedule;
-    schedule.stages = collectiveStages(type, sizeBytes, groupSizes, network);
+    schedule.stages = collectiveStages(type, sizeBytes, groupSizes, network, strides);
     if (schedule.stages.empty()) return {};
     schedule.automatic = model.chunks.kind == ChunkSetting::Kind::Auto;
     schedule.chunks = schedule.automatic ? 16 : model.chunks.count;

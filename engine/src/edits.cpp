@@ -19,10 +19,15 @@ void EditReport::append(const EditReport& other) {
 
 namespace {
 
-template <typename F>
-void forEachGroupList(Project& project, F&& f) {
+// Calls `onGroups` on every list of group sizes (communicator and phases) and
+// `onStrides` on every non-empty list of strides, each indexed by dimension.
+template <typename G, typename S>
+void forEachGroupAndStrideList(Project& project, G&& onGroups, S&& onStrides) {
   for (Workload& w : project.workloads) {
-    for (auto& groups : w.communicator.groups) f(groups);
+    for (auto& groups : w.communicator.groups) onGroups(groups);
+    for (auto& strides : w.communicator.strides) {
+      if (!strides.empty()) onStrides(strides);
+    }
     // Layers are shared between project copies: copy them only when a phase has
     // its own groups to change.
     const bool overrides = std::any_of(w.layers.begin(), w.layers.end(), [](const Layer& l) {
@@ -32,10 +37,17 @@ void forEachGroupList(Project& project, F&& f) {
     if (!overrides) continue;
     for (Layer& layer : w.layers.mutate()) {
       for (Phase& phase : layer.phases) {
-        if (!phase.groups.empty()) f(phase.groups);
+        if (!phase.groups.empty()) onGroups(phase.groups);
+        if (!phase.strides.empty()) onStrides(phase.strides);
       }
     }
   }
+}
+
+// The same change of the dimensions' order or number on groups and strides.
+template <typename F>
+void forEachGroupList(Project& project, F&& f) {
+  forEachGroupAndStrideList(project, f, f);
 }
 
 void regenerateAll(Project& project) {
@@ -191,14 +203,21 @@ EditReport setDimensionNpus(Project& project, int index, int npus) {
   if (index < 0 || index >= net.size()) return {};
   const int old = net.dims[index].npus;
   net.dims[index].npus = npus;
-  forEachGroupList(project, [&](std::vector<int>& g) {
-    if (index >= static_cast<int>(g.size())) return;
-    if (g[index] == old) {
-      g[index] = g[index] > 1 ? npus : 1;
-    } else {
-      g[index] = std::clamp(g[index], 1, std::max(npus, 1));
-    }
-  });
+  forEachGroupAndStrideList(
+      project,
+      [&](std::vector<int>& g) {
+        if (index >= static_cast<int>(g.size())) return;
+        if (g[index] == old) {
+          g[index] = g[index] > 1 ? npus : 1;
+        } else {
+          g[index] = std::clamp(g[index], 1, std::max(npus, 1));
+        }
+      },
+      // The groups' layout on the dimension is gone with its size: consecutive
+      // (a preset workload is generated again below, with its own).
+      [&](std::vector<int>& s) {
+        if (index < static_cast<int>(s.size())) s[index] = 1;
+      });
   regenerateAll(project);
   return {};
 }

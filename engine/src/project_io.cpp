@@ -107,6 +107,17 @@ constexpr Migration kMigrations[] = {
                           "\"schema_version\" to 3");
        }
      }},
+    {3,
+     "schema 3 -> 4: a communicator's and a phase's \"strides\" (how far apart a group's "
+     "NPUs are on each dimension) are new and optional; a version-3 file has none, which means "
+     "consecutive groups",
+     [](Json& doc, const std::string& source) {
+       if (doc.dump().find("\"strides\"") != std::string::npos) {
+         throw InputError(source + ": strides: schema " + doc["schema_version"].dump() +
+                          " has no strides (they came with schema 4); set \"schema_version\" "
+                          "to 4");
+       }
+     }},
 };
 static_assert(std::size(kMigrations) == kProjectSchemaVersion - 1,
               "one migration step per schema version");
@@ -137,10 +148,32 @@ std::vector<std::string_view> keysWith(std::initializer_list<std::string_view> b
   return keys;
 }
 
-// The schema a project is written in: 2 (the layout without scenarios) for a
-// project of one unnamed scenario, else the current one.
+bool usesStrides(const Project& project) {
+  auto inWorkloads = [](const std::vector<Workload>& workloads) {
+    for (const Workload& w : workloads) {
+      for (const auto& s : w.communicator.strides) {
+        if (!s.empty()) return true;
+      }
+      for (const Layer& l : w.layers) {
+        for (const Phase& p : l.phases) {
+          if (!p.strides.empty()) return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (inWorkloads(project.workloads)) return true;
+  for (const auto& scenario : project.otherScenarios) {
+    if (inWorkloads(scenario.scenario.workloads)) return true;
+  }
+  return false;
+}
+
+// The schema a project is written in: the oldest that holds it (2, the layout
+// without scenarios, for one unnamed scenario; 3 with scenarios; 4 with strides).
 int writtenSchemaVersion(const Project& project) {
-  return project.otherScenarios.empty() && project.scenarioName.empty() ? 2 : kProjectSchemaVersion;
+  if (usesStrides(project)) return kProjectSchemaVersion;
+  return project.otherScenarios.empty() && project.scenarioName.empty() ? 2 : 3;
 }
 
 // ---------------------------------------------------------------------------
@@ -240,6 +273,7 @@ class Writer {
     j["collective"] = std::string(toString(p.collective));
     j["size_bytes"] = number(p.sizeBytes, path + ".size_bytes");
     if (!p.groups.empty()) j["groups"] = p.groups;
+    if (!p.strides.empty()) j["strides"] = p.strides;
     return j;
   }
 
@@ -249,6 +283,12 @@ class Writer {
     j["weight"] = number(w.weight, path + ".weight");
     Json comm = Json::object();
     for (PhaseKind kind : kPhaseKinds) comm[std::string(toString(kind))] = w.communicator.of(kind);
+    Json strides = Json::object();
+    for (PhaseKind kind : kPhaseKinds) {
+      const auto& s = w.communicator.stridesOf(kind);
+      if (!s.empty()) strides[std::string(toString(kind))] = s;
+    }
+    if (!strides.empty()) comm["strides"] = std::move(strides);
     j["communicator"] = std::move(comm);
     if (w.origin) {
       Json o = Json::object();
@@ -601,10 +641,19 @@ class Reader {
       w.weight = nonNegative(*weight, obj.at("weight"));
 
     const Object comm(*this, obj.required("communicator"), obj.at("communicator"),
-                      {"forward", "input_grad", "weight_grad"});
+                      {"forward", "input_grad", "weight_grad", "strides"});
     for (PhaseKind kind : kPhaseKinds) {
       const std::string key(toString(kind));
       w.communicator.of(kind) = groupSizes(comm.required(key), comm.at(key), network);
+    }
+    if (const Json* strides = comm.optional("strides")) {
+      const Object s(*this, *strides, comm.at("strides"), {"forward", "input_grad", "weight_grad"});
+      for (PhaseKind kind : kPhaseKinds) {
+        const std::string key(toString(kind));
+        if (const Json* list = s.optional(key)) {
+          w.communicator.stridesOf(kind) = strideList(*list, s.at(key), network);
+        }
+      }
     }
 
     if (const Json* origin = obj.optional("origin")) {
@@ -662,8 +711,28 @@ class Reader {
     return groups;
   }
 
+  // One stride per network dimension, each from 1 to n_d (time_model.cpp checks
+  // that it tiles the dimension with its group).
+  std::vector<int> strideList(const Json& list, const std::string& path,
+                              const Network& network) const {
+    if (!list.is_array()) fail(path, "expected a list of strides, got " + describe(list));
+    if (static_cast<int>(list.size()) != network.size()) {
+      fail(path, "expected " + std::to_string(network.size()) +
+                     " strides (one per network dimension), got " + std::to_string(list.size()));
+    }
+    std::vector<int> strides;
+    for (int d = 0; d < network.size(); ++d) {
+      strides.push_back(integer(list[d], element(path, d), 1, network.dims[d].npus,
+                                "a stride from 1 (consecutive) to " +
+                                    std::to_string(network.dims[d].npus) + " for dimension " +
+                                    std::to_string(d)));
+    }
+    return strides;
+  }
+
   Phase phase(const Json& value, const std::string& path, const Network& network) const {
-    const Object obj(*this, value, path, {"compute_ns", "collective", "size_bytes", "groups"});
+    const Object obj(*this, value, path,
+                     {"compute_ns", "collective", "size_bytes", "groups", "strides"});
     Phase p;
     p.computeNs = nonNegative(obj.required("compute_ns"), obj.at("compute_ns"));
     const std::string type = string(obj.required("collective"), obj.at("collective"));
@@ -677,6 +746,10 @@ class Reader {
     p.sizeBytes = nonNegative(obj.required("size_bytes"), obj.at("size_bytes"));
     if (const Json* groups = obj.optional("groups")) {
       p.groups = groupSizes(*groups, obj.at("groups"), network);
+    }
+    if (const Json* strides = obj.optional("strides")) {
+      if (p.groups.empty()) fail(obj.at("strides"), "strides need the phase's own \"groups\"");
+      p.strides = strideList(*strides, obj.at("strides"), network);
     }
     return p;
   }
@@ -748,7 +821,7 @@ std::string projectToJson(const Project& project) {
   doc["format"] = std::string(kProjectFormat);
   doc["schema_version"] = writtenSchemaVersion(project);
   doc["name"] = project.name;
-  if (writtenSchemaVersion(project) == 2) {
+  if (project.otherScenarios.empty() && project.scenarioName.empty()) {
     w.scenario(doc, project, "");
   } else {
     doc["active_scenario"] = project.scenarioName;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 
@@ -119,6 +120,24 @@ void validateCommunicator(const Communicator& communicator, const Network& netwo
         throw InputError(at() + ": group size " + std::to_string(g[d]) + " on dimension " +
                          std::to_string(d) + " ('" + text::abbreviate(network.dims[d].name) +
                          "') must be between 1 (unused) and its " +
+                         std::to_string(network.dims[d].npus) + " NPUs");
+      }
+    }
+    const auto& s = communicator.stridesOf(kind);
+    if (s.empty()) continue;
+    if (static_cast<int>(s.size()) != network.size()) {
+      throw InputError(at() + " lists " + std::to_string(s.size()) +
+                       " strides, but the network has " + std::to_string(network.size()) +
+                       " dimensions");
+    }
+    for (int d = 0; d < network.size(); ++d) {
+      // Groups of g NPUs, s apart, must tile the dimension: g s divides n.
+      const std::int64_t span = static_cast<std::int64_t>(g[d]) * s[d];
+      if (s[d] < 1 || span > network.dims[d].npus || network.dims[d].npus % span != 0) {
+        throw InputError(at() + ": stride " + std::to_string(s[d]) + " of groups of " +
+                         std::to_string(g[d]) + " on dimension " + std::to_string(d) + " ('" +
+                         text::abbreviate(network.dims[d].name) + "') must be >= 1, with " +
+                         "group size x stride dividing its " +
                          std::to_string(network.dims[d].npus) + " NPUs");
       }
     }
@@ -320,13 +339,16 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
         if (p.collective == CollectiveType::None) continue;
         const std::vector<int>& groups =
             p.groups.empty() ? workload.communicator.of(kind) : p.groups;
+        const std::vector<int>& strides =
+            p.groups.empty() ? workload.communicator.stridesOf(kind) : p.strides;
         if (!p.groups.empty()) {
           Communicator own;
           own.groups = {p.groups, p.groups, p.groups};
+          own.strides = {p.strides, p.strides, p.strides};
           validateCommunicator(own, network, at());
         }
-        coll[i][static_cast<int>(kind)] = table.intern(
-            collectiveTerm(p.collective, p.sizeBytes, groups, network, options.collectives));
+        coll[i][static_cast<int>(kind)] = table.intern(collectiveTerm(
+            p.collective, p.sizeBytes, groups, network, options.collectives, strides));
       }
     }
 

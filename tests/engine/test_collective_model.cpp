@@ -290,10 +290,14 @@ TEST(ScheduleTime, ManyChunksWithoutLatencyApproachLibra) {
     opt.maxChunks = kMaxChunks;
     RandomCollective r = *genCollective(opt);
     r.chunks = *genIndex(64, kMaxChunks + 1);
+    // LIBRA's bound with each dimension's bandwidth as the group's placement
+    // leaves it (placementShare).
     const std::vector<double> v = collectiveTraffic(r.type, r.sizeBytes, r.groups);
     double M = 0, sum = 0;
     for (int d = 0; d < r.network.size(); ++d) {
-      if (v[d] > 0) M = std::max(M, v[d] / r.bw[d]), sum += v[d] / r.bw[d];
+      if (v[d] <= 0) continue;
+      const double bw = r.bw[d] * placementShare(r.network.dims[d], r.type, r.groups[d], 1);
+      M = std::max(M, v[d] / bw), sum += v[d] / bw;
     }
     const double t = r.schedule().time(r.bw, r.chunks);
     RC_LOG() << "T / M - 1 = " << t / M - 1 << ", bound " << (sum / M - 1) / r.chunks << "\n";
@@ -336,6 +340,8 @@ TEST(ScheduleTime, NoBandwidthOnAUsedDimensionIsInfinite) {
 
 // The bytes of each dimension's stages add up to LIBRA's traffic V_d (model.md
 // section 4), for all four collectives; 1e-12 relative (a few roundings).
+// The bytes of a dimension's stages are LIBRA's traffic V_d over the share of
+// the dimension the group's placement leaves it (1 for a whole dimension).
 TEST(CollectiveStages, BytesPerDimensionAreLibrasTraffic) {
   checkProperty(500, [] {
     const RandomCollective r = *genCollective();
@@ -347,7 +353,9 @@ TEST(CollectiveStages, BytesPerDimensionAreLibrasTraffic) {
       if (v[d] == 0) {
         RC_ASSERT(bytes[d] == 0);
       } else {
-        RC_ASSERT(relNear(bytes[d], v[d], 1e-12));
+        // Over the share of the dimension the group's placement leaves it.
+        const double share = placementShare(r.network.dims[d], r.type, r.groups[d], 1);
+        RC_ASSERT(relNear(bytes[d], v[d] / share, 1e-12));
       }
     }
   });
@@ -388,7 +396,8 @@ TEST(CollectiveStages, OrderAndLatencyFollowTheAlgorithm) {
       const auto [d, kind] = order[k];
       RC_ASSERT(stages[k].dim == d);
       const Dimension& dim = r.network.dims[d];
-      const double latency = test::expectedSteps(dim.block, kind, r.groups[d]) * dim.latencyNs;
+      const double latency = test::expectedSteps(dim.block, kind, r.groups[d]) *
+                             placementHops(dim, r.type, r.groups[d], 1) * dim.latencyNs;
       RC_ASSERT(relNear(stages[k].latencyNs, latency, 1e-12));
       RC_ASSERT(stages[k].bytes > 0);
     }
@@ -967,6 +976,74 @@ TEST(DefaultModel, IsAutoWithTheDocumentedLatencies) {
   EXPECT_EQ(defaultLinkLatencyNs(BuildingBlock::Ring), 500);
   EXPECT_EQ(defaultLinkLatencyNs(BuildingBlock::FullyConnected), 500);
   EXPECT_EQ(defaultLinkLatencyNs(BuildingBlock::Switch), 936.25);
+}
+
+}  // namespace
+}  // namespace libra
+
+namespace libra {
+namespace {
+
+// Groups on part of a dimension (docs/collective-model.md section 7): the share
+// of bw_d one group gets while all groups of its kind on the dimension run.
+TEST(Placement, SharesOfEachBuildingBlock) {
+  using C = CollectiveType;
+  const Dimension sw = dimWithLatency(BuildingBlock::Switch, 16, 0);
+  const Dimension fc = dimWithLatency(BuildingBlock::FullyConnected, 8, 0);
+  const Dimension ring = dimWithLatency(BuildingBlock::Ring, 8, 0);
+  // A non-blocking switch: every subset keeps the port.
+  EXPECT_EQ(placementShare(sw, C::AllReduce, 4, 1), 1.0);
+  EXPECT_EQ(placementShare(sw, C::AllReduce, 4, 4), 1.0);
+  // Fully connected: g - 1 of the n - 1 links; a send over one of them.
+  EXPECT_DOUBLE_EQ(placementShare(fc, C::AllReduce, 8, 1), 1.0);
+  EXPECT_DOUBLE_EQ(placementShare(fc, C::AllReduce, 4, 1), 3.0 / 7);
+  EXPECT_DOUBLE_EQ(placementShare(fc, C::ReduceScatter, 2, 4), 1.0 / 7);
+  EXPECT_DOUBLE_EQ(placementShare(fc, C::SendRecv, 2, 1), 1.0 / 7);
+  // Ring: whole; interleaved round the whole ring (1 / s); arcs (1 / (2 s)).
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::AllReduce, 8, 1), 1.0);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::AllReduce, 4, 2), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::AllGather, 2, 4), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::AllReduce, 4, 1), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::AllReduce, 2, 2), 1.0 / 4);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::SendRecv, 2, 1), 1.0);
+  EXPECT_DOUBLE_EQ(placementShare(ring, C::SendRecv, 2, 4), 1.0 / 4);
+  // Hops of one step: an arc's wrap-around comes back over g - 1 links.
+  EXPECT_EQ(placementHops(ring, C::AllReduce, 8, 1), 1.0);
+  EXPECT_EQ(placementHops(ring, C::AllReduce, 4, 2), 2.0);
+  EXPECT_EQ(placementHops(ring, C::AllReduce, 4, 1), 3.0);
+  EXPECT_EQ(placementHops(fc, C::AllReduce, 4, 1), 1.0);
+}
+
+// The chunked model charges the placement; LIBRA's ideal model keeps its
+// convention (a group on part of a dimension uses the whole bw_d), so every
+// reference result holds.
+TEST(Placement, ChunkedModelsChargeItAndTheIdealModelDoesNot) {
+  const Network net = networkOf({dimWithLatency(BuildingBlock::FullyConnected, 8, 0),
+                                 dimWithLatency(BuildingBlock::Ring, 8, 0)});
+  const std::vector<double> bw{70, 100};
+  CollectiveModel chunked;
+  chunked.chunks = ChunkSetting::fixed(1);
+  // An All-Reduce of 8e6 B over 4 of the FC's 8 NPUs: V = 2 S 3/4 = 1.2e7 B at
+  // 3/7 of 70 GB/s = 30 GB/s: 4e5 ns; ideal: 1.2e7 / 70.
+  const std::vector<int> fcHalf{4, 1};
+  EXPECT_DOUBLE_EQ(collectiveTerm(CollectiveType::AllReduce, 8e6, fcHalf, net, chunked).exact(bw),
+                   4e5);
+  EXPECT_DOUBLE_EQ(collectiveTerm(CollectiveType::AllReduce, 8e6, fcHalf, net, {}).exact(bw),
+                   1.2e7 / 70);
+  // On the ring: 4 NPUs consecutive (an arc, 1/2) or interleaved (stride 2, 1/2);
+  // 2 NPUs 4 apart (1/4).
+  const std::vector<int> ringFour{1, 4}, ringTwo{1, 2};
+  const double v4 = 2 * 8e6 * 3 / 4, v2 = 2 * 8e6 / 2;
+  EXPECT_DOUBLE_EQ(collectiveTerm(CollectiveType::AllReduce, 8e6, ringFour, net, chunked).exact(bw),
+                   v4 / 50);
+  EXPECT_DOUBLE_EQ(
+      collectiveTerm(CollectiveType::AllReduce, 8e6, ringFour, net, chunked, std::vector<int>{1, 2})
+          .exact(bw),
+      v4 / 50);
+  EXPECT_DOUBLE_EQ(
+      collectiveTerm(CollectiveType::AllReduce, 8e6, ringTwo, net, chunked, std::vector<int>{1, 4})
+          .exact(bw),
+      v2 / 25);
 }
 
 }  // namespace

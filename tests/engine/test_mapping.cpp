@@ -57,6 +57,28 @@ TEST(Mapping, SplitDimensionLikeTheGpt3Reference) {
   EXPECT_EQ(c.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2, 4, 32}));
 }
 
+// Where the groups lie on a dimension several axes share: TP consecutive, then
+// EP, PP and DP each interleaved over the ones inside it (stride = the product
+// of the inner axes' group sizes there); whole dimensions have stride 1.
+TEST(Mapping, StridesOfAxesThatShareADimension) {
+  Parallelism p;
+  p.tp = 16;
+  const ParallelismMapping m = mapParallelism(reference4d(), p);
+  EXPECT_TRUE(m.strides(ParallelAxis::Tensor).empty());
+  EXPECT_EQ(m.strides(ParallelAxis::Data), (std::vector<int>{1, 4, 1, 1}));
+  EXPECT_EQ(m.communicator().stridesOf(PhaseKind::WeightGrad), (std::vector<int>{1, 4, 1, 1}));
+  EXPECT_TRUE(m.communicator().stridesOf(PhaseKind::Forward).empty());
+
+  Parallelism three;
+  three.tp = 2;
+  three.pp = 2;
+  three.dp = 2;
+  const ParallelismMapping x = mapParallelism(net({8}, {BuildingBlock::Ring}, {"x"}), three);
+  EXPECT_TRUE(x.strides(ParallelAxis::Tensor).empty());
+  EXPECT_EQ(x.strides(ParallelAxis::Pipeline), std::vector<int>{2});
+  EXPECT_EQ(x.strides(ParallelAxis::Data), std::vector<int>{4});
+}
+
 TEST(Mapping, WholeDimensionsLikeTheMsft1TReference) {
   Parallelism p;
   p.tp = 128;

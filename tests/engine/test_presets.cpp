@@ -902,3 +902,27 @@ RC_GTEST_PROP(TransformerGenerator, GradientBytesMatchWeights, ()) {
   const double weights = t.layers * (4 * h * h + (t.gatedMlp ? 3 : 2) * h * f) / tp;
   RC_ASSERT(std::abs(grad - 2 * weights) <= 1e-9 * grad);
 }
+
+// Issue 25's example: GPT-3 175B at TP 8 x PP 8 x DP 64, ZeRO-1, on 4,096 NPUs.
+// On "Ring 2048 x Ring 2" TP takes 8 consecutive NPUs of the big ring (an arc:
+// half its bandwidth) and the 64 data-parallel groups each span it 64 apart
+// (1/64 of it each); charged as rings of their own (the old model) that
+// network showed 369 ms of communication against 455 ms for "Ring 8 x Ring
+// 512", and every sweep ranked giant rings first. With the placement charged
+// (the default chunked model), it is the slower one, by far.
+TEST(Placement, AGiantRingIsSlowerThanTheRingsItsGroupsWouldForm) {
+  auto communication = [](int inner, int outer) {
+    Network net;
+    net.dims = {dimension("a", BuildingBlock::Ring, inner, "InterNode"),
+                dimension("b", BuildingBlock::Ring, outer, "InterPod")};
+    Parallelism p;
+    p.tp = 8;
+    p.pp = 8;
+    p.zeroStage = 1;
+    const Project project = makeProject(findPreset("gpt3-175b"), p, findDevice("h100"), net);
+    const std::vector<double> bw{400, 100};
+    return buildProblem(project).evaluate(bw).communicationNs;
+  };
+  const double giant = communication(2048, 2), rings = communication(8, 512);
+  EXPECT_GT(giant, 1.5 * rings) << giant << " ns against " << rings << " ns";
+}

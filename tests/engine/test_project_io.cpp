@@ -510,11 +510,13 @@ TEST(ProjectIo, ReadsAFrozenVersion1File) {
   const LoadedProject loaded = readProject(v1, "frozen-v1.json");
   EXPECT_EQ(loaded.project, p);
   EXPECT_EQ(loaded.fileSchemaVersion, 1);
-  ASSERT_EQ(loaded.upgrades.size(), 2u);
+  ASSERT_EQ(loaded.upgrades.size(), 3u);
   EXPECT_THAT(loaded.upgrades[0], HasSubstr("schema 1 -> 2: "));
   EXPECT_THAT(loaded.upgrades[0], HasSubstr("LIBRA's ideal model, as it did"));
   EXPECT_THAT(loaded.upgrades[1], HasSubstr("schema 2 -> 3: "));
   EXPECT_THAT(loaded.upgrades[1], HasSubstr("one unnamed scenario"));
+  EXPECT_THAT(loaded.upgrades[2], HasSubstr("schema 3 -> 4: "));
+  EXPECT_THAT(loaded.upgrades[2], HasSubstr("consecutive groups"));
 }
 
 // A file as version 2 wrote it (the chunked model, before scenarios), frozen:
@@ -608,8 +610,9 @@ TEST(ProjectIo, ReadsAFrozenVersion2File) {
   const LoadedProject loaded = readProject(v2, "frozen-v2.json");
   const Project& p = loaded.project;
   EXPECT_EQ(loaded.fileSchemaVersion, 2);
-  ASSERT_EQ(loaded.upgrades.size(), 1u);
+  ASSERT_EQ(loaded.upgrades.size(), 2u);
   EXPECT_THAT(loaded.upgrades[0], HasSubstr("schema 2 -> 3: "));
+  EXPECT_THAT(loaded.upgrades[1], HasSubstr("schema 3 -> 4: "));
   EXPECT_EQ(p.name, "frozen v2");
   EXPECT_EQ(scenarioCount(p), 1u);
   EXPECT_EQ(p.scenarioName, "");
@@ -625,11 +628,37 @@ TEST(ProjectIo, ReadsAFrozenVersion2File) {
 
 TEST(ProjectIo, RefusesFilesFromANewerVersion) {
   Json doc = Json::parse(projectToJson(sampleProject()));
-  doc["schema_version"] = 4;
+  doc["schema_version"] = 5;
   doc["a_key_from_the_future"] = 1;  // refused for its version, not for this key
   EXPECT_EQ(loadError(doc.dump(), "future.json"),
-            "future.json was written by a newer Libra Studio (schema 4; this version reads up "
-            "to 3): update Libra Studio");
+            "future.json was written by a newer Libra Studio (schema 5; this version reads up "
+            "to 4): update Libra Studio");
+}
+
+// Schema 4 added strides (groups that take part of a dimension, interleaved):
+// written only where some stride is not 1, read back as written, and refused
+// in an older schema's file.
+TEST(ProjectIo, StridesRoundTripAndNeedSchema4) {
+  Project p = sampleProject();
+  Workload& w = p.workloads.at(0);
+  ASSERT_EQ(p.network.dims.at(0).npus % 2, 0);
+  std::vector<int> groups(static_cast<std::size_t>(p.network.size()), 1);
+  groups[0] = p.network.dims[0].npus / 2;
+  std::vector<int> strides(groups.size(), 1);
+  strides[0] = 2;
+  w.communicator.of(PhaseKind::WeightGrad) = groups;
+  w.communicator.stridesOf(PhaseKind::WeightGrad) = strides;
+  const std::string text = projectToJson(p);
+  EXPECT_NE(text.find("\"strides\""), std::string::npos);
+  const LoadedProject loaded = readProject(text, "strided.json");
+  EXPECT_EQ(loaded.project, p);
+  EXPECT_EQ(Json::parse(text)["schema_version"], 4);
+  Json old = Json::parse(text);
+  old["schema_version"] = 3;
+  EXPECT_THAT(loadError(old.dump(), "old.json"), HasSubstr("schema 3 has no strides"));
+  // Without strides a project is written in the oldest schema that holds it.
+  w.communicator.stridesOf(PhaseKind::WeightGrad).clear();
+  EXPECT_EQ(Json::parse(projectToJson(p))["schema_version"], 2);
 }
 
 // Schema 1 (before the chunked model) had neither "chunks" nor "latency_ns":

@@ -380,10 +380,12 @@ class ChartsTest : public QObject {
     const Analysis& a = results()->shownResult()->a();
     // The new optimum costs that much and is as fast as the point (a fresh solve
     // under the budget: with "auto" chunk counts the front's warm-started points
-    // come within 0.2 % of it, here 0.13 % slower).
+    // settle their counts from one start, the fresh solve from two, and come
+    // within 1 % of it; here 0.43 % slower, with the groups that take part of
+    // the FullyConnected dimension charged their links).
     QVERIFY(a.design.eval.costUsd <= point.eval.costUsd * (1 + 1e-9));
     QVERIFY2(a.design.eval.iterationNs <= point.eval.iterationNs * (1 + 1e-6) &&
-                 a.design.eval.iterationNs >= point.eval.iterationNs * (1 - 2e-3),
+                 a.design.eval.iterationNs >= point.eval.iterationNs * (1 - 1e-2),
              qPrintable(QStringLiteral("%1 vs %2")
                             .arg(a.design.eval.iterationNs, 0, 'g', 12)
                             .arg(point.eval.iterationNs, 0, 'g', 12)));

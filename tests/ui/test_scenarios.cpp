@@ -262,7 +262,9 @@ class ScenariosTest : public QObject {
              static_cast<const Scenario&>(loadExample(defaultExampleId())));
     QCOMPARE(undo()->undoText(), QStringLiteral("Add scenario “Fresh”"));
 
-    // Saving writes every scenario (schema 3); the file reads back the same.
+    // Saving writes every scenario (schema 3 has them; the bundled example's
+    // data-parallel groups interleave on the FullyConnected dimension, and their
+    // strides need schema 4); the file reads back the same.
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("scenarios.json"));
     QString error;
@@ -270,7 +272,7 @@ class ScenariosTest : public QObject {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray text = file.readAll();
-    QVERIFY(text.contains("\"schema_version\": 3"));
+    QVERIFY(text.contains("\"schema_version\": 4"));
     QVERIFY(text.contains("\"active_scenario\": \"Fresh\""));
     const Project saved = loadProject(path.toStdString());
     QCOMPARE(scenarioNames(saved), names());
@@ -310,12 +312,13 @@ class ScenariosTest : public QObject {
     QCOMPARE(undo()->index(), steps);
     QVERIFY(doc()->project() == original);
     QCOMPARE(window_->scenarioPanel()->list()->count(), 1);
-    // The lone unnamed scenario is saved as before scenarios (schema 2).
+    // The lone unnamed scenario is saved in the layout before scenarios (the
+    // schema is 4 for the example's strides).
     QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
     QFile single(path);
     QVERIFY(single.open(QIODevice::ReadOnly));
     const QByteArray singleText = single.readAll();
-    QVERIFY(!singleText.contains("\"scenarios\"") && singleText.contains("\"schema_version\": 2"));
+    QVERIFY(!singleText.contains("\"scenarios\"") && singleText.contains("\"schema_version\": 4"));
     // And redo comes back to two scenarios, Wide active.
     for (int i = 0; i < 5; ++i) QTest::keySequence(window_.get(), QKeySequence::Redo);
     QCOMPARE(names(), (std::vector<std::string>{"Scenario 1", "Wide"}));

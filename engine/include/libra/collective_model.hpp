@@ -149,15 +149,44 @@ TimeTerm chunkedTerm(const Schedule& schedule, int chunks);
 //                  to outer, each with the whole buffer;  SendRecv one hop on
 //                  each used dimension, inner to outer, with the whole buffer.
 // Each stage carries the traffic of model.md section 4 and steps x link latency.
+//
+// A group that takes part of a dimension (g_d < n_d) gets the share of the
+// dimension's bandwidth its links carry while every group of its kind on the
+// dimension runs at once (placementShare): its stage's bytes are divided by
+// that share, and its latency steps are multiplied by the hops of a step
+// (placementHops). `strides[d]`: the group's NPUs are stride apart on
+// dimension d (1: consecutive; empty: 1 on every dimension).
 std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
-                                    std::span<const int> groupSizes, const Network& network);
+                                    std::span<const int> groupSizes, const Network& network,
+                                    std::span<const int> strides = {});
 // Latency steps of one stage's algorithm on a block of n NPUs, in units of the
 // link latency (a Switch step crosses two links).
 double latencySteps(BuildingBlock block, CollectiveType stage, int n);
 
+// Groups on part of a dimension (docs/collective-model.md section 7): the share
+// of the dimension's per-NPU bandwidth bw_d that one group of g NPUs, stride s
+// apart, gets while the n / g groups of its kind on the dimension all run:
+//   Switch           1 (a non-blocking switch: every NPU keeps its port);
+//   FullyConnected   (g - 1) / (n - 1): a member reaches the others over g - 1
+//                    of its n - 1 links (a SendRecv over 1 of them);
+//   Ring             1 for the whole ring (g = n, s = 1); 1 / s for groups
+//                    interleaved around the whole ring (g s = n): each logical
+//                    hop spans s links, which the s groups share; 1 / (2 s) when
+//                    the groups do not close the ring (g s < n): each arc is a
+//                    line, and what the ring algorithm sends round the
+//                    wrap-around comes back along it, so its busiest link
+//                    carries twice a ring's; a SendRecv to the next stage 1 / s.
+double placementShare(const Dimension& dim, CollectiveType type, int groupSize, int stride);
+// The links one step of the group's algorithm crosses (its latency multiplies):
+// Ring s per hop, and g - 1 for the wrap-around of an arc (g s < n); 1 otherwise.
+double placementHops(const Dimension& dim, CollectiveType type, int groupSize, int stride);
+
 // The TimeTerm of a collective of `sizeBytes` over group sizes g_d (1 = unused) on
 // `network` (model.md section 4 for the traffic). Empty when it moves nothing.
+// LIBRA's ideal model (chunks "ideal") charges every group the whole bw_d, as the
+// reference does; the chunked models charge the placement (collectiveStages).
 TimeTerm collectiveTerm(CollectiveType type, double sizeBytes, std::span<const int> groupSizes,
-                        const Network& network, const CollectiveModel& model);
+                        const Network& network, const CollectiveModel& model,
+                        std::span<const int> strides = {});
 
 }  // namespace libra

@@ -113,8 +113,17 @@ struct ParallelismMapping {
   // The NPUs that hold the same shard of a non-expert weight: expert x data per
   // dimension. Non-expert gradients are reduced over this group.
   std::vector<int> denseData() const;
+  // How far apart the NPUs of one group of `axis` are on each dimension: on a
+  // dimension that several axes share, TP takes consecutive NPUs, then EP, PP
+  // and DP each interleave over the ones inside it (stride = the product of
+  // the inner axes' group sizes there). Empty when every stride is 1.
+  std::vector<int> strides(ParallelAxis axis) const;
+  // The same for the dense data-parallel group (EP x DP): EP's stride. (Where
+  // PP lies between EP and DP on one dimension the union is not evenly
+  // spaced; it is charged as groups of that stride.)
+  std::vector<int> denseDataStrides() const;
   // The transformer communicator: forward and input gradient over the TP group,
-  // weight gradient over the dense data-parallel group.
+  // weight gradient over the dense data-parallel group, with their strides.
   Communicator communicator() const;
 
   bool operator==(const ParallelismMapping&) const = default;

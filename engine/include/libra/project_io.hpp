@@ -18,7 +18,7 @@
 
 namespace libra {
 
-inline constexpr int kProjectSchemaVersion = 3;
+inline constexpr int kProjectSchemaVersion = 4;
 inline constexpr std::string_view kProjectFormat = "libra-project";
 
 // `source` names the file in error messages.

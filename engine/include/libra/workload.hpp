@@ -36,6 +36,10 @@ struct Phase {
   // workload's communicator (e.g. an expert-parallel AllToAll in a layer whose
   // other forward collectives are tensor parallel). Empty: use the communicator.
   std::vector<int> groups;
+  // With `groups`: how far apart a group's NPUs are on each dimension (1 =
+  // consecutive; empty = 1 everywhere). Where axes share a dimension, the outer
+  // one's groups are interleaved (docs/collective-model.md section 7).
+  std::vector<int> strides;
 
   bool operator==(const Phase&) const = default;
 };
@@ -103,11 +107,18 @@ class LayerList {
 };
 
 // Group size per dimension for each phase kind; 1 means the dimension is unused.
+// `strides`: how far apart a group's NPUs are on each dimension (1 = consecutive,
+// an empty list = 1 everywhere), see Phase::strides.
 struct Communicator {
   std::array<std::vector<int>, 3> groups;
+  std::array<std::vector<int>, 3> strides;
 
   const std::vector<int>& of(PhaseKind kind) const { return groups[static_cast<int>(kind)]; }
   std::vector<int>& of(PhaseKind kind) { return groups[static_cast<int>(kind)]; }
+  const std::vector<int>& stridesOf(PhaseKind kind) const {
+    return strides[static_cast<int>(kind)];
+  }
+  std::vector<int>& stridesOf(PhaseKind kind) { return strides[static_cast<int>(kind)]; }
   bool operator==(const Communicator&) const = default;
 };
 

@@ -29,6 +29,7 @@ struct Coll {
   std::vector<int> groups;       // group size per dimension
   std::string tag;               // names the extra line when it does not fit on the main one
   bool parameterGather = false;  // ZeRO-3 gather: not repeated by recomputation
+  std::vector<int> strides;      // the group's strides per dimension (empty: consecutive)
 };
 
 // A logical operation: compute per phase and any number of collectives per phase.
@@ -67,7 +68,10 @@ class Builder {
           const Coll& c = op.colls[k][j];
           phase.collective = c.type;
           phase.sizeBytes = c.bytes;
-          if (c.groups != communicator_.of(kind)) phase.groups = c.groups;
+          if (c.groups != communicator_.of(kind) || c.strides != communicator_.stridesOf(kind)) {
+            phase.groups = c.groups;
+            phase.strides = c.strides;
+          }
           if (tag.empty()) tag = c.tag;
         }
       }
@@ -258,6 +262,11 @@ Workload transformer(const Context& c) {
   const std::vector<int>& epG = c.map.expert();
   const std::vector<int>& dpG = c.map.data();
   const std::vector<int> denseG = c.map.denseData();
+  // Where each group's NPUs lie on a dimension several axes share (mapping.hpp).
+  const std::vector<int> tpS = c.map.strides(ParallelAxis::Tensor);
+  const std::vector<int> epS = c.map.strides(ParallelAxis::Expert);
+  const std::vector<int> dpS = c.map.strides(ParallelAxis::Data);
+  const std::vector<int> denseS = c.map.denseDataStrides();
   const double denseDegree = static_cast<double>(p.ep) * p.dp;
   const bool tpColl = p.tp > 1 || c.libra;
   const bool epColl = p.ep > 1 || c.libra;
@@ -300,18 +309,22 @@ Workload transformer(const Context& c) {
   auto expertParams = [&](int global) { return m.weights(global).experts / p.ep / tp; };
 
   // Collective helpers (section 2.3).
-  auto tpGather = [&]() { return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false}; };
+  auto tpGather = [&]() {
+    return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false, tpS};
+  };
   auto tpReduce = [&]() {
-    return sp ? Coll{CollectiveType::ReduceScatter, act, tpG, "tp", false}
-              : Coll{CollectiveType::AllReduce, act, tpG, "tp", false};
+    return sp ? Coll{CollectiveType::ReduceScatter, act, tpG, "tp", false, tpS}
+              : Coll{CollectiveType::AllReduce, act, tpG, "tp", false, tpS};
   };
   // Gradients of `params` weights per NPU: AllReduce, or ReduceScatter with ZeRO-3.
-  auto gradient = [&](double params, const std::vector<int>& groups) {
-    return p.zero3 ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false}
-                   : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false};
+  auto gradient = [&](double params, const std::vector<int>& groups,
+                      const std::vector<int>& strides) {
+    return p.zero3 ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false, strides}
+                   : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false, strides};
   };
-  auto paramGather = [&](double params, const std::vector<int>& groups, double degree) {
-    return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true};
+  auto paramGather = [&](double params, const std::vector<int>& groups, double degree,
+                         const std::vector<int>& strides) {
+    return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true, strides};
   };
   // Input of a column-parallel region (Megatron's f): SP gathers in forward and
   // reduce-scatters in backward; without SP it all-reduces in backward.
@@ -388,7 +401,12 @@ Workload transformer(const Context& c) {
       // split anyway); without SP an AllGather over the TP group rebuilds it.
       Op pipe;
       pipe.name = "pipeline" + slotSuffix(slot, slots);
-      const Coll send{CollectiveType::SendRecv, act / tp, c.map.pipeline(), "p2p", false};
+      const Coll send{CollectiveType::SendRecv,
+                      act / tp,
+                      c.map.pipeline(),
+                      "p2p",
+                      false,
+                      c.map.strides(ParallelAxis::Pipeline)};
       for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
         pipe.at(kind).push_back(send);
         if (p.tp > 1 && !sp) pipe.at(kind).push_back(tpGather());
@@ -402,10 +420,10 @@ Workload transformer(const Context& c) {
       e.computeNs = {lookup, 0, lookup};
       leaveTp(e);  // vocabulary-parallel embedding: partial sums over the TP group
       if (lastToFinish && denseGrad) {
-        e.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG));
+        e.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG, denseS));
       }
       if (p.zero3 && denseGrad) {
-        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree);
+        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
         e.at(PhaseKind::Forward).push_back(g);
         e.at(PhaseKind::InputGrad).push_back(g);
       }
@@ -426,10 +444,10 @@ Workload transformer(const Context& c) {
           params = 0;
           for (int j = 0; j < blocks; ++j) params += denseParams(global + j);
         }
-        q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG));
+        q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG, denseS));
       }
       if (p.zero3 && denseGrad) {
-        const Coll g = paramGather(denseParams(global), denseG, denseDegree);
+        const Coll g = paramGather(denseParams(global), denseG, denseDegree, denseS);
         q.at(PhaseKind::Forward).push_back(g);
         q.at(PhaseKind::InputGrad).push_back(g);
       }
@@ -509,15 +527,15 @@ Workload transformer(const Context& c) {
         std::vector<Coll> a2a;
         if (p.moeDispatcher == MoeDispatcher::DeepEp && moe) {
           if (nodeCopies > 0) {
-            a2a.push_back(
-                {CollectiveType::AllToAll, T * nodeCopies * h * b / tp, epAcross, "ep", false});
+            a2a.push_back({CollectiveType::AllToAll, T * nodeCopies * h * b / tp, epAcross, "ep",
+                           false, epS});
           }
-          a2a.push_back({CollectiveType::AllToAll, routed / tp, epNode, "node", false});
+          a2a.push_back({CollectiveType::AllToAll, routed / tp, epNode, "node", false, epS});
         } else {
-          a2a.push_back({CollectiveType::AllToAll, routed / tp, epG, "ep", false});
+          a2a.push_back({CollectiveType::AllToAll, routed / tp, epG, "ep", false, epS});
         }
-        const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG, "tp", false};
-        const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG, "tp", false};
+        const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG, "tp", false, tpS};
+        const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG, "tp", false, tpS};
         // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
         // is the mirror image.
         Op dispatch;
@@ -540,7 +558,7 @@ Workload transformer(const Context& c) {
         Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp,
                      T * m.topK, h, expertUp, localExperts * h * expertUp);
         if (p.zero3 && expertGrad) {
-          const Coll g = paramGather(expertParams(global), dpG, static_cast<double>(p.dp));
+          const Coll g = paramGather(expertParams(global), dpG, static_cast<double>(p.dp), dpS);
           w1.at(PhaseKind::Forward).push_back(g);
           w1.at(PhaseKind::InputGrad).push_back(g);
         }
@@ -548,7 +566,7 @@ Workload transformer(const Context& c) {
         Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp, T * m.topK, fe / tp, h,
                      localExperts * fe * h / tp);
         if (lastToFinish && expertGrad) {
-          w2.at(PhaseKind::WeightGrad).push_back(gradient(expertParams(global), dpG));
+          w2.at(PhaseKind::WeightGrad).push_back(gradient(expertParams(global), dpG, dpS));
         }
         block.push_back(w2);
         // combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute. (Written AllToAll
@@ -602,10 +620,10 @@ Workload transformer(const Context& c) {
       enterTp(out);  // vocabulary-parallel output layer
       const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
       if (lastToFinish && denseGrad && ownWeights) {
-        out.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG));
+        out.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG, denseS));
       }
       if (p.zero3 && denseGrad && ownWeights) {
-        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree);
+        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
         out.at(PhaseKind::Forward).push_back(g);
         out.at(PhaseKind::InputGrad).push_back(g);
       }
@@ -624,8 +642,9 @@ void placeGradients(const Context& c, std::vector<Op>& ops, const std::vector<do
   const bool any = carries(groups) || c.libra;
   if (!any) return;
   auto coll = [&](double bytes) {
-    return c.par.zero3 ? Coll{CollectiveType::ReduceScatter, bytes, groups, "grad", false}
-                       : Coll{CollectiveType::AllReduce, bytes, groups, "grad", false};
+    // Data parallel only (CNN, DLRM): the groups are consecutive.
+    return c.par.zero3 ? Coll{CollectiveType::ReduceScatter, bytes, groups, "grad", false, {}}
+                       : Coll{CollectiveType::AllReduce, bytes, groups, "grad", false, {}};
   };
   double total = 0;
   for (double x : params) total += x;
@@ -652,7 +671,8 @@ void zeroGathers(const Context& c, std::vector<Op>& ops, const std::vector<doubl
   if (!c.par.zero3 || degree <= 1) return;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (params[i] <= 0) continue;
-    const Coll g{CollectiveType::AllGather, params[i] * c.bytes / degree, groups, "params", true};
+    const Coll g{
+        CollectiveType::AllGather, params[i] * c.bytes / degree, groups, "params", true, {}};
     ops[i].at(PhaseKind::Forward).push_back(g);
     ops[i].at(PhaseKind::InputGrad).push_back(g);
   }
@@ -740,9 +760,9 @@ Workload dlrm(const Context& c) {
   embedding.name = "Embedding";
   embedding.computeNs = {c.memoryNs(exchanged), 0, c.memoryNs(exchanged)};
   embedding.at(PhaseKind::Forward)
-      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
+      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false, {}});
   embedding.at(PhaseKind::InputGrad)
-      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false});
+      .push_back({CollectiveType::AllToAll, exchanged, allG, "a2a", false, {}});
   const double pairs = m.pairs();
   const double interactionIn = m.widths(false).front();
   Op interaction;

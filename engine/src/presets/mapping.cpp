@@ -270,11 +270,45 @@ std::vector<int> ParallelismMapping::denseData() const {
   return out;
 }
 
+std::vector<int> ParallelismMapping::strides(ParallelAxis axis) const {
+  const std::size_t dims = tensor().size();
+  std::vector<int> out(dims, 1);
+  bool any = false;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (of(axis)[d] <= 1) continue;
+    for (ParallelAxis inner : kParallelAxes) {
+      if (inner == axis) break;
+      out[d] *= of(inner)[d];
+    }
+    any = any || out[d] > 1;
+  }
+  return any ? out : std::vector<int>{};
+}
+
+std::vector<int> ParallelismMapping::denseDataStrides() const {
+  const std::vector<int> dense = denseData();
+  const std::vector<int> ep = strides(ParallelAxis::Expert);
+  const std::vector<int> dp = strides(ParallelAxis::Data);
+  std::vector<int> out(dense.size(), 1);
+  bool any = false;
+  for (std::size_t d = 0; d < dense.size(); ++d) {
+    if (dense[d] <= 1) continue;
+    const bool expertThere = expert()[d] > 1;
+    const std::vector<int>& from = expertThere ? ep : dp;
+    out[d] = from.empty() ? 1 : from[d];
+    any = any || out[d] > 1;
+  }
+  return any ? out : std::vector<int>{};
+}
+
 Communicator ParallelismMapping::communicator() const {
   Communicator c;
   c.of(PhaseKind::Forward) = tensor();
   c.of(PhaseKind::InputGrad) = tensor();
   c.of(PhaseKind::WeightGrad) = denseData();
+  c.stridesOf(PhaseKind::Forward) = strides(ParallelAxis::Tensor);
+  c.stridesOf(PhaseKind::InputGrad) = strides(ParallelAxis::Tensor);
+  c.stridesOf(PhaseKind::WeightGrad) = denseDataStrides();
   return c;
 }
 
