@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -302,6 +303,52 @@ SolveLimits parseLimitFlags(const LimitFlags& flags) {
 
 std::vector<double> parseBandwidthList(const std::string& text) {
   return parseNumberList(text, "bandwidth", "B", "GB/s");
+}
+
+namespace {
+
+std::string timeLeft(double seconds) {
+  char buffer[48];
+  const long s = std::lround(seconds);
+  if (s < 60) {
+    std::snprintf(buffer, sizeof buffer, "%ld s left", s);
+  } else if (s < 3600) {
+    std::snprintf(buffer, sizeof buffer, "%ld min %02ld s left", s / 60, s % 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%ld h %02ld min left", s / 3600, (s % 3600) / 60);
+  }
+  return buffer;
+}
+
+}  // namespace
+
+ProgressBar::ProgressBar(std::ostream& err, bool enabled, std::string unit)
+    : err_(err),
+      enabled_(enabled),
+      unit_(std::move(unit)),
+      start_(std::chrono::steady_clock::now()) {}
+
+void ProgressBar::update(std::int64_t done, std::int64_t total) {
+  if (!enabled_ || total <= 0) return;
+  constexpr int kWidth = 30;
+  const auto filled = static_cast<int>(kWidth * done / total);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string eta = "estimating the time left";
+  if (done >= total) {
+    eta = "done";
+  } else if (done > 0 && elapsed > 0.5) {
+    eta = timeLeft(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+  }
+  err_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '-') << "] " << done
+       << '/' << total << ' ' << unit_ << ", " << eta << "\x1b[K" << std::flush;
+  drawn_ = true;
+}
+
+void ProgressBar::clear() {
+  if (!drawn_) return;
+  err_ << "\r\x1b[K" << std::flush;
+  drawn_ = false;
 }
 
 }  // namespace libra::cli

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -77,5 +80,26 @@ SolveLimits parseLimitFlags(const LimitFlags& flags);
 // trailing text, no empty items). Range and length are checked by
 // Problem::checkBandwidth.
 std::vector<double> parseBandwidthList(const std::string& text);
+
+// `[#####-----] 1234/4686 shapes, 12 s left`, redrawn in place on stderr (when
+// `enabled`, i.e. on a terminal); `unit` names what is counted. update() is
+// called from the thread that owns the stream.
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, bool enabled, std::string unit);
+  ~ProgressBar() { clear(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(std::int64_t done, std::int64_t total);
+  void clear();
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  std::string unit_;
+  std::chrono::steady_clock::time_point start_;
+  bool drawn_ = false;
+};
 
 }  // namespace libra::cli

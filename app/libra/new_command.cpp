@@ -1,5 +1,7 @@
 // `libra new`: a project file whose workload is generated from a model preset for
 // a given network, device and parallelism.
+#include <unistd.h>
+
 #include <memory>
 #include <ostream>
 
@@ -104,8 +106,64 @@ void printWritten(Context& context, const NewArgs& args, const Project& project,
   printWrittenProject(context.out, args.output, project, args.json, extra, detail);
 }
 
+// Searches the executions the flags leave open (execution.hpp) and sets the
+// fastest that fits into `choice` and `options`; a note says which, of how many.
+void chooseExecution(Context& context, const NewArgs& args, const Network& network,
+                     ProjectOptions& options, PresetChoice& choice,
+                     std::vector<std::string>& notes) {
+  // A constraint that does not compile is the user's mistake, not the search's:
+  // said before it starts, as makeProject's check would.
+  Problem dims;
+  dims.dimNames = network.names();
+  dims.costPerBandwidth = costPerBandwidth(network, options.costModel);
+  for (const std::string& c : options.constraints) {
+    try {
+      (void)dims.compile(c);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--constraint: ") + e.what());
+    }
+  }
+  ExecutionSearchOptions so;
+  so.choices = executionChoices(args.preset, choice);
+  so.device = choice.device;
+  so.generator = choice.generator;
+  so.project = options;
+  so.ignoreMemory = choice.ignoreMemory;
+  so.keep = 1;
+  ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1, "executions");
+  so.progress = [&](std::int64_t done, std::int64_t total) { bar.update(done, total); };
+  const ExecutionSearch found = searchExecutions(*choice.preset, network, so);
+  bar.clear();
+  const std::string what = choice.preset->id + " on " + choice.device.id;
+  if (found.designs.empty()) {
+    if (found.leastMemory) {
+      throw InputError("no execution of " + what + " on this network fits the device's memory (" +
+                       std::to_string(found.overMemory) + " tried; the least needs " +
+                       found.leastMemory->describe() +
+                       "); more NPUs, a device with more memory, a smaller --global-batch or "
+                       "--ignore-memory");
+    }
+    throw InputError("no execution of " + what + " runs on this network" +
+                     (found.firstFailure.empty() ? std::string() : ": " + found.firstFailure));
+  }
+  const ExecutionDesign& best = found.designs.front();
+  choice.parallelism = best.execution.parallelism;
+  if (args.preset.placements != "all") {
+    choice.parallelism.tpGroups.clear(), choice.parallelism.epGroups.clear();
+    choice.parallelism.ppGroups.clear(), choice.parallelism.dpGroups.clear();
+  }
+  options.generator = generatorOf(best.execution, choice.generator);
+  notes.push_back("chose " + best.execution.label() + ": the fastest of " +
+                  std::to_string(found.evaluated) + " executions solved (" +
+                  std::to_string(found.pruned) + " pruned by their compute time, " +
+                  std::to_string(found.overMemory) + " beyond the device's memory)" +
+                  (args.preset.placements == "all" ? ", every placement of the groups"
+                                                   : ", groups laid by the automatic mapping") +
+                  "; --execution given takes the flags and the preset's defaults as they are");
+}
+
 int runNew(const NewArgs& args, Context& context) {
-  const PresetChoice choice = resolvePresetFlags(args.preset);
+  PresetChoice choice = resolvePresetFlags(args.preset);
   std::optional<Objective> objective;
   if (!args.objective.empty()) objective = parseObjectiveFlag(args.objective);
   requireInputFile(args.network, "--network");
@@ -143,6 +201,13 @@ int runNew(const NewArgs& args, Context& context) {
     }
   }
 
+  // The execution: searched (the default), or as the flags and the preset give it.
+  if (searchesExecution(args.preset)) {
+    options.constraints = constraints;
+    chooseExecution(context, args, network.network, options, choice, notes);
+    options.constraints.clear();
+  }
+
   // Throws the engine's message for a parallelism that does not fit (it names the
   // degree and the dimension) and for invalid generator options.
   Project project =
@@ -176,6 +241,7 @@ void registerNew(CLI::App& app, Context& context) {
       ->required()
       ->type_name("FILE");
   addPresetFlags(cmd, args->preset, /*withDataParallel=*/true);
+  addExecutionFlags(cmd, args->preset);
   cmd->add_option("--constraint", args->constraints,
                   "Constraint stored in the project (repeatable; default 'total == 500')")
       ->type_name("EXPR")

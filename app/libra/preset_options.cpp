@@ -252,6 +252,50 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   return choice;
 }
 
+void addExecutionFlags(CLI::App* cmd, PresetFlags& flags) {
+  cmd->add_option("--execution", flags.execution,
+                  "search (default): the fastest execution that fits the device's memory, with "
+                  "what the flags fix; given: the flags and the preset's defaults as they are")
+      ->type_name("MODE");
+  cmd->add_option("--placements", flags.placements,
+                  "With --execution search: auto (default) lays the groups as the automatic "
+                  "mapping does; all tries every placement of the groups on the dimensions")
+      ->type_name("WHICH");
+}
+
+bool searchesExecution(const PresetFlags& flags) {
+  if (flags.execution != "search" && flags.execution != "given") {
+    throw InputError("--execution: '" + flags.execution + "' is not a mode; use search or given");
+  }
+  if (flags.placements != "auto" && flags.placements != "all") {
+    throw InputError("--placements: '" + flags.placements + "' is not one; use auto or all");
+  }
+  return flags.execution == "search" && flags.layout != "libra";
+}
+
+ExecutionChoices executionChoices(const PresetFlags& flags, const PresetChoice& choice) {
+  if (!flags.microBatches.empty()) {
+    throw InputError(
+        "--micro-batches: the search chooses the micro-batch (and so their number) itself; give "
+        "--micro-batch N to fix it, or --execution given");
+  }
+  const Parallelism& p = choice.parallelism;
+  ExecutionChoices c;
+  c.base = p;
+  if (!flags.tp.empty()) c.tp = p.tp;
+  if (!flags.ep.empty()) c.ep = p.ep;
+  if (!flags.pp.empty()) c.pp = p.pp;
+  if (!flags.dp.empty()) c.dp = p.dp;
+  if (flags.zero3 || !flags.zero.empty()) c.zeroStage = p.zero();
+  if (flags.recompute) c.recomputation = Recomputation::Full;
+  if (flags.selectiveRecompute) c.recomputation = Recomputation::Selective;
+  if (flags.sequenceParallel) c.sequenceParallel = true;
+  if (!flags.microBatch.empty()) c.microBatch = choice.generator.microBatch;
+  if (!flags.virtualStages.empty()) c.virtualStages = choice.generator.virtualStages;
+  c.searchPlacements = flags.placements == "all";
+  return c;
+}
+
 const char* const kPresetHelp =
     "Presets describe a model by its hyperparameters; the workload (layers, collective sizes\n"
     "in bytes, compute times in ns) is generated for the chosen network, device and\n"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libra/cost.hpp"
+#include "libra/execution.hpp"
 #include "libra/presets.hpp"
 #include "libra/training.hpp"
 
@@ -39,6 +40,8 @@ struct PresetFlags {
   std::string layout;
   std::string trainingLoop;
   std::string costModel;
+  std::string execution = "search";  // --execution search|given (libra new)
+  std::string placements = "auto";   // --placements auto|all (libra new)
 };
 
 // What the flags mean, checked.
@@ -67,6 +70,16 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);
 
 // Throws InputError naming the flag and the bad value.
 PresetChoice resolvePresetFlags(const PresetFlags& flags);
+
+// --execution and --placements (libra new).
+void addExecutionFlags(CLI::App* cmd, PresetFlags& flags);
+// Whether the execution is searched (--execution search, the default) rather
+// than taken from the flags and the preset's defaults (--execution given).
+bool searchesExecution(const PresetFlags& flags);
+// What the flags fix of the execution; the rest is searched. `choice` is
+// resolvePresetFlags's (its parallelism carries the attention kernel and the
+// MoE dispatcher and routing, which are never searched).
+ExecutionChoices executionChoices(const PresetFlags& flags, const PresetChoice& choice);
 
 // A whole number in [min, max] given to `flag`, strictly (no trailing text).
 std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, std::int64_t min,

@@ -111,61 +111,6 @@ class InterruptHandler {
   bool installed_ = false;
 };
 
-// --- progress bar ----------------------------------------------------------------
-
-std::string timeLeft(double seconds) {
-  char buffer[48];
-  const long s = std::lround(seconds);
-  if (s < 60) {
-    std::snprintf(buffer, sizeof buffer, "%ld s left", s);
-  } else if (s < 3600) {
-    std::snprintf(buffer, sizeof buffer, "%ld min %02ld s left", s / 60, s % 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%ld h %02ld min left", s / 3600, (s % 3600) / 60);
-  }
-  return buffer;
-}
-
-// `[#####-----] 1234/4686 shapes, 12 s left`, redrawn in place on stderr. The
-// engine calls update() at most ~10 times a second, from this thread.
-class ProgressBar {
- public:
-  ProgressBar(std::ostream& err, bool enabled)
-      : err_(err), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-  ~ProgressBar() { clear(); }
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-
-  void update(int done, int total) {
-    if (!enabled_ || total <= 0) return;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(static_cast<std::int64_t>(kWidth) * done / total);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::string eta = "estimating the time left";
-    if (done >= total) {
-      eta = "done";
-    } else if (done > 0 && elapsed > 0.5) {
-      eta = timeLeft(elapsed / done * (total - done));
-    }
-    err_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '-') << "] " << done
-         << '/' << total << " shapes, " << eta << "\x1b[K" << std::flush;
-    drawn_ = true;
-  }
-
-  void clear() {
-    if (!drawn_) return;
-    err_ << "\r\x1b[K" << std::flush;
-    drawn_ = false;
-  }
-
- private:
-  std::ostream& err_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point start_;
-  bool drawn_ = false;
-};
-
 // --- flags -----------------------------------------------------------------------
 
 struct DimRange {
@@ -631,7 +576,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   bool interrupted = false;
   {
     const InterruptHandler handler;
-    ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1);
+    ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1, "shapes");
     try {
       result = runSweep(
           options, [&](int done, int total) { bar.update(done, total); }, &gInterrupted);

@@ -132,16 +132,37 @@ double npuCostUsd(const Scenario& project) {
   return usd;
 }
 
+namespace {
+
+// Everything of buildProblem but the time model: costs, bounds, constraints.
+Problem problemWithTime(const Scenario& project, TimeModel time,
+                        std::span<const std::string> extraConstraints);
+
+}  // namespace
+
 Problem buildProblem(const Scenario& project, std::span<const std::string> extraConstraints) {
   project.network.validate();
+  if (project.workloads.empty()) throw InputError("project: it has no workload");
+  // Compiling the time model checks communicators, phase groups, compute times,
+  // collective sizes and weights, with messages naming the workload and layer.
+  return problemWithTime(project, buildTimeModel(project.network, project.workloads, project.model),
+                         extraConstraints);
+}
+
+Problem buildProblem(const Scenario& project, TimeModel time) {
+  project.network.validate();
+  return problemWithTime(project, std::move(time), {});
+}
+
+namespace {
+
+Problem problemWithTime(const Scenario& project, TimeModel time,
+                        std::span<const std::string> extraConstraints) {
   Problem p;
   p.dimNames = project.network.names();
   p.costPerBandwidth = costPerBandwidth(project.network, project.costModel);
   p.fixedCostUsd = npuCostUsd(project);
-  if (project.workloads.empty()) throw InputError("project: it has no workload");
-  // Compiling the time model checks communicators, phase groups, compute times,
-  // collective sizes and weights, with messages naming the workload and layer.
-  p.time = buildTimeModel(project.network, project.workloads, project.model);
+  p.time = std::move(time);
   for (int d = 0; d < project.network.size(); ++d) {
     const Dimension& dim = project.network.dims[d];
     if (dim.fixedBandwidth) addBound(p, d, Relation::Equal, *dim.fixedBandwidth, "fixed bandwidth");
@@ -160,6 +181,8 @@ Problem buildProblem(const Scenario& project, std::span<const std::string> extra
   }
   return p;
 }
+
+}  // namespace
 
 std::string describedName(const Project& project) {
   std::vector<std::string> labels;

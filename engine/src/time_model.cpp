@@ -385,3 +385,27 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
 }
 
 }  // namespace libra
+
+namespace libra {
+
+TimeModel buildTimeModel(const Network& network, const WorkloadTally& tally,
+                         const CollectiveModel& collectives) {
+  TimeModel model;
+  model.dims = network.size();
+  TermTable table(model);
+  TimeModel::Group group;
+  group.name = "tally";
+  group.computeNs = tally.computeNs;
+  std::map<int, double> occurrences;
+  for (const WorkloadTally::Collective& c : tally.collectives) {
+    const int k =
+        table.intern(collectiveTerm(c.type, c.bytes, c.groups, network, collectives, c.strides));
+    addTerm(occurrences, k, c.count);
+  }
+  group.occurrences = toList(occurrences);
+  group.pieces.push_back({tally.computeNs, group.occurrences, -1});
+  model.groups.push_back(std::move(group));
+  return model;
+}
+
+}  // namespace libra

@@ -23,13 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 libra=${1:-${LIBRA:-libra}}
 out=${2:-$here}
 
-"$libra" new --preset gpt3-175b --device h100 --tp 16 \
+"$libra" new --execution given --preset gpt3-175b --device h100 --tp 16 \
   --zero 1 --sequence-parallel --selective-recompute \
   --network "$here/networks/gpt3-3d.yml" \
   --constraint 'total == 500' \
   -o "$out/gpt3-3d.json"
 
-"$libra" new --preset gpt3-175b --device h100 --tp 16 \
+"$libra" new --execution given --preset gpt3-175b --device h100 --tp 16 \
   --zero 1 --sequence-parallel --selective-recompute \
   --network "$here/networks/gpt3-4d.yml" \
   --constraint 'total == 1000' --constraint 'bw[chiplet] >= bw[package]' \

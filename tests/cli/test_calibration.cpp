@@ -180,7 +180,7 @@ class Calibration : public CliTest, public ::testing::WithParamInterface<Row> {}
 TEST_P(Calibration, PublishedRunIsPredictedWithinItsTolerance) {
   const Row& row = GetParam();
   const std::string project = tmp(std::string(row.name) + ".json");
-  std::vector<std::string> args{"new"};
+  std::vector<std::string> args{"new", "--execution", "given"};
   args.insert(args.end(), row.newArgs.begin(), row.newArgs.end());
   const std::string network =
       (fs::path(LIBRA_SOURCE_DIR) / "tests" / "data" / "calibration" / row.network).string();
@@ -219,12 +219,19 @@ TEST_F(CliTest, DeepSeekV3DispatchAndRoutingOrderTheThroughput) {
       (fs::path(LIBRA_SOURCE_DIR) / "tests" / "data" / "calibration" / "h100-8x32.yml").string();
   auto tokensPerGpu = [&](const std::vector<std::string>& choice) {
     const std::string project = tmp("deepseek.json");
-    std::vector<std::string> args{"new",       "--preset",      "deepseek-v3", "--device",
-                                  "h100",      "--tp",          "1",           "--ep",
-                                  "64",        "--pp",          "4",           "--virtual-stages",
-                                  "8",         "--zero3",       "--recompute", "--global-batch",
-                                  "512",       "--micro-batch", "1",           "--ignore-memory",
-                                  "--network", network,         "-o",          project};
+    std::vector<std::string> args{"new",         "--execution",
+                                  "given",       "--preset",
+                                  "deepseek-v3", "--device",
+                                  "h100",        "--tp",
+                                  "1",           "--ep",
+                                  "64",          "--pp",
+                                  "4",           "--virtual-stages",
+                                  "8",           "--zero3",
+                                  "--recompute", "--global-batch",
+                                  "512",         "--micro-batch",
+                                  "1",           "--ignore-memory",
+                                  "--network",   network,
+                                  "-o",          project};
     args.insert(args.end(), choice.begin(), choice.end());
     const ProcessResult made = runLibra(args);
     EXPECT_EQ(made.exitCode, 0) << describe(args, made);

@@ -112,10 +112,53 @@ TEST_F(CliTest, PresetsTableListsPresetsAndDevices) {
 
 // --- new -----------------------------------------------------------------------
 
+// Without parallelism flags `new` searches the executions (execution.hpp) and
+// writes the fastest that fits: GPT-3 175B on 64 H100s, whose preset default
+// (TP 16 x DP 4, no ZeRO) needs 214.5 GB per GPU, gets one that fits, and the
+// note says which and of how many. A flag fixes its choice; the rest is
+// searched; --execution given keeps the old meaning (below).
+TEST_F(CliTest, NewSearchesTheFastestExecutionThatFits) {
+  const std::string out = tmp("searched.json");
+  const std::vector<std::string> args{
+      "new",    "--preset", "gpt3-175b", "--network", dataFile("libra/tiny_network.yml"),
+      "--json", "-o",       out};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_TRUE(contains(r.err, "note: chose TP ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "executions solved")) << r.err;
+  EXPECT_TRUE(contains(r.err, "beyond the device's memory")) << r.err;
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j["memory_per_npu_bytes"].is_number());
+  EXPECT_LE(j["memory_per_npu_bytes"].get<double>(), 80e9);
+
+  // --tp 8 fixes TP; the rest is searched.
+  std::vector<std::string> fixed = args;
+  fixed.insert(fixed.end() - 2, {"--tp", "8"});
+  const ProcessResult f = runLibra(fixed);
+  ASSERT_EQ(f.exitCode, 0) << f.err;
+  EXPECT_EQ(parseJson(f.out)["parallelism"]["tp"], 8);
+  EXPECT_TRUE(contains(f.err, "note: chose TP 8 x")) << f.err;
+
+  // Nothing fits: one line with the least need.
+  std::vector<std::string> none = args;
+  none.insert(none.end() - 2, {"--tp", "1", "--pp", "1", "--zero", "0"});
+  const ProcessResult n = runLibra(none);
+  EXPECT_EQ(n.exitCode, 2) << n.err;
+  EXPECT_TRUE(contains(n.err, "fits the device's memory")) << n.err;
+}
+
 TEST_F(CliTest, NewWritesAProjectThatSolvesAndRecordsThePreset) {
   const std::string out = tmp("gpt3.json");
-  std::vector<std::string> args{
-      "new", "--preset", "gpt3-175b", "--network", dataFile("libra/tiny_network.yml"), "-o", out};
+  std::vector<std::string> args{"new",
+                                "--execution",
+                                "given",
+                                "--preset",
+                                "gpt3-175b",
+                                "--network",
+                                dataFile("libra/tiny_network.yml"),
+                                "-o",
+                                out};
   // GPT-3 175B at TP 16 without ZeRO keeps 175e9 / 16 x 16 bytes = 175 GB of
   // weights, gradients and Adam states per GPU (Rajbhandari et al., arXiv:1910.02054,
   // section 3.1), more than an H100's 80 GB: refused in one line with the numbers.
@@ -179,9 +222,10 @@ TEST_F(CliTest, NewWritesAProjectThatSolvesAndRecordsThePreset) {
 TEST_F(CliTest, NewAppliesTheParallelismAndGeneratorFlags) {
   const std::string out = tmp("llama.json");
   const std::vector<std::string> args{
-      "new", "--preset", "llama3-70b", "--network", dataFile("libra/tiny_network.yml"), "--tp", "4",
-      "--pp", "2", "--zero3", "--sequence-parallel", "--recompute", "--device", "b200",
-      "--micro-batch", "2", "--sequence-length", "1024",
+      "new", "--execution", "given", "--preset", "llama3-70b", "--network",
+      dataFile("libra/tiny_network.yml"), "--tp", "4", "--pp", "2", "--zero3",
+      "--sequence-parallel", "--recompute", "--device", "b200", "--micro-batch", "2",
+      "--sequence-length", "1024",
       // 2 micro-batches per replica: the preset's
       // 2048 sequences made 128 and 98,427 layers,
       // 50 s of this test under ASan.
@@ -216,11 +260,13 @@ TEST_F(CliTest, NewWithAParallelismThatDoesNotFitNamesTheDegreeAndTheDimension) 
   const std::string net = tmp("six_by_four.yml");
   writeText(net, networkYaml({"Ring", "Switch"}, {6, 4}, {"InterNode", "InterPod"}));
   const std::string out = tmp("never.json");
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--tp", "4", "-o", out},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net,
+                    "--tp", "4", "-o", out},
                    {"TP 4", "dimension 0", "'node'"});
   EXPECT_FALSE(fs::exists(out));
   // A degree that does not divide the NPU count names the degree and the count.
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--tp", "5", "-o", out},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net,
+                    "--tp", "5", "-o", out},
                    {"TP 5", "24"});
   EXPECT_FALSE(fs::exists(out));
 }
@@ -231,11 +277,14 @@ TEST_F(CliTest, NewRefusesTensorParallelMoeWithoutSequenceParallelism) {
   const std::string net = tmp("moe.yml");
   writeText(net, networkYaml({"FullyConnected", "Switch"}, {8, 64}, {"InterNode", "InterPod"}));
   const std::string out = tmp("moe.json");
-  expectUsageError({"new", "--preset", "deepseek-v3", "--network", net, "--tp", "2", "--pp", "4",
-                    "--ep", "64", "--global-batch", "1024", "--ignore-memory", "-o", out},
-                   {"deepseek-v3", "TP 2", "--sequence-parallel"});
+  expectUsageError(
+      {"new", "--execution", "given", "--preset", "deepseek-v3", "--network", net, "--tp", "2",
+       "--pp", "4", "--ep", "64", "--global-batch", "1024", "--ignore-memory", "-o", out},
+      {"deepseek-v3", "TP 2", "--sequence-parallel"});
   EXPECT_FALSE(fs::exists(out));
   const std::vector<std::string> ok{"new",
+                                    "--execution",
+                                    "given",
                                     "--preset",
                                     "deepseek-v3",
                                     "--network",
@@ -288,42 +337,47 @@ TEST_F(CliTest, NewTakesTheAttentionKernelAndTheExpertDispatch) {
 
   const std::string never = tmp("never.json");
   const std::string tiny = dataFile("libra/tiny_network.yml");
-  expectUsageError(
-      {"new", "--preset", "gpt3-175b", "--network", tiny, "--attention", "flash", "-o", never},
-      {"--attention", "flash", "fused"});
-  expectUsageError(
-      {"new", "--preset", "deepseek-v3", "--network", net, "--moe-dispatcher", "nccl", "-o", never},
-      {"--moe-dispatcher", "nccl", "deepep"});
-  expectUsageError(
-      {"new", "--preset", "deepseek-v3", "--network", net, "--moe-routing", "hash", "-o", never},
-      {"--moe-routing", "hash", "contiguous"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", tiny, "--moe-dispatcher", "deepep",
-                    "-o", never},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", tiny,
+                    "--attention", "flash", "-o", never},
+                   {"--attention", "flash", "fused"});
+  expectUsageError({"new", "--execution", "given", "--preset", "deepseek-v3", "--network", net,
+                    "--moe-dispatcher", "nccl", "-o", never},
+                   {"--moe-dispatcher", "nccl", "deepep"});
+  expectUsageError({"new", "--execution", "given", "--preset", "deepseek-v3", "--network", net,
+                    "--moe-routing", "hash", "-o", never},
+                   {"--moe-routing", "hash", "contiguous"});
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", tiny,
+                    "--moe-dispatcher", "deepep", "-o", never},
                    {"--moe-dispatcher", "gpt3-175b", "experts"});
-  expectUsageError(
-      {"new", "--preset", "resnet50", "--network", tiny, "--attention", "fused", "-o", never},
-      {"--attention", "resnet50"});
+  expectUsageError({"new", "--execution", "given", "--preset", "resnet50", "--network", tiny,
+                    "--attention", "fused", "-o", never},
+                   {"--attention", "resnet50"});
   EXPECT_FALSE(fs::exists(never));
 }
 
 TEST_F(CliTest, NewRejectsBadFlagsWithOneLine) {
   const std::string net = dataFile("libra/tiny_network.yml");
   const std::string out = tmp("never.json");
-  expectUsageError({"new", "--preset", "gpt-9", "--network", net, "-o", out},
-                   {"--preset", "gpt-9", "gpt3-175b"});
   expectUsageError(
-      {"new", "--preset", "gpt3-175b", "--device", "h900", "--network", net, "-o", out},
-      {"--device", "h900", "h100"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--tp", "0", "-o", out},
+      {"new", "--execution", "given", "--preset", "gpt-9", "--network", net, "-o", out},
+      {"--preset", "gpt-9", "gpt3-175b"});
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--device", "h900",
+                    "--network", net, "-o", out},
+                   {"--device", "h900", "h100"});
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net,
+                    "--tp", "0", "-o", out},
                    {"--tp", "0"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--tp", "two", "-o", out},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net,
+                    "--tp", "two", "-o", out},
                    {"--tp", "two"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", dataFile("nope.yml"), "-o", out},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network",
+                    dataFile("nope.yml"), "-o", out},
                    {"--network", "nope.yml"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net, "--constraint",
-                    "bw[rack] <= 5", "-o", out},
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net,
+                    "--constraint", "bw[rack] <= 5", "-o", out},
                    {"--constraint", "rack"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--network", net}, {"-o"});
+  expectUsageError({"new", "--execution", "given", "--preset", "gpt3-175b", "--network", net},
+                   {"-o"});
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -404,8 +458,8 @@ TEST_F(CliTest, SweepCountsTheShapesAndItsBestShapeMatchesNewAndSolve) {
   const std::string net = tmp("best.yml");
   writeText(net, networkYaml(blocks, npus, levels));
   const std::string project = tmp("best.json");
-  const ProcessResult made = runLibra(
-      {"new", "--preset", "gpt3-175b", "--network", net, "--ignore-memory", "-o", project});
+  const ProcessResult made = runLibra({"new", "--execution", "given", "--preset", "gpt3-175b",
+                                       "--network", net, "--ignore-memory", "-o", project});
   ASSERT_EQ(made.exitCode, 0) << made.err;
   const ProcessResult solved = runLibra({"solve", project, "--json"});
   ASSERT_EQ(solved.exitCode, 0) << solved.err;
@@ -602,6 +656,8 @@ TEST_F(CliTest, HelpOfTheNewCommandsHasUnitsExamplesAndExitCodes) {
       {"presets", {"--json", "--devices", "FLOP/s", "billions", "Examples", "Exit codes"}},
       {"new",
        {"--preset",
+        "--execution",
+        "--placements",
         "--network",
         "--tp",
         "--ep",

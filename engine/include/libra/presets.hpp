@@ -344,6 +344,11 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
                           const Device& device, const Network& network,
                           const GeneratorOptions& options = {});
 
+// The tally of generateWorkload's workload (the same numbers, summed).
+WorkloadTally tallyWorkload(const Preset& preset, const Parallelism& parallelism,
+                            const Device& device, const Network& network,
+                            const GeneratorOptions& options = {});
+
 struct ProjectOptions {
   std::string name;  // empty: describedName (project.hpp)
   // Recompute is realized by the generator (parallelism.recompute) with the
@@ -359,6 +364,10 @@ struct ProjectOptions {
   Objective objective = Objective::Performance;
   GeneratorOptions generator;
 };
+
+// `network` as a project of `options` holds it: with its building blocks'
+// default link latencies where it has none (options.defaultLatencies).
+Network projectNetwork(const Network& network, const ProjectOptions& options);
 
 // A project holding the generated workload on `network` (for `libra new --preset`).
 Project makeProject(const Preset& preset, const Parallelism& parallelism, const Device& device,

@@ -136,6 +136,9 @@ void followDescribedName(const Project& before, Project& after);
 // `extraConstraints` are added to its own. Throws InputError (or
 // ConstraintError) naming what is wrong.
 Problem buildProblem(const Scenario& project, std::span<const std::string> extraConstraints = {});
+// The same with a time model given (its workloads are not read): the execution
+// search's designs, from a tallied workload (buildTimeModel of a WorkloadTally).
+Problem buildProblem(const Scenario& project, TimeModel time);
 
 // Throws InputError for an invalid project: network, prices, workloads (layers,
 // communicators, phase groups, weights) and constraints ("constraints[2]: ...")

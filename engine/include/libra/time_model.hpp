@@ -109,5 +109,9 @@ inline constexpr double kMaxIterationTotal = 1e100;
 // a finite number >= 0, and totals above kMaxIterationTotal.
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
                          const ModelOptions& options);
+// The time model of one tallied workload (its order does not matter: one piece,
+// compute plus every collective times its count), under the no-overlap loop.
+TimeModel buildTimeModel(const Network& network, const WorkloadTally& tally,
+                         const CollectiveModel& collectives);
 
 }  // namespace libra

@@ -142,6 +142,25 @@ struct Workload {
   bool operator==(const Workload&) const = default;
 };
 
+// What one NPU does in one training iteration without the layer list: the
+// compute time and how often each distinct collective runs, for a loop in which
+// their order does not matter (no-overlap; presets realize recomputation in the
+// generator). tallyWorkload (presets.hpp) makes one from a preset by visiting
+// one slot of each kind and counting the rest, so it costs the blocks of a few
+// micro-batches, not of all of them; the execution search evaluates designs
+// from it (buildTimeModel of a tally, time_model.hpp).
+struct WorkloadTally {
+  struct Collective {
+    CollectiveType type = CollectiveType::None;
+    double bytes = 0;
+    std::vector<int> groups;
+    std::vector<int> strides;
+    double count = 0;
+  };
+  double computeNs = 0;
+  std::vector<Collective> collectives;
+};
+
 enum class TrainingLoop { NoOverlap, Recompute, Overlap };
 std::string_view toString(TrainingLoop loop);  // "no-overlap", "recompute", "overlap"
 std::optional<TrainingLoop> parseTrainingLoop(std::string_view text);

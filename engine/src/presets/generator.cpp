@@ -46,9 +46,36 @@ bool carries(const std::vector<int>& groups) {
   return std::any_of(groups.begin(), groups.end(), [](int g) { return g > 1; });
 }
 
+// Sums lines into a WorkloadTally instead of keeping them.
+class Tally {
+ public:
+  explicit Tally(WorkloadTally& out) : out_(out) {}
+  double weight = 1;  // how often the lines added now run
+
+  void add(const Layer& layer, const Communicator& communicator) {
+    for (PhaseKind kind : kPhaseKinds) {
+      const Phase& p = layer.phase(kind);
+      out_.computeNs += weight * p.computeNs;
+      if (p.collective == CollectiveType::None || p.sizeBytes <= 0) continue;
+      const std::vector<int>& groups = p.groups.empty() ? communicator.of(kind) : p.groups;
+      const std::vector<int>& strides = p.groups.empty() ? communicator.stridesOf(kind) : p.strides;
+      const auto key =
+          std::make_tuple(static_cast<int>(p.collective), p.sizeBytes, groups, strides);
+      const auto [it, inserted] = index_.try_emplace(key, out_.collectives.size());
+      if (inserted) out_.collectives.push_back({p.collective, p.sizeBytes, groups, strides, 0});
+      out_.collectives[it->second].count += weight;
+    }
+  }
+
+ private:
+  WorkloadTally& out_;
+  std::map<std::tuple<int, double, std::vector<int>, std::vector<int>>, std::size_t> index_;
+};
+
 class Builder {
  public:
-  explicit Builder(Communicator communicator) : communicator_(std::move(communicator)) {}
+  explicit Builder(Communicator communicator, Tally* tally = nullptr)
+      : communicator_(std::move(communicator)), tally_(tally) {}
 
   // Appends the op's lines: the first holds the compute times and the first
   // collective of each phase; further collectives go to extra lines named
@@ -75,15 +102,21 @@ class Builder {
           if (tag.empty()) tag = c.tag;
         }
       }
+      if (tally_) {
+        tally_->add(layer, communicator_);
+        continue;
+      }
       layer.name = j == 0 ? op.name : op.name + "." + (tag.empty() ? std::to_string(j) : tag);
       out.push_back(std::move(layer));
     }
   }
 
   const Communicator& communicator() const { return communicator_; }
+  Tally* tally() const { return tally_; }
 
  private:
   Communicator communicator_;
+  Tally* tally_ = nullptr;
 };
 
 // The forward pass of `ops`, repeated inside the backward pass (section 5): one line
@@ -119,6 +152,7 @@ struct Context {
   int sequence = 1;
   double bytes = 2;
   bool libra = false;
+  Tally* tally = nullptr;  // set: sum the lines (tallyWorkload) instead of writing them
 
   double ns(double flops) const { return device.computeNs(flops, preset.family()); }
   double memoryNs(double bytesMoved) const { return device.memoryNs(bytesMoved); }
@@ -384,11 +418,26 @@ Workload transformer(const Context& c) {
   const bool withEmbedding = !c.libra && m.vocab > 0 && p.pp == 1;
   const bool withOutput = !c.libra && m.vocab > 0;
 
-  Builder builder(c.map.communicator());
+  Builder builder(c.map.communicator(), c.tally);
   Workload w;
   w.communicator = builder.communicator();
 
+  // The slots written: all of them, or for a tally one of each kind (the first
+  // `chunks` carry the gradients; after them, slots of one chunk position are
+  // alike) with the count of its kind as the tally's weight.
+  std::vector<std::pair<int, double>> visits;
   for (int slot = 0; slot < slots; ++slot) {
+    if (!c.tally || slot < 2 * chunks) visits.emplace_back(slot, 1.0);
+  }
+  if (c.tally) {
+    for (auto& [slot, weight] : visits) {
+      if (slot < chunks) continue;
+      weight = 0;
+      for (int other = slot; other < slots; other += chunks) weight += 1;
+    }
+  }
+  for (const auto& [slot, weight] : visits) {
+    if (c.tally) c.tally->weight = weight;
     // The first v slots listed hold the v chunks (all the stage's blocks) and are
     // the last in the backward pass: they carry the gradients.
     const bool lastToFinish = slot < chunks;
@@ -701,7 +750,7 @@ void writePass(const Context& c, Workload& w, std::vector<Op> ops,
                const std::vector<double>& params, const std::vector<int>& groups, double degree) {
   zeroGathers(c, ops, params, groups, degree);
   placeGradients(c, ops, params, groups, 0);
-  Builder builder(w.communicator);
+  Builder builder(w.communicator, c.tally);
   for (const Op& op : ops) builder.lower(op, w.layers.mutate());
 }
 
@@ -891,9 +940,11 @@ BatchPlan planBatch(const Preset& preset, const Parallelism& resolved,
   return plan;
 }
 
-Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
-                          const Device& device, const Network& network,
-                          const GeneratorOptions& options) {
+namespace {
+
+// The generator's context for these inputs, checked (generateWorkload).
+Context makeContext(const Preset& preset, const Parallelism& parallelism, const Device& device,
+                    const Network& network, const GeneratorOptions& options) {
   preset.validate();
   device.validate();
   if (options.blocks < 0 || options.sequenceLength < 0 || options.virtualStages < 0 ||
@@ -932,19 +983,40 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
                      " virtual pipeline stages need pipeline parallelism (PP > 1)");
   }
 
-  Workload w;
-  switch (preset.family()) {
+  return c;
+}
+
+Workload writeFamily(const Context& c) {
+  switch (c.preset.family()) {
     case ModelFamily::Transformer:
     case ModelFamily::MixtureOfExperts:
-      w = transformer(c);
-      break;
+      return transformer(c);
     case ModelFamily::Cnn:
-      w = cnn(c);
-      break;
+      return cnn(c);
     case ModelFamily::Dlrm:
-      w = dlrm(c);
-      break;
+      return dlrm(c);
   }
+  return {};
+}
+
+}  // namespace
+
+WorkloadTally tallyWorkload(const Preset& preset, const Parallelism& parallelism,
+                            const Device& device, const Network& network,
+                            const GeneratorOptions& options) {
+  Context c = makeContext(preset, parallelism, device, network, options);
+  WorkloadTally out;
+  Tally tally(out);
+  c.tally = &tally;
+  (void)writeFamily(c);
+  return out;
+}
+
+Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
+                          const Device& device, const Network& network,
+                          const GeneratorOptions& options) {
+  const Context c = makeContext(preset, parallelism, device, network, options);
+  Workload w = writeFamily(c);
   w.name = preset.name + " (" + c.par.label() + ")";
   WorkloadOrigin origin;
   origin.preset = preset.id;
@@ -980,6 +1052,16 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   return w;
 }
 
+Network projectNetwork(const Network& network, const ProjectOptions& options) {
+  Network out = network;
+  if (options.defaultLatencies) {
+    for (Dimension& d : out.dims) {
+      if (d.latencyNs == 0) d.latencyNs = defaultLinkLatencyNs(d.block);
+    }
+  }
+  return out;
+}
+
 Project makeProject(const Preset& preset, const Parallelism& parallelism, const Device& device,
                     const Network& network, const ProjectOptions& options) {
   Parallelism p = parallelism;
@@ -990,12 +1072,7 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
     loop = TrainingLoop::NoOverlap;
   }
   Project project;
-  project.network = network;
-  if (options.defaultLatencies) {
-    for (Dimension& d : project.network.dims) {
-      if (d.latencyNs == 0) d.latencyNs = defaultLinkLatencyNs(d.block);
-    }
-  }
+  project.network = projectNetwork(network, options);
   project.model.collectives = options.collectives;
   project.costModel = options.costModel;
   project.workloads.push_back(

@@ -1,0 +1,135 @@
+// Executions: the ways one workload can run on one network, and the search for
+// the best one that fits the device's memory (issue 25, docs/workloads.md
+// section 8). Enumerate, bound, evaluate, in separate pieces:
+//
+//   enumerateExecutions   every combination of tensor, pipeline (interleaved),
+//                         expert and data parallelism, micro-batch at the fixed
+//                         global batch, ZeRO stage, recomputation and sequence
+//                         parallelism that the model and the NPU count allow,
+//                         minus what the caller fixed;
+//   placements            every way to lay the parallel groups onto the
+//                         network's dimensions (the automatic mapping first);
+//   executionBound        a lower bound on the iteration time that needs no
+//                         workload: the compute of one NPU at the device's
+//                         sustained rate, with the pipeline bubble;
+//   searchExecutions      memory first (closed form), then in the order of the
+//                         bound, each placement generated and its bandwidth split
+//                         solved (or evaluated at given bandwidths); an execution
+//                         whose bound is above the best time so far is pruned.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libra/presets.hpp"
+#include "libra/solver.hpp"
+#include "libra/training.hpp"
+
+namespace libra {
+
+enum class Recomputation { None, Selective, Full };
+std::string_view toString(Recomputation r);  // "none", "selective", "full"
+
+// One execution: resolved degrees (dp > 0) with their placement (the groups per
+// dimension, Parallelism's tpGroups .. dpGroups), the batch split and the
+// memory-saving choices.
+struct Execution {
+  Parallelism parallelism;
+  int virtualStages = 1;
+  std::int64_t microBatch = 1;  // samples per micro-batch of one replica
+
+  Recomputation recomputation() const;
+  // "TP 8 x PP 8 (v 2) x DP 64, micro-batch 1, ZeRO-1, selective recompute,
+  // sequence parallel"
+  std::string label() const;
+  bool operator==(const Execution&) const = default;
+};
+
+// What the caller fixes; everything unset is searched. `base` carries what is
+// never searched (attention kernel, MoE dispatcher and routing) and the
+// preset's defaults for the rest when `searchAll` is false.
+struct ExecutionChoices {
+  std::optional<int> tp, pp, ep;
+  std::optional<std::int64_t> dp;
+  std::optional<int> zeroStage;  // 0..3
+  std::optional<Recomputation> recomputation;
+  std::optional<bool> sequenceParallel;
+  std::optional<int> virtualStages;
+  std::optional<std::int64_t> microBatch;
+  bool searchPlacements = true;  // false: the automatic mapping only
+  Parallelism base;
+  // Bounds of the enumeration that keep it finite for any model.
+  std::int64_t maxMicroBatch = 16;
+  int maxVirtualStages = 8;
+};
+
+// Every execution of `preset` on `npus` NPUs (placement left automatic) that
+// the model's shape allows (TP divides the heads and the hidden size, PP x v
+// the blocks, EP the experts) and whose batch splits (DP x EP divides the
+// global batch). Sorted by degrees, then the other choices.
+std::vector<Execution> enumerateExecutions(const Preset& preset, std::int64_t npus,
+                                           const GeneratorOptions& generator,
+                                           const ExecutionChoices& choices);
+
+// Every placement of `execution`'s degrees onto `network`: per dimension, group
+// sizes for TP, EP, PP and DP that multiply to its NPUs, and per axis to its
+// degree. The automatic mapping (mapping.hpp) first; empty when the degrees do
+// not fit the network.
+std::vector<Parallelism> placements(const Execution& execution, const Network& network,
+                                    int limit = 4096);
+
+// A lower bound on the iteration time (ns) of every placement of `execution`
+// on `network`: its compute time (the workload generated with the automatic
+// placement), which no placement changes and every training loop adds
+// communication to. Throws InputError when the execution cannot be generated.
+double executionBound(const Preset& preset, const Execution& execution, const Device& device,
+                      const Network& network, const GeneratorOptions& generator);
+
+// The parallelism and generator options that generate `execution`.
+Parallelism parallelismOf(const Execution& execution);
+GeneratorOptions generatorOf(const Execution& execution, GeneratorOptions base);
+
+struct ExecutionSearchOptions {
+  ExecutionChoices choices;
+  Device device;
+  GeneratorOptions generator;
+  ProjectOptions project;  // constraints, cost model, collective model of every design
+  // Given: evaluate every design at these bandwidths instead of optimizing them.
+  std::optional<std::vector<double>> bandwidth;
+  bool ignoreMemory = false;
+  bool prune = true;  // false: evaluate every execution (for tests)
+  int keep = 10;      // designs kept, best first
+  SolveOptions solver;
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
+struct ExecutionDesign {
+  Execution execution;
+  Solution solution;  // performance optimum (or the evaluation at the given bandwidths)
+  MemoryEstimate memory;
+  double boundNs = 0;
+};
+
+struct ExecutionSearch {
+  std::vector<ExecutionDesign> designs;  // best first (least iteration time)
+  std::int64_t enumerated = 0;           // executions x placements
+  std::int64_t evaluated = 0;            // generated and solved
+  std::int64_t pruned = 0;               // skipped by the bound
+  std::int64_t overMemory = 0;           // refused by the memory check
+  std::int64_t failed = 0;               // generation or solve failed (e.g. infeasible)
+  std::string firstFailure;              // one such message
+  bool cancelled = false;
+  std::optional<MemoryEstimate> leastMemory;  // the smallest need, when nothing fits
+};
+
+// Searches the executions of `preset` on `network`. Throws InputError when the
+// choices themselves are invalid (a fixed degree that does not divide the NPUs).
+ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
+                                 const ExecutionSearchOptions& options);
+
+}  // namespace libra

@@ -1,0 +1,420 @@
+#include "libra/execution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "libra/error.hpp"
+
+namespace libra {
+
+std::string_view toString(Recomputation r) {
+  switch (r) {
+    case Recomputation::None:
+      return "none";
+    case Recomputation::Selective:
+      return "selective";
+    case Recomputation::Full:
+      return "full";
+  }
+  return "none";
+}
+
+Recomputation Execution::recomputation() const {
+  if (parallelism.recompute) return Recomputation::Full;
+  return parallelism.selectiveRecompute ? Recomputation::Selective : Recomputation::None;
+}
+
+std::string Execution::label() const {
+  const Parallelism& p = parallelism;
+  std::string out = "TP " + std::to_string(p.tp);
+  if (p.ep > 1) out += " x EP " + std::to_string(p.ep);
+  out += " x PP " + std::to_string(p.pp);
+  if (virtualStages > 1) out += " (v " + std::to_string(virtualStages) + ")";
+  out += " x DP " + std::to_string(p.dp);
+  if (microBatch > 0) out += ", micro-batch " + std::to_string(microBatch);
+  if (p.zero() > 0) out += ", ZeRO-" + std::to_string(p.zero());
+  if (p.recompute) out += ", full recompute";
+  if (p.selectiveRecompute) out += ", selective recompute";
+  if (p.sequenceParallel) out += ", sequence parallel";
+  return out;
+}
+
+Parallelism parallelismOf(const Execution& execution) {
+  return execution.parallelism;
+}
+
+GeneratorOptions generatorOf(const Execution& execution, GeneratorOptions base) {
+  base.microBatch = execution.microBatch;
+  base.microBatches = 0;  // derived from the global batch
+  base.virtualStages = execution.virtualStages > 1 ? execution.virtualStages : 0;
+  return base;
+}
+
+namespace {
+
+std::vector<std::int64_t> divisorsOf(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    out.push_back(d);
+    if (d != n / d) out.push_back(n / d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Values of an optional choice: the fixed one, or `all`.
+template <class T>
+std::vector<T> valuesOf(const std::optional<T>& fixed, std::vector<T> all) {
+  return fixed ? std::vector<T>{*fixed} : all;
+}
+
+std::vector<Execution> transformerExecutions(const Preset& preset, const TransformerConfig& m,
+                                             std::int64_t npus, const GeneratorOptions& generator,
+                                             const ExecutionChoices& c) {
+  const std::int64_t B = generator.globalBatch > 0 ? generator.globalBatch : preset.globalBatch;
+  std::vector<Execution> out;
+  for (const std::int64_t tp : divisorsOf(npus)) {
+    if (c.tp && tp != *c.tp) continue;
+    if (m.hidden % tp != 0 || m.heads % tp != 0) continue;
+    std::vector<std::int64_t> eps{1};
+    if (m.moe()) {
+      eps.clear();
+      for (const std::int64_t ep : divisorsOf(npus / tp)) {
+        if (m.experts % ep == 0) eps.push_back(ep);
+      }
+    }
+    for (const std::int64_t ep : eps) {
+      if (c.ep && ep != *c.ep) continue;
+      for (const std::int64_t pp : divisorsOf(npus / (tp * ep))) {
+        if ((c.pp && pp != *c.pp) || pp > m.layers) continue;
+        const std::int64_t dp = npus / (tp * ep * pp);
+        if (c.dp && dp != *c.dp) continue;
+        const std::int64_t replicas = dp * ep;
+        if (B % replicas != 0) continue;
+        // Without a pipeline the replica's samples are one pass whatever the
+        // micro-batch (presets.hpp, planBatch): it changes nothing; the
+        // preset's (or the fixed) one is written.
+        std::vector<std::int64_t> bs;
+        if (pp == 1) {
+          bs.push_back(c.microBatch.value_or(1));
+        } else {
+          for (const std::int64_t b : divisorsOf(B / replicas)) {
+            if ((c.microBatch && b != *c.microBatch) || b > c.maxMicroBatch) continue;
+            bs.push_back(b);
+          }
+        }
+        std::vector<int> vs{1};
+        if (pp > 1) {
+          const std::int64_t stageBlocks = (m.layers + pp - 1) / pp;
+          vs.clear();
+          for (const std::int64_t v : divisorsOf(stageBlocks)) {
+            if ((c.virtualStages && v != *c.virtualStages) || v > c.maxVirtualStages) continue;
+            vs.push_back(static_cast<int>(v));
+          }
+        } else if (c.virtualStages && *c.virtualStages > 1) {
+          continue;
+        }
+        std::vector<bool> sps = tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+        if (m.moe() && tp > 1) sps = {true};  // Megatron-LM requires it (generator.cpp)
+        if (c.sequenceParallel) sps = {*c.sequenceParallel};
+        for (const std::int64_t b : bs) {
+          if (b < 1) continue;
+          for (const int v : vs) {
+            for (const bool sp : sps) {
+              for (const int zero : valuesOf<int>(c.zeroStage, {0, 1, 2, 3})) {
+                for (const Recomputation r : valuesOf<Recomputation>(
+                         c.recomputation,
+                         {Recomputation::None, Recomputation::Selective, Recomputation::Full})) {
+                  Execution e;
+                  Parallelism& p = e.parallelism;
+                  p = c.base;
+                  p.tp = static_cast<int>(tp);
+                  p.ep = static_cast<int>(ep);
+                  p.pp = static_cast<int>(pp);
+                  p.dp = dp;
+                  p.tpGroups.clear(), p.epGroups.clear(), p.ppGroups.clear(), p.dpGroups.clear();
+                  p.sequenceParallel = sp;
+                  p.zero3 = zero == 3;
+                  p.zeroStage = zero == 3 ? 0 : zero;
+                  p.recompute = r == Recomputation::Full;
+                  p.selectiveRecompute = r == Recomputation::Selective;
+                  e.virtualStages = v;
+                  e.microBatch = b;
+                  out.push_back(std::move(e));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Execution> enumerateExecutions(const Preset& preset, std::int64_t npus,
+                                           const GeneratorOptions& generator,
+                                           const ExecutionChoices& choices) {
+  if (npus < 1) throw InputError("executions: the network has no NPUs");
+  if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
+    return transformerExecutions(preset, *m, npus, generator, choices);
+  }
+  // CNN and DLRM are data parallel only: the ZeRO stage is the one choice.
+  std::vector<Execution> out;
+  if ((choices.tp && *choices.tp != 1) || (choices.pp && *choices.pp != 1) ||
+      (choices.ep && *choices.ep != 1)) {
+    return out;
+  }
+  for (const int zero : valuesOf<int>(choices.zeroStage, {0, 1, 2, 3})) {
+    Execution e;
+    e.parallelism = choices.base;
+    e.parallelism.tp = e.parallelism.ep = e.parallelism.pp = 1;
+    e.parallelism.dp = npus;
+    e.parallelism.zero3 = zero == 3;
+    e.parallelism.zeroStage = zero == 3 ? 0 : zero;
+    e.parallelism.recompute = e.parallelism.selectiveRecompute = false;
+    e.parallelism.sequenceParallel = false;
+    e.microBatch = choices.microBatch.value_or(0);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+// Per dimension, the group sizes of TP, EP, PP and DP that multiply to its NPUs,
+// with what is left of each degree.
+void placeFrom(const Network& network, std::size_t d, std::array<std::int64_t, 4> left,
+               std::array<std::vector<int>, 4>& groups, std::vector<Parallelism>& out,
+               const Parallelism& base, int limit) {
+  if (static_cast<int>(out.size()) >= limit) return;
+  if (d == network.dims.size()) {
+    if (left == std::array<std::int64_t, 4>{1, 1, 1, 1}) {
+      Parallelism p = base;
+      p.tpGroups = groups[0], p.epGroups = groups[1], p.ppGroups = groups[2],
+      p.dpGroups = groups[3];
+      out.push_back(std::move(p));
+    }
+    return;
+  }
+  const std::int64_t n = network.dims[d].npus;
+  for (const std::int64_t t : divisorsOf(n)) {
+    if (left[0] % t != 0) continue;
+    for (const std::int64_t e : divisorsOf(n / t)) {
+      if (left[1] % e != 0) continue;
+      for (const std::int64_t q : divisorsOf(n / (t * e))) {
+        const std::int64_t r = n / (t * e * q);
+        if (left[2] % q != 0 || left[3] % r != 0) continue;
+        const std::array<std::int64_t, 4> sizes{t, e, q, r};
+        std::array<std::int64_t, 4> next = left;
+        for (int a = 0; a < 4; ++a) {
+          groups[a][d] = static_cast<int>(sizes[a]);
+          next[a] /= sizes[a];
+        }
+        placeFrom(network, d + 1, next, groups, out, base, limit);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Parallelism> placements(const Execution& execution, const Network& network, int limit) {
+  const Parallelism& p = execution.parallelism;
+  std::vector<Parallelism> out;
+  Parallelism base = p;
+  base.tpGroups.clear(), base.epGroups.clear(), base.ppGroups.clear(), base.dpGroups.clear();
+  // The automatic mapping first.
+  try {
+    const ParallelismMapping m = mapParallelism(network, base);
+    Parallelism automatic = base;
+    automatic.tpGroups = m.tensor(), automatic.epGroups = m.expert();
+    automatic.ppGroups = m.pipeline(), automatic.dpGroups = m.data();
+    out.push_back(std::move(automatic));
+  } catch (const InputError&) {
+    // Not formable inside-out and outside-in; other placements may be.
+  }
+  std::array<std::vector<int>, 4> groups;
+  for (auto& g : groups) g.assign(network.dims.size(), 1);
+  std::vector<Parallelism> all;
+  placeFrom(network, 0, {p.tp, p.ep, p.pp, p.dp}, groups, all, base, limit);
+  for (Parallelism& q : all) {
+    const bool same = !out.empty() && q.tpGroups == out[0].tpGroups &&
+                      q.epGroups == out[0].epGroups && q.ppGroups == out[0].ppGroups &&
+                      q.dpGroups == out[0].dpGroups;
+    if (!same) out.push_back(std::move(q));
+  }
+  return out;
+}
+
+double executionBound(const Preset& preset, const Execution& execution, const Device& device,
+                      const Network& network, const GeneratorOptions& generator) {
+  return tallyWorkload(preset, execution.parallelism, device, network,
+                       generatorOf(execution, generator))
+      .computeNs;
+}
+
+namespace {
+
+// Where a design goes in the list kept, best (least time) first.
+void keepDesign(std::vector<ExecutionDesign>& designs, ExecutionDesign design, int keep) {
+  const auto at =
+      std::upper_bound(designs.begin(), designs.end(), design,
+                       [](const ExecutionDesign& a, const ExecutionDesign& b) {
+                         return a.solution.eval.iterationNs < b.solution.eval.iterationNs;
+                       });
+  designs.insert(at, std::move(design));
+  if (static_cast<int>(designs.size()) > keep) designs.resize(static_cast<std::size_t>(keep));
+}
+
+// The problem of one placement: from its tally where the loop's order does not
+// matter (no-overlap; recomputation realized by the generator, as makeProject
+// does), else from the whole generated workload.
+Problem problemOf(const Preset& preset, const Execution& execution, const Parallelism& placed,
+                  const Network& network, const ExecutionSearchOptions& o) {
+  ProjectOptions po = o.project;
+  po.generator = generatorOf(execution, o.generator);
+  if (po.trainingLoop == TrainingLoop::Overlap) {
+    return buildProblem(makeProject(preset, placed, o.device, network, po));
+  }
+  Parallelism p = placed;
+  if (po.trainingLoop == TrainingLoop::Recompute) p.recompute = true, p.selectiveRecompute = false;
+  Scenario scenario;
+  scenario.network = projectNetwork(network, po);
+  scenario.costModel = po.costModel;
+  scenario.model.collectives = po.collectives;
+  scenario.constraints = po.constraints;
+  TimeModel time = buildTimeModel(
+      scenario.network, tallyWorkload(preset, p, o.device, scenario.network, po.generator),
+      po.collectives);
+  return buildProblem(scenario, std::move(time));
+}
+
+// The design of one placement, solved (or evaluated at the given bandwidths).
+Solution designOf(const Preset& preset, const Execution& execution, const Parallelism& placed,
+                  const Network& network, const ExecutionSearchOptions& o) {
+  const Problem problem = problemOf(preset, execution, placed, network, o);
+  if (o.bandwidth) {
+    problem.checkBandwidth(*o.bandwidth);
+    Solution s;
+    s.status = SolveStatus::Optimal;
+    s.bandwidth = *o.bandwidth;
+    s.eval = problem.evaluate(s.bandwidth);
+    return s;
+  }
+  return solve(problem, Objective::Performance, o.solver);
+}
+
+struct Candidate {
+  Execution execution;
+  MemoryEstimate memory;
+  double estimate = 0;  // ordering only: model FLOPs with recomputation, stretched by the bubble
+};
+
+}  // namespace
+
+ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
+                                 const ExecutionSearchOptions& o) {
+  network.validate();
+  ExecutionSearch out;
+  const std::vector<Execution> all =
+      enumerateExecutions(preset, network.npuCount(), o.generator, o.choices);
+  // Memory first, in closed form; of the choices that change only memory (ZeRO
+  // 0, 1, 2 move the same bytes) or only add compute (recomputation), the least
+  // that fits is kept: the others are as fast or slower.
+  std::vector<Candidate> candidates;
+  std::set<std::tuple<int, int, int, std::int64_t, int, std::int64_t, bool, bool>> taken;
+  std::vector<Execution> ordered = all;
+  std::stable_sort(ordered.begin(), ordered.end(), [](const Execution& a, const Execution& b) {
+    const int ra = static_cast<int>(a.recomputation()), rb = static_cast<int>(b.recomputation());
+    return std::tie(ra, a.parallelism.zeroStage) < std::tie(rb, b.parallelism.zeroStage);
+  });
+  for (const Execution& e : ordered) {
+    const Parallelism& p = e.parallelism;
+    const auto key = std::make_tuple(p.tp, p.ep, p.pp, p.dp, e.virtualStages, e.microBatch,
+                                     p.sequenceParallel, p.zero3);
+    if (taken.count(key)) continue;
+    Candidate c{e, {}, 0};
+    try {
+      const BatchPlan plan = planBatch(preset, p, generatorOf(e, o.generator));
+      c.memory = estimateMemory(preset, p, plan, o.device, e.virtualStages);
+      const double recompute = p.recompute ? 4.0 / 3 : 1.0;
+      c.estimate = modelFlopsPerSample(preset, plan.sequenceLength) * recompute *
+                   (1 + pipelineBubble(p.pp, plan.microBatches, e.virtualStages));
+    } catch (const InputError& err) {
+      ++out.failed;
+      if (out.firstFailure.empty()) out.firstFailure = err.what();
+      continue;
+    }
+    if (!c.memory.fits() && !o.ignoreMemory) {
+      ++out.overMemory;
+      if (c.memory.use &&
+          (!out.leastMemory || c.memory.use->total() < out.leastMemory->use->total())) {
+        out.leastMemory = c.memory;
+      }
+      continue;
+    }
+    taken.insert(key);
+    candidates.push_back(std::move(c));
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
+
+  double best = std::numeric_limits<double>::infinity();
+  std::int64_t done = 0;
+  const auto total = static_cast<std::int64_t>(candidates.size());
+  for (const Candidate& c : candidates) {
+    if (o.cancel && o.cancel->load()) {
+      out.cancelled = true;
+      break;
+    }
+    if (o.progress) o.progress(done, total);
+    ++done;
+    const std::vector<Parallelism> places = o.choices.searchPlacements
+                                                ? placements(c.execution, network)
+                                                : std::vector<Parallelism>{c.execution.parallelism};
+    out.enumerated += static_cast<std::int64_t>(places.size());
+    double bound = 0;
+    try {
+      bound = executionBound(preset, c.execution, o.device, network, o.generator);
+    } catch (const InputError& err) {
+      ++out.failed;
+      if (out.firstFailure.empty()) out.firstFailure = err.what();
+      continue;
+    }
+    for (std::size_t i = 0; i < places.size(); ++i) {
+      if (o.prune && bound >= best) {
+        out.pruned += static_cast<std::int64_t>(places.size() - i);
+        break;
+      }
+      Execution placed = c.execution;
+      placed.parallelism = places[i];
+      Solution s;
+      try {
+        s = designOf(preset, c.execution, places[i], network, o);
+      } catch (const InputError& err) {
+        ++out.failed;
+        if (out.firstFailure.empty()) out.firstFailure = err.what();
+        continue;
+      }
+      ++out.evaluated;
+      if (!s.ok()) {
+        ++out.failed;
+        if (out.firstFailure.empty()) out.firstFailure = s.message;
+        continue;
+      }
+      best = std::min(best, s.eval.iterationNs);
+      keepDesign(out.designs, {placed, std::move(s), c.memory, bound}, std::max(o.keep, 1));
+    }
+  }
+  if (o.progress) o.progress(done, total);
+  return out;
+}
+
+}  // namespace libra
