@@ -30,6 +30,16 @@ double number(const InputJson& object, const char* key, const std::string& where
   return x;
 }
 
+// A number > 0: a simulated time or a bandwidth of 0 has nothing to measure
+// against (an error relative to 0 is not a number, and a used dimension
+// without bandwidth takes forever).
+double positive(const InputJson& object, const char* key, const std::string& where,
+                const char* why) {
+  const double x = number(object, key, where);
+  if (!(x > 0)) throw InputError(where + "." + key + ": expected a number > 0 (" + why + ")");
+  return x;
+}
+
 std::string stringAt(const InputJson& object, const char* key, const std::string& where) {
   const InputJson& v = required(object, key, where);
   if (!v.is_string()) throw InputError(where + "." + key + ": expected a string");
@@ -55,6 +65,7 @@ ValidationData readValidationData(const std::filesystem::path& path) {
     data.simulator = meta.value("astra_sim", std::string());
     const InputJson& cases = required(doc, "cases", "top level");
     if (!cases.is_array()) throw InputError("cases: expected a list");
+    if (cases.empty()) throw InputError("cases: the list is empty; there is nothing to validate");
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const std::string where = "cases[" + std::to_string(i) + "]";
       const InputJson& c = cases[i];
@@ -79,7 +90,8 @@ ValidationData readValidationData(const std::filesystem::path& path) {
         dim.npus = static_cast<int>(npus);
         dim.costLevel = "validation";
         dim.latencyNs = number(dims[d], "latency_ns", at);
-        v.bandwidthGbps.push_back(number(dims[d], "bw_gbps", at));
+        v.bandwidthGbps.push_back(
+            positive(dims[d], "bw_gbps", at, "a dimension without bandwidth never finishes"));
         v.network.dims.push_back(std::move(dim));
       }
       const std::string collective = stringAt(c, "collective", where);
@@ -97,7 +109,9 @@ ValidationData readValidationData(const std::filesystem::path& path) {
       v.chunks = static_cast<int>(chunks);
       v.endpointDelayNs =
           c.contains("endpoint_delay_ns") ? number(c, "endpoint_delay_ns", where) : 0;
-      v.simulatedNs = number(c, "sim_time_ns", where);
+      v.simulatedNs = positive(c, "sim_time_ns", where,
+                               "the error is relative to the simulated time; a simulator that "
+                               "ran reports a positive time");
       data.cases.push_back(std::move(v));
     }
   } catch (const InputError& e) {

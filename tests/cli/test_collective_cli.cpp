@@ -170,6 +170,29 @@ TEST_F(CliTest, ValidateMalformedDataSetsAreUsageErrors) {
     writeText(path, doc.dump(2));
     expectUsageError({"validate", path}, {path, "cases[0].chunks"});
   }
+  // A simulated time of 0 was compared as "error 0.000 %" against a modelled
+  // 433,411 ns (exit 0), and an empty list printed "median 0.000 %" (exit 0).
+  {
+    json doc = validationDoc(kCase1Ns);
+    doc["cases"][1]["sim_time_ns"] = 0;
+    const std::string path = tmp("zero.json");
+    writeText(path, doc.dump(2));
+    expectUsageError({"validate", path}, {path, "cases[1].sim_time_ns", "> 0"});
+  }
+  {
+    json doc = validationDoc(kCase1Ns);
+    doc["cases"][0]["network"][0]["bw_gbps"] = 0;
+    const std::string path = tmp("nobw.json");
+    writeText(path, doc.dump(2));
+    expectUsageError({"validate", path}, {path, "cases[0].network[0].bw_gbps", "> 0"});
+  }
+  {
+    json doc = validationDoc(kCase1Ns);
+    doc["cases"] = json::array();
+    const std::string path = tmp("empty.json");
+    writeText(path, doc.dump(2));
+    expectUsageError({"validate", path}, {path, "cases", "empty"});
+  }
   {
     const std::string path = tmp("not.json");
     writeText(path, "{\"metadata\": {}, \"cases\": [");
