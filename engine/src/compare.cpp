@@ -118,7 +118,7 @@ std::vector<DesignInput> scenarioDesigns(const Project& project, const std::stri
              : !project.name.empty() ? project.name
                                      : std::string("Scenario 1");
     d.file = file;
-    d.project = withActiveScenario(project, i);
+    d.project = scenarioAlone(project, i);
     out.push_back(std::move(d));
   }
   return out;

@@ -124,6 +124,25 @@ Project withActiveScenario(const Project& project, std::size_t index) {
   return copy;
 }
 
+Project scenarioAlone(const Project& project, std::size_t index) {
+  if (index >= scenarioCount(project)) {
+    throw InputError("scenario " + std::to_string(index + 1) + ": the project has " +
+                     std::to_string(scenarioCount(project)) + " scenarios");
+  }
+  Project out;
+  out.name = project.name;
+  if (index == project.activeScenario) {
+    static_cast<Scenario&>(out) = project;
+    out.scenarioName = project.scenarioName;
+  } else {
+    const NamedScenario& other =
+        project.otherScenarios[index < project.activeScenario ? index : index - 1];
+    static_cast<Scenario&>(out) = other.scenario;
+    out.scenarioName = other.name;
+  }
+  return out;
+}
+
 void duplicateScenario(Project& project, const std::string& name) {
   std::vector<std::string> names = scenarioNames(project);
   const std::size_t at = project.activeScenario;
