@@ -88,7 +88,7 @@ void runBenchCommand(Context& context, const BenchArgs& args) {
     return;
   }
   const Style style{context.color};
-  const std::string name = loaded.name.empty() ? args.project : loaded.name;
+  const std::string name = displayName(loaded.name.empty() ? args.project : loaded.name);
   printReport(context, style, name + " (LIBRA's ideal collective model)", ri);
   context.out << "\n";
   printReport(context, style, name + " (" + chunks + " chunks per collective)", rc);

@@ -10,6 +10,7 @@
 
 #include "libra/constraints.hpp"
 #include "libra/cost.hpp"
+#include "libra/display_text.hpp"
 #include "libra/error.hpp"
 #include "libra/project_io.hpp"
 #include "preset_options.hpp"
@@ -96,11 +97,14 @@ Project loadProjectFile(const std::string& path, const std::string& scenario) {
   if (scenario.empty()) return project;
   const std::optional<std::size_t> index = findScenario(project, scenario);
   if (!index) {
+    const std::vector<std::string> all = scenarioNames(project);
+    constexpr std::size_t kListed = 10;
     std::string names;
-    for (const std::string& n : scenarioNames(project)) {
-      names += (names.empty() ? "'" : ", '") + n + "'";
+    for (std::size_t i = 0; i < all.size() && i < kListed; ++i) {
+      names += (names.empty() ? "" : ", ") + quotedText(all[i]);
     }
-    throw InputError("--scenario: " + path + " has no scenario named '" + scenario + "'" +
+    if (all.size() > kListed) names += " and " + std::to_string(all.size() - kListed) + " more";
+    throw InputError("--scenario: " + path + " has no scenario named " + quotedText(scenario) +
                      (scenarioCount(project) == 1 && project.scenarioName.empty()
                           ? std::string(" (it has one unnamed scenario)")
                           : " (its scenarios are " + names + ")"));

@@ -73,7 +73,7 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
   std::vector<std::pair<std::string, std::string>> head{
       {"Designs", std::to_string(c.designs.size())},
-      {"Baseline", c.baselineDesign().input.name},
+      {"Baseline", displayName(c.baselineDesign().input.name)},
       {"Performance",
        tokens ? "training throughput (tokens/s)" : "iterations per second (1 / iteration time)"}};
   printFields(out, style, head);

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "common.hpp"
+#include "libra/display_text.hpp"
 #include "libra/error.hpp"
 
 namespace libra::cli {
@@ -13,7 +14,7 @@ namespace libra::cli {
 namespace {
 
 std::string quoted(const std::string& text) {
-  return "'" + text + "'";
+  return quotedText(text);
 }
 
 // A design the files offer: its full name FILE:SCENARIO (FILE alone for a file

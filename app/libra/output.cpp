@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli.hpp"
+#include "libra/display_text.hpp"
 
 namespace libra::cli {
 
@@ -36,8 +37,9 @@ std::string ansi(bool on, const char* code, std::string_view text) {
 }
 
 std::string padded(const std::string& text, std::size_t width, Table::Align align) {
-  if (text.size() >= width) return text;
-  const std::string pad(width - text.size(), ' ');
+  const std::size_t shown = displayWidth(text);
+  if (shown >= width) return text;
+  const std::string pad(width - shown, ' ');
   return align == Table::Align::Left ? text + pad : pad + text;
 }
 
@@ -92,19 +94,20 @@ std::string formatExact(double value) {
 }
 
 void Table::addColumn(std::string header, Align align) {
-  columns_.push_back({std::move(header), align});
+  columns_.push_back({displayText(header, kTableCellLimit), align});
 }
 
 void Table::addRow(std::vector<std::string> cells) {
   cells.resize(columns_.size());
+  for (std::string& cell : cells) cell = displayText(cell, kTableCellLimit);
   rows_.push_back(std::move(cells));
 }
 
 void Table::print(std::ostream& out, const Style& style, std::string_view indent) const {
   std::vector<std::size_t> width(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {
-    width[c] = columns_[c].header.size();
-    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+    width[c] = displayWidth(columns_[c].header);
+    for (const auto& row : rows_) width[c] = std::max(width[c], displayWidth(row[c]));
   }
   // Padding is computed on the plain text; styling wraps the padded cell, so
   // escape codes never disturb the alignment.
@@ -128,10 +131,17 @@ void Table::print(std::ostream& out, const Style& style, std::string_view indent
 
 void printFields(std::ostream& out, const Style& style,
                  const std::vector<std::pair<std::string, std::string>>& fields) {
+  // Labels can be names from files (compare's failures); values are composed
+  // by the callers, who show the names in them with displayName.
+  std::vector<std::string> labels;
   std::size_t width = 0;
-  for (const auto& [label, value] : fields) width = std::max(width, label.size());
-  for (const auto& [label, value] : fields) {
-    out << style.bold(label) << std::string(width - label.size() + 2, ' ') << value << '\n';
+  for (const auto& field : fields) {
+    labels.push_back(displayName(field.first));
+    width = std::max(width, displayWidth(labels.back()));
+  }
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    out << style.bold(labels[i]) << std::string(width - displayWidth(labels[i]) + 2, ' ')
+        << fields[i].second << '\n';
   }
 }
 
@@ -282,7 +292,7 @@ void printSensitivity(std::ostream& out, const Style& style, const Sensitivity& 
   }
   std::string perDim;
   for (const DimensionSensitivity& d : s.dims) {
-    perDim += (perDim.empty() ? "" : ", ") + d.name + " " +
+    perDim += (perDim.empty() ? "" : ", ") + displayName(d.name) + " " +
               (d.nsPerGbps ? signedDuration(*d.nsPerGbps) : std::string("infeasible"));
     if (directionsDiffer(d.nsPerGbps, d.nsPerGbpsDown)) {
       perDim += " (one less: " +
@@ -451,12 +461,14 @@ void printWrittenProject(std::ostream& out, const std::string& output, const Pro
     return;
   }
   std::string dims;
-  for (const std::string& n : project.network.names()) dims += (dims.empty() ? "" : ", ") + n;
+  for (const std::string& n : project.network.names()) {
+    dims += (dims.empty() ? "" : ", ") + displayName(n);
+  }
   std::string constraints;
   for (const std::string& c : project.constraints) {
-    constraints += (constraints.empty() ? "" : "; ") + c;
+    constraints += (constraints.empty() ? "" : "; ") + echoText(c);
   }
-  out << "wrote " << output << ": project '" << project.name << "', "
+  out << "wrote " << output << ": project " << quotedText(project.name) << ", "
       << (detail.empty() ? "" : detail + ", ") << project.network.size() << " dimensions (" << dims
       << "), " << project.network.npuCount() << " NPUs, " << layers
       << (layers == 1 ? " layer" : " layers")

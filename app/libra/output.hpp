@@ -11,6 +11,7 @@
 
 #include "common.hpp"
 #include "libra/analysis.hpp"
+#include "libra/display_text.hpp"
 #include "libra/project.hpp"
 #include "libra/report/units.hpp"
 #include "libra/solver.hpp"
@@ -39,7 +40,9 @@ std::string formatDuration(double ns);
 std::string formatExact(double value);
 
 // --- tables ------------------------------------------------------------------
-// Columns padded to their widest cell; numbers right-aligned.
+// Columns padded to their widest cell; numbers right-aligned. Headers and cells
+// are shown safely (libra/display_text.hpp), at most kTableCellLimit characters.
+inline constexpr std::size_t kTableCellLimit = 64;
 class Table {
  public:
   enum class Align { Left, Right };

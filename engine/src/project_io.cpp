@@ -721,6 +721,7 @@ class Reader {
                      " strides (one per network dimension), got " + std::to_string(list.size()));
     }
     std::vector<int> strides;
+    strides.reserve(list.size());
     for (int d = 0; d < network.size(); ++d) {
       strides.push_back(integer(list[d], element(path, d), 1, network.dims[d].npus,
                                 "a stride from 1 (consecutive) to " +

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "libra/display_text.hpp"
+
 namespace libra::text {
 
 inline std::string lower(std::string_view s) {
@@ -25,20 +27,12 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A value as messages echo it: at most kEchoLimit characters, a longer one cut
-// to its start, "..." and its length ("aaaa... (5000000 characters)").
-inline constexpr std::size_t kEchoLimit = 80;
+// A value as messages echo it, and a name as they quote it (display_text.hpp).
 inline std::string abbreviate(std::string_view s) {
-  if (s.size() <= kEchoLimit) return std::string(s);
-  std::size_t cut = kEchoLimit - 3;
-  // Do not cut inside a UTF-8 sequence.
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " characters)";
+  return echoText(s);
 }
-
-// A name as messages quote it: abbreviated, in single quotes.
 inline std::string quotedName(std::string_view name) {
-  return "'" + abbreviate(name) + "'";
+  return quotedText(name);
 }
 
 // Shortest round-trippable decimal form, for messages.

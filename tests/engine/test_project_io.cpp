@@ -1354,9 +1354,11 @@ TEST(ProjectIoHostile, LongValuesAreEchoedShort) {
   doc["network"]["dimensions"][0]["block"] = std::string(1000000, 'x');
   const std::string error = loadError(doc.dump());
   EXPECT_LT(error.size(), 300u) << error.substr(0, 300);
-  EXPECT_THAT(error, HasSubstr(std::string(77, 'x') + "... (1000000 characters)"));
+  EXPECT_THAT(error, HasSubstr(std::string(77, 'x') + "… (1000000 characters)"));
   EXPECT_EQ(text::abbreviate(std::string(80, 'a')), std::string(80, 'a'));
-  EXPECT_EQ(text::abbreviate(std::string(81, 'a')), std::string(77, 'a') + "... (81 characters)");
+  EXPECT_EQ(text::abbreviate(std::string(81, 'a')), std::string(77, 'a') + "… (81 characters)");
+  // Control characters and bidirectional overrides are escaped, not echoed.
+  EXPECT_EQ(text::abbreviate("a\x1b[31mb\n\xe2\x80\xae"), "a\\x1b[31mb\\n\\u202e");
 }
 
 TEST(ProjectIoHostile, APriceThatOverflowsTheCostIsRefused) {

@@ -33,7 +33,7 @@ QString rateText(const std::optional<double>& rate, const std::string& unit) {
 }  // namespace
 
 QString sensitivityValueText(const ConstraintSensitivity& c) {
-  const QString up = rateText(c.nsPerUnit, c.unit);
+  QString up = rateText(c.nsPerUnit, c.unit);
   if (!directionsDiffer(c.nsPerUnit, c.nsPerUnitDown)) return up;
   return QObject::tr("%1 for more, %2 for less").arg(up, rateText(c.nsPerUnitDown, c.unit));
 }

@@ -482,7 +482,7 @@ Workload transformer(const Context& c) {
       const int i = firstBlock + inChunk;
       const int global = stageFirstBlock + i - 1;
       const bool moeBlock = m.moeBlock(global);
-      auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
+      auto name = [&, s = slot](const std::string& base) { return numbered(base, i, s, slots); };
       std::vector<Op> block;
       Op q = gemm(name("Q"), 2 * T * att.q / tp, T, h, att.q / h / tp, att.q / tp);
       enterTp(q);
