@@ -84,7 +84,7 @@ void runBenchCommand(Context& context, const BenchArgs& args) {
     Json c = reportJson(rc);
     c["chunks"] = chunks;
     out["chunked"] = std::move(c);
-    context.out << out.dump(2) << "\n";
+    context.out << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   const Style style{context.color};

@@ -12,6 +12,7 @@
 
 #include "libra/analysis.hpp"
 #include "libra/error.hpp"
+#include "output.hpp"
 
 #ifndef LIBRA_VERSION
 #define LIBRA_VERSION "unknown"
@@ -43,14 +44,6 @@ constexpr const char* kFooter =
     "Exit codes: 0 success; 1 no solution (infeasible, unbounded, solver failure);\n"
     "2 bad usage or bad input (one line on stderr says what and where).";
 
-std::string oneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 std::string commandList(const CLI::App& app) {
   std::string names;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
@@ -61,9 +54,9 @@ std::string commandList(const CLI::App& app) {
 
 void printError(Context& context, const std::string& message) {
   context.out.flush();
-  context.err << "libra: error: " << oneLine(message) << std::endl;
+  context.err << "libra: error: " << messageLine(message) << std::endl;
   // A script that asked for JSON gets the error as JSON too (spec/cli.md).
-  if (context.json) context.out << failureJson("error", oneLine(message)) << std::endl;
+  if (context.json) context.out << failureJson("error", messageLine(message)) << std::endl;
 }
 
 // CLI11 reports an unknown first word as an unexpected argument; say instead

@@ -175,7 +175,8 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   std::vector<std::pair<std::string, std::string>> tail;
   for (const DesignComparison& d : c.designs) {
     if (d.ok()) continue;
-    tail.emplace_back(d.input.name, style.bad(statusWord(d.analysis)) + ": " + d.analysis.message);
+    tail.emplace_back(d.input.name,
+                      style.bad(statusWord(d.analysis)) + ": " + messageLine(d.analysis.message));
   }
   for (const std::string& note : c.notes) tail.emplace_back("Note", note);
   if (!tail.empty()) {

@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include "libra/display_text.hpp"
 #include "libra/error.hpp"
+#include "output.hpp"
 
 namespace libra::cli {
 
@@ -224,7 +225,7 @@ int reportDesignsWithoutResult(const Comparison& comparison, std::ostream& err) 
   for (const DesignComparison& d : comparison.designs) {
     if (d.ok()) continue;
     err << "libra: " << (d.refused ? "error" : statusWord(d.analysis)) << ": design "
-        << quoted(d.input.name) << ": " << d.analysis.message << std::endl;
+        << quoted(d.input.name) << ": " << messageLine(d.analysis.message) << std::endl;
     code = std::max(code, d.refused ? int{kExitBadInput} : int{kExitNoSolution});
   }
   return code;

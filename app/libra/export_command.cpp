@@ -121,7 +121,7 @@ int runExport(const ExportArgs& args, Context& context) {
     const double t = analysis.design.eval.iterationNs;
     j["iteration_time_ns"] = std::isfinite(t) ? Json(t) : Json(nullptr);
     j["warnings"] = exported.warnings;
-    context.out << j.dump(2) << std::endl;
+    context.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   } else {
     std::string names;
     for (const AstraExportFile& f : exported.files) names += (names.empty() ? "" : ", ") + f.path;

@@ -89,7 +89,7 @@ int runImport(const ImportArgs& args, Context& context) {
 
   saveProjectFile(project, args.output);
 
-  for (const std::string& note : notes) context.err << "note: " << note << '\n';
+  for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
   context.err.flush();
 
   printWrittenProject(context.out, args.output, project, args.json);

@@ -225,7 +225,7 @@ int runNew(const NewArgs& args, Context& context) {
   }
 
   saveProjectFile(project, args.output);
-  for (const std::string& note : notes) context.err << "note: " << note << '\n';
+  for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
   context.err.flush();
   printWritten(context, args, project, choice);
   return kExitSuccess;

@@ -11,6 +11,15 @@
 
 namespace libra::cli {
 
+std::string messageLine(std::string_view message) {
+  std::string line(message);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return displayText(line);
+}
+
 namespace {
 
 // Whatever its length: "%.0f" of 1e63 or more needs more than 64 characters.
@@ -132,7 +141,8 @@ void Table::print(std::ostream& out, const Style& style, std::string_view indent
 void printFields(std::ostream& out, const Style& style,
                  const std::vector<std::pair<std::string, std::string>>& fields) {
   // Labels can be names from files (compare's failures); values are composed
-  // by the callers, who show the names in them with displayName.
+  // by the callers (styled, so not escaped here), who show the names and
+  // messages in them with displayName and messageLine.
   std::vector<std::string> labels;
   std::size_t width = 0;
   for (const auto& field : fields) {
@@ -315,12 +325,18 @@ void printSensitivity(std::ostream& out, const Style& style, const Sensitivity& 
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> projectFields(const Analysis& a) {
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"Project",
+       a.projectName.empty() ? "(unnamed)" : displayText(a.projectName, kDisplayTitleLimit)}};
+  if (!a.scenarioName.empty()) fields.emplace_back("Scenario", displayName(a.scenarioName));
+  return fields;
+}
+
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   const DesignResult& d = a.design;
   const Evaluation& e = d.eval;
-  std::vector<std::pair<std::string, std::string>> head{
-      {"Project", a.projectName.empty() ? "(unnamed)" : a.projectName}};
-  if (!a.scenarioName.empty()) head.emplace_back("Scenario", a.scenarioName);
+  std::vector<std::pair<std::string, std::string>> head = projectFields(a);
   if (a.evaluated) {
     head.emplace_back("Design", "given bandwidths, evaluated (not optimized)");
   } else {
@@ -429,7 +445,8 @@ int reportNoSolution(std::ostream& out, std::ostream& err, const std::string& st
                      const std::string& message, const std::string& failureJsonText, bool json) {
   if (json) out << failureJsonText << std::endl;
   err << "libra: " << status << ": "
-      << (message.empty() ? "the solver stopped without saying why" : message) << std::endl;
+      << (message.empty() ? "the solver stopped without saying why" : messageLine(message))
+      << std::endl;
   return kExitNoSolution;
 }
 
@@ -457,7 +474,7 @@ void printWrittenProject(std::ostream& out, const std::string& output, const Pro
     j["layers"] = layers;
     j["constraints"] = project.constraints;
     j["objective"] = std::string(toString(project.objective));
-    out << j.dump(2) << std::endl;
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return;
   }
   std::string dims;

@@ -29,6 +29,11 @@ struct Style {
   std::string bad(std::string_view text) const;   // red
 };
 
+// A message as stderr shows it: one line (line breaks become spaces, trailing
+// spaces go) and safe (displayText: no control or bidirectional character of a
+// name in a file reaches the terminal).
+std::string messageLine(std::string_view message);
+
 // --- numbers -----------------------------------------------------------------
 std::string formatFixed(double value, int decimals);  // "-" when not finite
 // $ with thousands separators ("$12,345,678"; cents below $1,000), engineering
@@ -59,6 +64,9 @@ class Table {
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// "Project" and "Scenario" fields that head a result, the names cut to show.
+std::vector<std::pair<std::string, std::string>> projectFields(const Analysis& a);
 
 // Label/value lines with the values aligned after the longest label.
 void printFields(std::ostream& out, const Style& style,

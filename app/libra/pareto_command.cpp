@@ -56,9 +56,7 @@ void printTable(std::ostream& out, const Style& style, const Analysis& a) {
   const ParetoFront& front = a.front;
   const Problem& problem = *a.problem;
   const Solution& opt = front.perfPerCostOptimum;
-  std::vector<std::pair<std::string, std::string>> head{
-      {"Project", a.projectName.empty() ? "(unnamed)" : a.projectName}};
-  if (!a.scenarioName.empty()) head.emplace_back("Scenario", a.scenarioName);
+  std::vector<std::pair<std::string, std::string>> head = projectFields(a);
   head.emplace_back("Solver", std::string(toString(a.backend)) + ", " +
                                   std::to_string(opt.iterations) + " iterations, " +
                                   formatDuration(a.solveNs));

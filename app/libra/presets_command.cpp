@@ -267,7 +267,7 @@ int runPresetsCommand(const PresetsArgs& args, Context& context) {
     Json list = Json::array();
     for (const Device& d : devices()) list.push_back(deviceJson(d));
     j["devices"] = std::move(list);
-    context.out << j.dump(2) << std::endl;
+    context.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return kExitSuccess;
   }
   const Style style{context.color};

@@ -106,7 +106,7 @@ void runReproduceCommand(Context& context, const ReproduceArgs& args) {
     out["total_bandwidth_gbps"] = args.total;
     out["solver"] = std::string(toString(backend));
     out["rows"] = rows;
-    context.out << out.dump(2) << "\n";
+    context.out << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   context.out << "LIBRA reference inputs (" << args.reference

@@ -589,7 +589,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
 
   // Notes come after the sweep, so that an error the engine finds before it
   // starts (a parallelism the preset cannot use) stays the only line on stderr.
-  for (const std::string& note : notes) context.err << "note: " << note << '\n';
+  for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
   context.err.flush();
 
   const Summary summary{options, result, top, jobs, interrupted};
@@ -608,7 +608,9 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
     }
   }
   if (args.json) {
-    context.out << summaryJson(summary).dump(2) << std::endl;
+    context.out << summaryJson(summary).dump(2, ' ', false,
+                                             nlohmann::json::error_handler_t::replace)
+                << std::endl;
   } else {
     printSummary(context.out, Style{context.color}, summary);
     if (!args.csv.empty()) {

@@ -142,7 +142,7 @@ int runValidate(const ValidateArgs& args, Context& context) {
       }
       j["cases"] = std::move(cases);
     }
-    context.out << j.dump(2) << std::endl;
+    context.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   } else {
     const Style style{context.color};
     if (!args.summary) {

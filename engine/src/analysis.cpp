@@ -379,7 +379,7 @@ std::string failureJson(const std::string& status, const std::string& message,
   if (objective) j["objective"] = std::string(toString(*objective));
   j["message"] = message;
   if (backend) j["solver"] = std::string(toString(*backend));
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
@@ -444,7 +444,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
     j["equal_split"] = std::move(s);
   }
   if (withFront && a.hasFront()) j["pareto"] = paretoObject(a);
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
@@ -492,7 +492,7 @@ std::string paretoJson(const Analysis& a) {
         statusWord(a.front.status == SolveStatus::Optimal ? SolveStatus::Error : a.front.status),
         message, std::nullopt, a.backend);
   }
-  return paretoObject(a).dump(2);
+  return paretoObject(a).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {

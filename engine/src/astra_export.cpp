@@ -505,7 +505,7 @@ std::string astraSystemJson(const Network& network, int datasetSplits) {
   j["collective-optimization"] = "localBWAware";
   j["local-mem-bw"] = 1000000000000LL;
   j["boost-mode"] = 0;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string astraRemoteMemoryJson() {

@@ -100,11 +100,12 @@ constexpr Migration kMigrations[] = {
        // Nothing to rewrite, but a file before schema 3 cannot hold scenarios:
        // a version that knows no scenarios would refuse the key, not the version.
        if (doc.contains("scenarios") || doc.contains("active_scenario")) {
-         throw InputError(source + ": " +
-                          (doc.contains("scenarios") ? "scenarios" : "active_scenario") +
-                          ": schema " + doc["schema_version"].dump() +
-                          " has no scenarios (they came with schema 3); set "
-                          "\"schema_version\" to 3");
+         throw InputError(
+             source + ": " + (doc.contains("scenarios") ? "scenarios" : "active_scenario") +
+             ": schema " +
+             doc["schema_version"].dump(-1, ' ', false, Json::error_handler_t::replace) +
+             " has no scenarios (they came with schema 3); set "
+             "\"schema_version\" to 3");
        }
      }},
     {3,
@@ -112,10 +113,13 @@ constexpr Migration kMigrations[] = {
      "NPUs are on each dimension) are new and optional; a version-3 file has none, which means "
      "consecutive groups",
      [](Json& doc, const std::string& source) {
-       if (doc.dump().find("\"strides\"") != std::string::npos) {
-         throw InputError(source + ": strides: schema " + doc["schema_version"].dump() +
-                          " has no strides (they came with schema 4); set \"schema_version\" "
-                          "to 4");
+       if (doc.dump(-1, ' ', false, Json::error_handler_t::replace).find("\"strides\"") !=
+           std::string::npos) {
+         throw InputError(
+             source + ": strides: schema " +
+             doc["schema_version"].dump(-1, ' ', false, Json::error_handler_t::replace) +
+             " has no strides (they came with schema 4); set \"schema_version\" "
+             "to 4");
        }
      }},
 };
@@ -190,7 +194,8 @@ bool isIdentifier(std::string_view key) {
 // identifiers are quoted: cost_model["Inter Pod"].Link.
 std::string member(const std::string& path, std::string_view key) {
   if (isIdentifier(key)) return path.empty() ? std::string(key) : path + "." + std::string(key);
-  return path + "[" + Json(std::string(key)).dump() + "]";
+  return path + "[" + Json(std::string(key)).dump(-1, ' ', false, Json::error_handler_t::replace) +
+         "]";
 }
 
 std::string element(const std::string& path, std::size_t index) {

@@ -53,7 +53,7 @@ inline std::string csvField(const std::string& text) {
 // Shortest text that reads back to the same double; empty for non-finite values.
 inline std::string exact(double v) {
   if (!std::isfinite(v)) return "";
-  return Json(v).dump();
+  return Json(v).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 inline std::string exact(const std::optional<double>& v) {
   return v ? exact(*v) : std::string();

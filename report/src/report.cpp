@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "libra/cost.hpp"
+#include "libra/display_text.hpp"
 #include "libra/presets.hpp"
 #include "libra/report/units.hpp"
 #include "libra/training.hpp"
@@ -206,7 +207,7 @@ std::string inputs(const DesignComparison& d, int level) {
 
   HtmlTable settings({text("setting"), text("value")});
   if (!d.input.file.empty()) settings.row({text("file"), text(d.input.file)});
-  if (!d.input.scenario.empty()) settings.row({text("scenario"), text(d.input.scenario)});
+  if (!d.input.scenario.empty()) settings.row({text("scenario"), text(echoText(d.input.scenario))});
   settings.row({text("objective"), text(toString(a.objective))});
   settings.row({text("cost counts"), text(costScopeText(a))});
   settings.row({text("training loop"),
@@ -235,7 +236,7 @@ std::string inputs(const DesignComparison& d, int level) {
     if (dim.fixedBandwidth) limits.push_back("fixed " + formatBandwidth(*dim.fixedBandwidth));
     if (dim.minBandwidth) limits.push_back(">= " + formatBandwidth(*dim.minBandwidth));
     if (dim.maxBandwidth) limits.push_back("<= " + formatBandwidth(*dim.maxBandwidth));
-    net.row({number(std::to_string(i)), text(dim.name), text(toString(dim.block)),
+    net.row({number(std::to_string(i)), text(displayName(dim.name)), text(toString(dim.block)),
              number(std::to_string(dim.npus)), number(shortNumber(latency)),
              number(i < prices.size() ? fixed(prices[i], 2) : "-"), text(joined(limits))});
   }
@@ -261,7 +262,7 @@ std::string inputs(const DesignComparison& d, int level) {
       }
       parallel = parallelismText(*c);
     }
-    work.row({text(w.name), number(shortNumber(w.weight)), text(model), text(device),
+    work.row({text(displayName(w.name)), number(shortNumber(w.weight)), text(model), text(device),
               text(parallel), number(std::to_string(w.layers.size()))});
   }
   out += heading(level + 1, "Workloads");
@@ -587,7 +588,7 @@ std::string sensitivity(const Analysis& a, int level) {
   HtmlTable dims({text("dimension"), number("one more GB/s on it alone"), number("one GB/s less"),
                   text("bottleneck")});
   for (const DimensionSensitivity& d : s.dims) {
-    dims.row({text(d.name), number(rateText(d.nsPerGbps, "GB/s")),
+    dims.row({text(displayName(d.name)), number(rateText(d.nsPerGbps, "GB/s")),
               number(d.nsPerGbpsDown ? rateText(d.nsPerGbpsDown, "GB/s") : "none to take"),
               text(d.bottleneck ? "yes" : "")});
   }
@@ -608,7 +609,7 @@ std::string designSection(Context& ctx, const DesignComparison& d) {
   const int level = ctx.several ? 3 : 2;
   std::string out;
   if (ctx.several) {
-    out += "<div class=\"design\">\n" + heading(2, "Design: " + d.input.name);
+    out += "<div class=\"design\">\n" + heading(2, "Design: " + displayName(d.input.name));
   }
   const Analysis& a = d.analysis;
   out += inputs(d, level);
@@ -638,7 +639,7 @@ std::string designSection(Context& ctx, const DesignComparison& d) {
 std::string comparisonTable(const Comparison& c) {
   const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
   std::vector<Cell> head{text("")};
-  for (const DesignComparison& d : c.designs) head.push_back(number(d.input.name));
+  for (const DesignComparison& d : c.designs) head.push_back(number(displayName(d.input.name)));
   HtmlTable t(head);
   auto row = [&](const std::string& label, auto cell) {
     std::vector<Cell> cells{rowLabel(label)};
@@ -769,7 +770,7 @@ std::string overlayChart(Context& ctx) {
     if (!d.ok()) continue;
     const Analysis& a = d.analysis;
     const std::string color = paletteColor(i);
-    Series front{d.input.name, color, {}, true, false, 2, Marker::Circle, 2.5};
+    Series front{displayName(d.input.name), color, {}, true, false, 2, Marker::Circle, 2.5};
     if (a.hasFront()) {
       for (const Solution& s : a.front.points) {
         if (s.ok() && s.eval.finite)
@@ -789,7 +790,8 @@ std::string overlayChart(Context& ctx) {
                         6.5});
     }
     if (a.costBudgetUsd) {
-      chartData.verticals.push_back({d.input.name + " budget", color, cu.of(*a.costBudgetUsd)});
+      chartData.verticals.push_back(
+          {displayName(d.input.name) + " budget", color, cu.of(*a.costBudgetUsd)});
     }
   }
   for (Series& s : optima) chartData.series.push_back(std::move(s));
@@ -802,15 +804,15 @@ std::string overlayChart(Context& ctx) {
 // The options' title, else the project's name when every design comes from
 // one project (its scenarios), else the designs' names.
 std::string titleOf(const Comparison& c, const ReportOptions& options) {
-  if (!options.title.empty()) return options.title;
+  if (!options.title.empty()) return displayText(options.title, kDisplayTitleLimit);
   const std::string& first = c.designs.front().input.project.name;
   const bool oneProject = std::all_of(c.designs.begin(), c.designs.end(),
                                       [&](const auto& d) { return d.input.project.name == first; });
-  if (oneProject && !first.empty()) return first;
+  if (oneProject && !first.empty()) return displayText(first, kDisplayTitleLimit);
   if (c.designs.size() > 4)
     return "Design review of " + std::to_string(c.designs.size()) + " designs";
   std::vector<std::string> names;
-  for (const DesignComparison& d : c.designs) names.push_back(d.input.name);
+  for (const DesignComparison& d : c.designs) names.push_back(displayName(d.input.name));
   return (c.designs.size() > 1 ? "Design review: " : "") + joined(names, " vs ");
 }
 

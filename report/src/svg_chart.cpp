@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "libra/display_text.hpp"
 #include "libra/report/units.hpp"
 
 namespace libra::report {
@@ -218,9 +219,12 @@ struct Scale {
 }  // namespace
 
 std::string escapeXml(std::string_view text) {
+  // Controls, bidirectional overrides and bytes that are not UTF-8 (none of
+  // which XML allows or a reader should get) become visible escapes first.
+  const std::string safe = displayText(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(safe.size());
+  for (char c : safe) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -238,12 +242,7 @@ std::string escapeXml(std::string_view text) {
         out += "&#39;";
         break;
       default:
-        // Control characters other than tab and newline are not allowed in XML.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
+        out += c;
     }
   }
   return out;

@@ -352,5 +352,76 @@ TEST_F(HostileTest, TheSolverNameIsCaseInsensitiveInEveryCommand) {
   }
 }
 
+// Names in a file can hold controls, bidirectional overrides, invalid UTF-8 (in
+// an argument) and any length (issue 29). What reaches the terminal and the
+// report is escaped and short; the JSON keeps the name itself.
+bool hasRawControl(const std::string& text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) return true;
+  }
+  // U+202E (right-to-left override) and U+2066 (left-to-right isolate).
+  return contains(text, "\xe2\x80\xae") || contains(text, "\xe2\x81\xa6");
+}
+
+TEST_F(HostileTest, HostileNamesAreShownEscapedAndShort) {
+  json doc = json::parse(readText(dataFile("scenarios.json")));
+  const std::string evil =
+      "evil\x1b[31mred\x07\nnext\xe2\x80\xae"
+      "abc";
+  const std::string huge(1000000, 'x');
+  doc["scenarios"][0]["name"] = evil;
+  doc["scenarios"][0]["workloads"][0]["name"] = "wl\x1b]0;title\x07\xe2\x81\xa6";
+  doc["scenarios"][1]["name"] = huge;
+  doc["active_scenario"] = huge;
+  const std::string file = tmp("hostile_names.json");
+  writeText(file, doc.dump());
+  const std::string report = tmp("hostile_names.html");
+  const std::vector<std::vector<std::string>> commands{{"solve", file},
+                                                       {"pareto", file, "--points", "5"},
+                                                       {"compare", file},
+                                                       {"report", file, "-o", report}};
+  for (const auto& args : commands) {
+    const ProcessResult r = runLibra(args);
+    EXPECT_FALSE(r.signaled) << describe(args, r);
+    EXPECT_LE(r.exitCode, 1) << describe(args, r);  // compare: one scenario is infeasible
+    EXPECT_FALSE(hasRawControl(r.out + r.err)) << describe(args, r);
+    EXPECT_LT(r.out.size() + r.err.size(), 20000u) << describe(args, r);
+  }
+  const ProcessResult c = runLibra({"compare", file});
+  EXPECT_TRUE(contains(c.out, "evil\\x1b[31mred\\x07\\nnext\\u202eabc")) << c.out;
+  const std::string html = readText(report);
+  EXPECT_FALSE(hasRawControl(html)) << "report";
+  EXPECT_LT(html.size(), 200000u);
+
+  // The JSON output is data: the names themselves, escaped as JSON.
+  const ProcessResult j = runLibra({"compare", file, "--json"});
+  const json out = parseJson(j.out);
+  ASSERT_TRUE(out.is_object()) << describe({"compare", file, "--json"}, j);
+  EXPECT_EQ(out["designs"][0]["name"], evil);
+  EXPECT_EQ(out["designs"][1]["name"], huge);
+
+  // A name that is not UTF-8 (an argument can be anything) is written with
+  // U+FFFD in its place, and the JSON summary is still JSON.
+  const std::string project = tmp("bad_utf8.json");
+  const std::vector<std::string> args{"import-libra",
+                                      "--network",
+                                      dataFile("libra/tiny_network.yml"),
+                                      "--workload",
+                                      dataFile("libra/tiny_workload.txt"),
+                                      "--name",
+                                      "x\xff\x1by",
+                                      "-o",
+                                      project,
+                                      "--json"};
+  const ProcessResult w = runLibra(args);
+  EXPECT_EQ(w.exitCode, 0) << describe(args, w);
+  EXPECT_TRUE(parseJson(w.out).is_object()) << describe(args, w);
+  const ProcessResult s = runLibra({"solve", project});
+  EXPECT_EQ(s.exitCode, 0) << describe({"solve", project}, s);
+  EXPECT_FALSE(hasRawControl(s.out + s.err)) << s.out;
+  EXPECT_TRUE(contains(s.out, "x\xef\xbf\xbd\\x1by")) << s.out;
+}
+
 }  // namespace
 }  // namespace libra::testing

@@ -52,6 +52,7 @@
 #include <functional>
 #include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
+#include <libra/file_names.hpp>
 #include <libra/sensitivity.hpp>
 #include <map>
 #include <memory>
@@ -1478,8 +1479,9 @@ class ExplorerTest : public QObject {
         QStringLiteral("second.png"));
     QVERIFY(fresh.opened);
     QCOMPARE(fresh.directory, QFileInfo(svg).absolutePath());
+    // Named like a saved project: the name's file stem (no '/', no spaces).
     QCOMPARE(QFileInfo(fresh.suggested).fileName(),
-             QString::fromStdString(doc()->project().name) + QStringLiteral(".png"));
+             QString::fromStdString(fileStem(doc()->project().name, '-')) + QStringLiteral(".png"));
     QVERIFY(!QImage(png2).isNull());
     QCOMPARE(window_->statusBar()->currentMessage(),
              QStringLiteral("Exported to ") + QDir::toNativeSeparators(png2));

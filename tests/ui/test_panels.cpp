@@ -3,6 +3,7 @@
 // (shown, edited, undone).
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -144,6 +145,45 @@ class PanelsTest : public QObject {
     doc->undoStack()->undo();
     QCOMPARE(doc->project().costModel, reference);
     QCOMPARE(model->index(chiplet, CostLevelModel::Link).data().toString(), QStringLiteral("$2"));
+    doc->undoStack()->setClean();
+  }
+  // A name in a project can hold controls, bidirectional overrides and any
+  // length (issue 29): the window shows it escaped and cut, the editors the
+  // name itself.
+  void hostileNamesAreShownEscapedAndCut() {
+    MainWindow window(nullptr, false);
+    window.files()->setPromptsEnabled(false);
+    QString error;
+    QVERIFY2(window.files()->openExample(QStringLiteral("gpt3-4d"), &error), qPrintable(error));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    Document* doc = window.document();
+    const std::string evil = "evil\x1b[2J\x07\xe2\x80\xae" + std::string(5000, 'x');
+    QVERIFY(doc->edit(QStringLiteral("hostile names"), [&](Project& p) {
+      p.name = evil;
+      p.workloads[0].name = evil;
+    }));
+    const auto safe = [](const QString& text) {
+      for (const QChar c : text) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f || c.unicode() == 0x202e) return false;
+      }
+      return true;
+    };
+    const QString title = window.windowTitle();
+    QVERIFY2(safe(title) && title.contains(QStringLiteral("evil\\x1b[2J\\x07\\u202e")),
+             qPrintable(title));
+    QVERIFY2(title.size() < 200, qPrintable(title));
+    auto* selector = window.findChild<QComboBox*>(QStringLiteral("workloadSelector"));
+    QVERIFY(selector && selector->count() > 0);
+    const QString item = selector->itemText(0);
+    QVERIFY2(safe(item) && item.size() <= 48, qPrintable(item));
+    QVERIFY(item.endsWith(QChar(0x2026)));
+    // A plain name is shown as itself; the editor gets the name.
+    auto* dims = window.findChild<QTableView*>(QStringLiteral("dimensionTable"));
+    const QModelIndex name = dims->model()->index(0, DimensionTableModel::Name);
+    QCOMPARE(name.data(Qt::EditRole).toString(),
+             QString::fromStdString(doc->project().network.dims[0].name));
+    QCOMPARE(name.data(Qt::DisplayRole).toString(), name.data(Qt::EditRole).toString());
     doc->undoStack()->setClean();
   }
 };

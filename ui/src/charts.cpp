@@ -1033,7 +1033,7 @@ void BandwidthChartView::showResult(const SolveResult& result) {
       a.problem ? a.problem->dimNames : std::vector<std::string>{};
   const int dims = static_cast<int>(names.size());
   QStringList categories;
-  for (const auto& name : names) categories << toQString(name);
+  for (const auto& name : names) categories << shownName(name);
   if (axisX_->categories() != categories) axisX_->setCategories(categories);
   auto fill = [dims](QBarSet* set, const std::vector<double>& values) {
     if (set->count() != dims) {

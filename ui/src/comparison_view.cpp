@@ -100,7 +100,7 @@ ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWi
   connect(document_, &Document::projectChanged, this, &ComparisonView::scheduleRebuild);
   // The baseline is the project's (saved with it; an undo step).
   connect(baseline_, &QComboBox::activated, this, [this](int index) {
-    const QString name = index <= 0 ? QString() : baseline_->itemText(index);
+    const QString name = index <= 0 ? QString() : baseline_->itemData(index).toString();
     if (name != comparisonBaselineOf(document_->project())) {
       document_->edit(tr("Compare against %1").arg(baseline_->itemText(index)),
                       [&](Project& p) { setComparisonBaseline(p, name); });
@@ -142,16 +142,22 @@ void ComparisonView::rebuild() {
   dirty_ = false;
   const std::vector<DesignInput> designs = scenarioDesigns(document_->project());
   QStringList names;
-  for (const DesignInput& d : designs) names << toQString(d.name);
+  QStringList shown;
+  for (const DesignInput& d : designs) {
+    names << toQString(d.name);
+    shown << shownName(d.name);
+  }
   baselineName_ = comparisonBaselineOf(document_->project());
   if (!names.contains(baselineName_)) baselineName_.clear();
   {
     const QSignalBlocker block(baseline_);
     bool same = baseline_->count() == names.size();
-    for (int i = 0; same && i < names.size(); ++i) same = baseline_->itemText(i) == names[i];
+    for (int i = 0; same && i < names.size(); ++i) {
+      same = baseline_->itemData(i).toString() == names[i] && baseline_->itemText(i) == shown[i];
+    }
     if (!same) {
       baseline_->clear();
-      baseline_->addItems(names);
+      for (int i = 0; i < names.size(); ++i) baseline_->addItem(shown[i], names[i]);
     }
     baseline_->setCurrentIndex(baselineName_.isEmpty() ? 0 : names.indexOf(baselineName_));
   }
@@ -303,7 +309,7 @@ void ComparisonView::fill(const Comparison& c) {
          if (!d.perfPerCost) return Cell{QStringLiteral("–"), std::nullopt, {}};
          return Cell{number(*d.perfPerCost * cost.size, perfPerCostDecimals), d.perfPerCost, {}};
        }});
-  const QString baseName = toQString(c.baselineDesign().input.name);
+  const QString baseName = shownName(c.baselineDesign().input.name);
   rows.push_back({QString(), tr("Against the baseline, %1").arg(baseName), {}});
   auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
                         const std::optional<double>& shown, const QString& better,
@@ -335,7 +341,7 @@ void ComparisonView::fill(const Comparison& c) {
   const std::size_t active = document_->project().activeScenario;
   for (int col = 0; col < columns; ++col) {
     const auto i = static_cast<std::size_t>(col);
-    QStringList header{toQString(c.designs[i].input.name)};
+    QStringList header{shownName(c.designs[i].input.name)};
     if (i == active) header << tr("(active)");
     if (i == c.baseline) header << tr("(baseline)");
     if (!current[i]) header << tr("(updating…)");

@@ -82,11 +82,11 @@ QVariant CostLevelModel::data(const QModelIndex& index, int role) const {
   const CostLevel level = it == levels.end() ? CostLevel{} : it->second;
   const int col = index.column();
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
-    if (col == Level) return toQString(name);
+    if (col == Level) return role == Qt::EditRole ? toQString(name) : shownName(name);
     if (col == UsedBy) {
       QStringList dims;
       for (const Dimension& d : document_->project().network.dims) {
-        if (d.costLevel == name) dims << toQString(d.name);
+        if (d.costLevel == name) dims << shownName(d.name);
       }
       return dims.join(QStringLiteral(", "));
     }
@@ -121,7 +121,7 @@ bool CostLevelModel::setData(const QModelIndex& index, const QVariant& value, in
   const std::string name = levels_[static_cast<std::size_t>(index.row())];
   const int col = index.column();
   const QString what = headerData(col, Qt::Horizontal, Qt::DisplayRole).toString().toLower();
-  return document_->edit(tr("Set the %1 price of %2").arg(what, toQString(name)),
+  return document_->edit(tr("Set the %1 price of %2").arg(what, shownName(name)),
                          [&](Project& p) { priceOf(p.costModel.levels[name], col) = price; });
 }
 

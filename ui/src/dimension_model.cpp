@@ -102,7 +102,7 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
     switch (col) {
       case Name:
-        return toQString(d.name);
+        return role == Qt::EditRole ? toQString(d.name) : shownName(d.name);
       case Block:
         return toQString(std::string(toString(d.block)));
       case Npus:
@@ -131,7 +131,7 @@ QVariant DimensionTableModel::data(const QModelIndex& index, int role) const {
       case Name:
         return tr("Dimension %1 (0 = innermost). Constraints refer to it as bw[%2].")
             .arg(index.row())
-            .arg(toQString(d.name));
+            .arg(shownName(d.name));
       case Block:
         return tr("Building block: Ring, FullyConnected or Switch");
       case Npus:
@@ -162,7 +162,7 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
   const int row = index.row();
   const int col = index.column();
   const Dimension& current = document_->project().network.dims[row];
-  const QString dimLabel = toQString(current.name);
+  const QString dimLabel = shownName(current.name);
 
   switch (col) {
     case Name: {

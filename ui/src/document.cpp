@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QStringList>
+#include <libra/display_text.hpp>
 #include <libra/project_io.hpp>
 
 #include "format.hpp"
@@ -40,7 +41,7 @@ void Document::setFilePath(const QString& path) {
 
 QString Document::displayName() const {
   if (!filePath_.isEmpty()) return QFileInfo(filePath_).fileName();
-  const QString name = toQString(project_.name);
+  const QString name = shownText(project_.name, kDisplayTitleLimit);
   return name.isEmpty() ? tr("Untitled") : name + tr(" (unsaved)");
 }
 

@@ -11,7 +11,9 @@
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 #include <libra/astra_export.hpp>
+#include <libra/display_text.hpp>
 #include <libra/error.hpp>
+#include <libra/file_names.hpp>
 
 #include "document.hpp"
 #include "export.hpp"
@@ -78,7 +80,7 @@ bool ExportController::exportTo(const QString& path, QString* error) const {
     return false;
   }
   const QString suffix = QFileInfo(path).suffix().toLower();
-  const QString name = toQString(document_->project().name);
+  const QString name = shownText(document_->project().name, kDisplayTitleLimit);
   if (auto format = figureFormatFor(path)) {
     return exportFigure(*result, figureHeading(name, *result), path, *format, error);
   }
@@ -103,7 +105,7 @@ void ExportController::exportInteractively(const QString& suffix, const QString&
   QSettings settings;
   const QString dir = startDirectory();
   QString base = document_->filePath().isEmpty()
-                     ? toQString(document_->project().name)
+                     ? toQString(fileStem(document_->project().name, '-'))
                      : QFileInfo(document_->filePath()).completeBaseName();
   if (base.trimmed().isEmpty()) base = tr("results");
   QString path = QFileDialog::getSaveFileName(
@@ -310,7 +312,7 @@ void ExportController::finishReport() {
 void ExportController::exportReportInteractively() {
   QSettings settings;
   QString base = document_->filePath().isEmpty()
-                     ? toQString(document_->project().name)
+                     ? toQString(fileStem(document_->project().name, '-'))
                      : QFileInfo(document_->filePath()).completeBaseName();
   if (base.trimmed().isEmpty()) base = tr("design");
   const QString html = tr("HTML report (*.html)");

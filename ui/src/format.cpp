@@ -3,6 +3,7 @@
 #include <QLocale>
 #include <QStringList>
 #include <cmath>
+#include <libra/display_text.hpp>
 #include <libra/report/units.hpp>
 
 namespace libra::studio {
@@ -33,6 +34,14 @@ QString plainNumber(double value) {
   return QString::number(value, 'g', 12);
 }
 
+QString shownName(const std::string& name) {
+  return toQString(displayName(name));
+}
+
+QString shownText(const std::string& text, std::size_t limit) {
+  return toQString(displayText(text, limit));
+}
+
 QString toQString(const std::string& text) {
   return QString::fromStdString(text);
 }
@@ -44,7 +53,7 @@ std::string toStd(const QString& text) {
 QString formatSplit(std::span<const std::string> names, std::span<const double> bw) {
   QStringList parts;
   for (std::size_t d = 0; d < bw.size(); ++d) {
-    const QString name = d < names.size() ? toQString(names[d]) : QString::number(d);
+    const QString name = d < names.size() ? shownName(names[d]) : QString::number(d);
     parts << name + QStringLiteral(" ") + QString::number(bw[d], 'f', bw[d] >= 100 ? 1 : 2);
   }
   return parts.join(QStringLiteral(", ")) + QStringLiteral(" GB/s");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,12 @@ QString formatCount(double count);     // "3,145,728"; "-" when not finite
 QString plainNumber(double value);
 
 QString toQString(const std::string& text);
+// A name from a project as tables, legends, headings and undo entries show it
+// (libra/display_text.hpp): controls and bidirectional overrides escaped, cut
+// to 48 characters with "…". Editors and lookups use the name itself.
+QString shownName(const std::string& name);
+// The same at another length (window titles, headings): `limit` characters.
+QString shownText(const std::string& text, std::size_t limit);
 std::string toStd(const QString& text);
 
 // "pkg 339.1, node 84.9, pod 57.6 GB/s" for tooltips.

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <libra/display_text.hpp>
 #include <libra/error.hpp>
 #include <map>
 #include <vector>
@@ -95,7 +96,7 @@ void printOptimum(const SolveResult& result) {
   const Evaluation& e = a.design.eval;
   QStringList parts;
   for (std::size_t d = 0; d < a.design.bandwidth.size() && d < names.size(); ++d) {
-    parts << toQString(names[d]) + QLatin1Char('=') +
+    parts << shownName(names[d]) + QLatin1Char('=') +
                  QString::number(a.design.bandwidth[d], 'f', 3);
   }
   printLine(QStringLiteral("bandwidth_gbps: ") + parts.join(QLatin1Char(' ')));
@@ -125,7 +126,7 @@ int runExports(const StudioOptions& options, const Project& project) {
   if (result.invalidInput) return fail(toQString(result.a().message));
   printOptimum(result);
   QString error;
-  const QString heading = figureHeading(toQString(project.name), result);
+  const QString heading = figureHeading(shownText(project.name, kDisplayTitleLimit), result);
   const std::pair<QString, FigureFormat> figures[] = {{options.exportChart, FigureFormat::Png},
                                                       {options.exportSvg, FigureFormat::Svg},
                                                       {options.exportPdf, FigureFormat::Pdf}};
@@ -316,7 +317,7 @@ int runLatency(const StudioOptions& options, const Project& project) {
     return 0;
   }
   printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
-                .arg(toQString(project.name))
+                .arg(shownName(project.name))
                 .arg(project.network.size())
                 .arg(frontPoints));
   printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "

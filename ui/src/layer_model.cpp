@@ -89,7 +89,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
   const Layer& layer = w->layers[index.row()];
   const int col = index.column();
   if (col == Name) {
-    if (role == Qt::DisplayRole) return toQString(layer.name);
+    if (role == Qt::DisplayRole) return shownName(layer.name);
     return {};
   }
   const int kind = (col - 1) / 2;
@@ -211,7 +211,7 @@ QVariant CommunicatorTableModel::headerData(int section, Qt::Orientation orienta
   if (orientation == Qt::Vertical) return phaseKindName(section);
   const auto& dims = document_->project().network.dims;
   if (section < 0 || section >= static_cast<int>(dims.size())) return {};
-  return toQString(dims[section].name);
+  return shownName(dims[section].name);
 }
 
 }  // namespace libra::studio

@@ -143,7 +143,7 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   connect(remove_, &QPushButton::clicked, this, [this] {
     const int row = currentRow();
     if (row < 0 || document_->project().network.size() <= 1) return;
-    const QString name = toQString(document_->project().network.dims[row].name);
+    const QString name = shownName(document_->project().network.dims[row].name);
     document_->reportingEdit(tr("Remove dimension %1").arg(name),
                              [row](Project& p) { return removeDimension(p, row); });
     selectRow(std::min(row, document_->project().network.size() - 1));
@@ -152,7 +152,7 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
     const int row = currentRow();
     const int to = row + delta;
     if (row < 0 || to < 0 || to >= document_->project().network.size()) return;
-    const QString name = toQString(document_->project().network.dims[row].name);
+    const QString name = shownName(document_->project().network.dims[row].name);
     document_->reportingEdit(tr("Move dimension %1").arg(name),
                              [row, to](Project& p) { return moveDimension(p, row, to); });
     selectRow(to);

@@ -179,7 +179,7 @@ void PresetEditor::sync() {
     details_->setText(
         tr("%1 parameters · %2")
             .arg(QString::number(preset.parameterCount() / 1e9, 'f', 1) + QStringLiteral(" B"),
-                 toQString(w->name)));
+                 shownName(w->name)));
     details_->setToolTip(toQString(preset.source) + QStringLiteral("\n") + toQString(preset.notes));
   } catch (const std::exception&) {
     details_->clear();
@@ -233,7 +233,7 @@ void PresetEditor::apply() {
                                   project.network, g);
     w.weight = project.workloads[workload_].weight;
     const int index = workload_;
-    document_->edit(tr("Change the workload to %1").arg(toQString(w.name)),
+    document_->edit(tr("Change the workload to %1").arg(shownName(w.name)),
                     [&](Project& proj) { proj.workloads[index] = w; });
     error_->hide();
   } catch (const std::exception& e) {

@@ -119,12 +119,17 @@ ScenarioController::ScenarioController(Document* document, ScenarioResults* resu
 QString ScenarioController::displayName(std::size_t index) const {
   const std::vector<std::string> names = scenarioNames(document_->project());
   if (index >= names.size() || names[index].empty()) return tr("Unnamed scenario");
-  return toQString(names[index]);
+  return shownName(names[index]);
 }
 
 QString ScenarioController::nameAt(std::size_t index) const {
   const std::vector<std::string> names = scenarioNames(document_->project());
   return index < names.size() ? toQString(names[index]) : QString();
+}
+
+QString ScenarioController::frontKey(std::size_t index) const {
+  const QString name = nameAt(index);
+  return name.isEmpty() ? tr("Unnamed scenario") : name;
 }
 
 bool ScenarioController::isOverlaid(const QString& name) const {
@@ -139,9 +144,10 @@ void ScenarioController::setOverlaid(const QString& name, bool overlaid) {
   } else {
     hidden << name;
   }
-  document_->edit(overlaid ? tr("Show the front of %1").arg(quoted(name))
-                           : tr("Hide the front of %1").arg(quoted(name)),
-                  [&](Project& p) { setHiddenFronts(p, hidden); });
+  const QString shown = quoted(shownName(toStd(name)));
+  document_->edit(
+      overlaid ? tr("Show the front of %1").arg(shown) : tr("Hide the front of %1").arg(shown),
+      [&](Project& p) { setHiddenFronts(p, hidden); });
 }
 
 bool ScenarioController::apply(const QString& text, const std::function<void(Project&)>& change,
@@ -277,7 +283,7 @@ void ScenarioController::updateOverlays() {
   for (std::size_t i = 0; i < count; ++i) {
     if (i == p.activeScenario) continue;
     const QString name = displayName(i);
-    if (!isOverlaid(name)) continue;
+    if (!isOverlaid(frontKey(i))) continue;
     const ScenarioResults::Entry e = results_->entry(i);
     // One cost axis: a front whose cost counts otherwise says so.
     QString label = name;
@@ -413,7 +419,7 @@ void ScenarioPanel::sync() {
         (isActive ? tr("%1 (active)").arg(name) : name) + QStringLiteral(" · ") + stateText(e);
     if (item->text() != text) item->setText(text);
     item->setData(Qt::UserRole, i);
-    item->setData(Qt::UserRole + 1, name);
+    item->setData(Qt::UserRole + 1, controller_->frontKey(static_cast<std::size_t>(i)));
     const QColor color = isActive ? activeFrontColor() : scenarioColor(i);
     if (item->data(Qt::UserRole + 2).value<QColor>() != color) {
       item->setData(Qt::UserRole + 2, color);
@@ -424,7 +430,9 @@ void ScenarioPanel::sync() {
     if (!isActive) flags |= Qt::ItemIsUserCheckable;
     if (item->flags() != flags) item->setFlags(flags);
     const Qt::CheckState state =
-        isActive || controller_->isOverlaid(name) ? Qt::Checked : Qt::Unchecked;
+        isActive || controller_->isOverlaid(controller_->frontKey(static_cast<std::size_t>(i)))
+            ? Qt::Checked
+            : Qt::Unchecked;
     if (item->data(Qt::CheckStateRole).isNull() || item->checkState() != state)
       item->setCheckState(state);
     QFont font = item->font();

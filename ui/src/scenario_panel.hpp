@@ -57,8 +57,12 @@ class ScenarioController : public QObject {
   // Makes scenario `index` the active one (an undo step too: the file saves it).
   bool activateScenario(std::size_t index);
 
-  // How scenario `index` is listed: its name, or "Unnamed scenario".
+  // How scenario `index` is listed: its name (as shownName shows it), or
+  // "Unnamed scenario".
   QString displayName(std::size_t index) const;
+  // The name the project's hidden-front list keys scenario `index` by: its name
+  // itself, or "Unnamed scenario".
+  QString frontKey(std::size_t index) const;
 
   // Whether the front of the scenario named `name` is drawn on the Pareto chart
   // when it is not the active one (whose front is always drawn). The choice is

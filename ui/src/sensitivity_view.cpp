@@ -113,7 +113,7 @@ void SensitivityView::showResult(const SolveResult& result) {
       rate += tr(" (−1 GB/s: %1)")
                   .arg(d.nsPerGbpsDown ? signedTime(*d.nsPerGbpsDown) : tr("none to take"));
     }
-    const QString entry = (toQString(d.name) + QStringLiteral(" ") + rate).toHtmlEscaped();
+    const QString entry = (shownName(d.name) + QStringLiteral(" ") + rate).toHtmlEscaped();
     perDim << (d.bottleneck && !balanced ? QStringLiteral("<b>%1</b>").arg(entry) : entry);
   }
   QStringList list;

@@ -143,7 +143,7 @@ void WorkloadPanel::sync() {
     const QSignalBlocker block(workloadSelector_);
     QStringList names;
     for (const Workload& w : p.workloads) {
-      names << (w.name.empty() ? tr("(unnamed)") : toQString(w.name)) +
+      names << (w.name.empty() ? tr("(unnamed)") : shownName(w.name)) +
                    (p.workloads.size() > 1 ? tr(" × %1").arg(w.weight) : QString());
     }
     QStringList current;

@@ -11,6 +11,8 @@ namespace libra {
 
 // How many characters a name takes in a table, a legend or a heading.
 inline constexpr std::size_t kDisplayNameLimit = 48;
+// How many characters of a title (a window's, a report's, a chart's heading).
+inline constexpr std::size_t kDisplayTitleLimit = 120;
 
 // `text` safe to print: control characters (C0, DEL, C1), the line and
 // paragraph separators and the bidirectional controls become visible escapes

@@ -10,7 +10,9 @@
 
 namespace libra::report {
 
-// Text made safe for XML and HTML content and attribute values: & < > " '.
+// Text made safe for XML and HTML content and attribute values: & < > " ' and,
+// through libra::displayText, controls, bidirectional overrides and bytes that
+// are not UTF-8.
 std::string escapeXml(std::string_view text);
 
 struct ChartSize {
