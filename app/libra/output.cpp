@@ -74,7 +74,7 @@ std::string formatUsd(double usd) {
   const bool negative = usd < 0;
   const double a = std::abs(usd);
   std::string body;
-  if (a >= 1e15) {
+  if (a >= 1e12) {
     const int exponent = static_cast<int>(std::floor(std::log10(a) / 3)) * 3;
     body = printfDouble("%.3f", a / std::pow(10.0, exponent)) + "e+" + std::to_string(exponent);
   } else if (a >= 1000) {
@@ -89,10 +89,10 @@ std::string formatDuration(double ns) {
   if (!std::isfinite(ns)) return nonFinite(ns);
   const double a = std::abs(ns);
   if (a == 0) return "0 ns";
-  if (a < 1e3) return printfDouble("%.3f", ns) + " ns";
-  if (a < 1e6) return printfDouble("%.3f", ns / 1e3) + " us";
-  if (a < 1e9) return printfDouble("%.3f", ns / 1e6) + " ms";
-  return printfDouble("%.4f", ns / 1e9) + " s";
+  if (a < 1e3) return formatFixed(ns, 3) + " ns";
+  if (a < 1e6) return formatFixed(ns / 1e3, 3) + " us";
+  if (a < 1e9) return formatFixed(ns / 1e6, 3) + " ms";
+  return formatFixed(ns / 1e9, 4) + " s";
 }
 
 std::string formatExact(double value) {
@@ -102,7 +102,7 @@ std::string formatExact(double value) {
   return ec == std::errc() ? std::string(buffer, end) : printfDouble("%.17g", value);
 }
 
-void Table::addColumn(std::string header, Align align) {
+void Table::addColumn(std::string_view header, Align align) {
   columns_.push_back({displayText(header, kTableCellLimit), align});
 }
 
@@ -156,9 +156,7 @@ void printFields(std::ostream& out, const Style& style,
 }
 
 std::string comparison(double ratio, std::string_view better, std::string_view worse) {
-  if (!(std::isfinite(ratio) && ratio > 0)) return "-";
-  if (ratio >= 1) return printfDouble("%.3f", ratio) + "x " + std::string(better);
-  return printfDouble("%.3f", 1 / ratio) + "x " + std::string(worse);
+  return report::ratioWords(ratio, better, worse);
 }
 
 std::string modelDescription(const Analysis& a) {
@@ -175,10 +173,10 @@ std::string modelDescription(const Analysis& a) {
 std::string formatLongDuration(double seconds) {
   if (!std::isfinite(seconds)) return nonFinite(seconds);
   const double a = std::abs(seconds);
-  if (a < 120) return printfDouble("%.1f", seconds) + " s";
-  if (a < 7200) return printfDouble("%.1f", seconds / 60) + " min";
-  if (a < 172800) return printfDouble("%.1f", seconds / 3600) + " h";
-  return printfDouble("%.1f", seconds / 86400) + " days";
+  if (a < 120) return formatFixed(seconds, 1) + " s";
+  if (a < 7200) return formatFixed(seconds / 60, 1) + " min";
+  if (a < 172800) return formatFixed(seconds / 3600, 1) + " h";
+  return formatFixed(seconds / 86400, 1) + " days";
 }
 
 std::string batchText(const BatchPlan& b) {

@@ -37,7 +37,7 @@ std::string messageLine(std::string_view message);
 // --- numbers -----------------------------------------------------------------
 std::string formatFixed(double value, int decimals);  // "-" when not finite
 // $ with thousands separators ("$12,345,678"; cents below $1,000), engineering
-// notation from $1e15 on ("$1.235e+18").
+// notation from $1e12 on ("$2.691e+12", "$1.235e+18"): at most 12 digits.
 std::string formatUsd(double usd);
 // A duration in the unit that suits it: ns, us, ms or s ("701.234 ms").
 std::string formatDuration(double ns);
@@ -52,7 +52,7 @@ class Table {
  public:
   enum class Align { Left, Right };
 
-  void addColumn(std::string header, Align align = Align::Right);
+  void addColumn(std::string_view header, Align align = Align::Right);
   void addRow(std::vector<std::string> cells);
   void print(std::ostream& out, const Style& style, std::string_view indent = "  ") const;
 
@@ -100,7 +100,8 @@ std::vector<std::pair<std::string, std::string>> trainingFields(const Style& sty
 // The table `solve` and `evaluate` print for an analysis with a design.
 void printAnalysis(std::ostream& out, const Style& style, const Analysis& analysis);
 
-// "1.073x faster" / "1.075x slower" for a ratio old/new (> 1: better).
+// "1.073x faster" / "1.075x slower" for a ratio old/new (> 1: better); "the
+// same (1.000x)" when it shows as 1.000 (report::ratioWords).
 std::string comparison(double ratio, std::string_view better = "faster",
                        std::string_view worse = "slower");
 

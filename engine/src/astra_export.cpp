@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "libra/collective_model.hpp"
+#include "libra/display_text.hpp"
 #include "libra/error.hpp"
 #include "libra/file_names.hpp"
 #include "libra/libra_format.hpp"
@@ -89,9 +90,7 @@ std::string duration(double ns) {
     scaled = ns / 1e3;
   }
   if (unit != nullptr) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3f", scaled);
-    out += std::string(" (") + buffer + " " + unit + ")";
+    out += " (" + formatFixed(scaled, 3) + " " + unit + ")";
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "libra/display_text.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace libra {
@@ -122,6 +124,22 @@ std::size_t displayWidth(std::string_view text) {
     ++width;
   }
   return width;
+}
+
+std::string formatFixed(double value, int decimals) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
+  decimals = std::clamp(decimals, 0, 9);
+  char buffer[64];
+  if (std::fabs(value) >= std::pow(10.0, 12 - decimals)) {
+    std::snprintf(buffer, sizeof buffer, "%.3e", value);
+    return buffer;
+  }
+  // At most 12 digits before the point and 9 after: the buffer holds any of them.
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  std::string s = buffer;
+  if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
 }
 
 }  // namespace libra

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "libra/display_text.hpp"
 #include "libra/error.hpp"
 
 namespace libra {
@@ -22,9 +23,7 @@ bool finitePositive(double v) {
 }
 
 std::string gigabytes(double bytes) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.1f", bytes / 1e9);
-  return buffer;
+  return formatFixed(bytes / 1e9, 1);
 }
 
 }  // namespace

@@ -44,12 +44,10 @@ std::string shortNumber(double v) {
   return buffer;
 }
 
-// "1.073x faster" / "1.075x slower" for a ratio where > 1 is better.
+// report::ratioWords of a ratio that may be missing ("-").
 std::string ratioWords(const std::optional<double>& ratio, std::string_view better,
                        std::string_view worse) {
-  if (!ratio || !(std::isfinite(*ratio) && *ratio > 0)) return "-";
-  if (*ratio >= 1) return fixed(*ratio, 3) + "x " + std::string(better);
-  return fixed(1 / *ratio, 3) + "x " + std::string(worse);
+  return ratio ? report::ratioWords(*ratio, better, worse) : std::string("-");
 }
 
 std::string signedTime(double ns) {
@@ -302,8 +300,8 @@ std::string optimum(const DesignComparison& d, int level) {
                          formatCost(r.eval.costUsd) +
                          (a.costScope == CostScope::System ? " (NPUs and network)" : "");
   if (base && base->speedup) {
-    headline += ", " + ratioWords(base->speedup, "faster", "slower") +
-                " than the equal split of the same total bandwidth";
+    headline += "; against the equal split of the same total bandwidth: " +
+                ratioWords(base->speedup, "faster", "slower");
   }
   out += "<p class=\"headline\">" + esc(headline) + ".</p>\n";
 

@@ -207,7 +207,7 @@ std::pair<double, double> padded(double lo, double hi, double fraction) {
 }
 
 std::string tickLabel(double v, int decimals) {
-  return formatFixed(v, decimals);
+  return axisLabel(v, decimals);
 }
 
 // A linear map from [lo, hi] onto [a, b] in pixels.

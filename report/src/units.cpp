@@ -13,22 +13,10 @@ Unit timeUnitFor(double maxNs) {
 }
 
 Unit costUnitFor(double maxUsd) {
+  if (maxUsd >= 1e12 && std::isfinite(maxUsd)) return {1e12, "trillion $"};
   if (maxUsd >= 1e9 && std::isfinite(maxUsd)) return {1e9, "billion $"};
   if (maxUsd >= 1e6 || !(maxUsd > 0) || !std::isfinite(maxUsd)) return {1e6, "million $"};
   return {1e3, "thousand $"};
-}
-
-std::string formatFixed(double value, int decimals) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
-  // Whatever its length: "%.0f" of 1e63 or more needs more than 64 characters.
-  const int n = std::snprintf(nullptr, 0, "%.*f", decimals, value);
-  if (n <= 0) return {};
-  std::string s(static_cast<std::size_t>(n) + 1, '\0');
-  std::snprintf(s.data(), s.size(), "%.*f", decimals, value);
-  s.resize(static_cast<std::size_t>(n));
-  if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return s;
 }
 
 std::string formatCount(double count) {
@@ -58,6 +46,8 @@ std::string formatTime(double ns) {
 std::string formatCost(double usd) {
   if (!std::isfinite(usd)) return "∞";
   const double a = std::fabs(usd);
+  if (a >= 1e15) return "$" + formatFixed(usd, 0);  // scientific: "$1.235e+15"
+  if (a >= 1e12) return "$" + formatFixed(usd / 1e12, 3) + " T";
   if (a >= 1e9) return "$" + formatFixed(usd / 1e9, 3) + " B";
   if (a >= 1e6) return "$" + formatFixed(usd / 1e6, 2) + " M";
   if (a >= 1e3) return "$" + formatFixed(usd / 1e3, 1) + " k";
@@ -67,6 +57,37 @@ std::string formatCost(double usd) {
 std::string formatBandwidth(double gbps) {
   if (!std::isfinite(gbps)) return "∞";
   return formatFixed(gbps, gbps >= 100 ? 1 : 2) + " GB/s";
+}
+
+std::string formatBytes(double bytes) {
+  if (!std::isfinite(bytes)) return "∞";
+  const double a = std::fabs(bytes);
+  if (a >= 1e9) return formatFixed(bytes / 1e9, 2) + " GB";
+  if (a >= 1e6) return formatFixed(bytes / 1e6, 1) + " MB";
+  if (a >= 1e3) return formatFixed(bytes / 1e3, 1) + " kB";
+  return formatFixed(bytes, 0) + " B";
+}
+
+std::string axisLabel(double value, int decimals) {
+  if (std::isfinite(value) && std::fabs(value) >= kAxisScientificFrom) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, kAxisLabelFormatLarge, value);
+    return buffer;
+  }
+  return formatFixed(value, decimals);
+}
+
+bool sameAtShownPrecision(double ratio) {
+  return std::isfinite(ratio) && ratio > 0 && formatFixed(ratio, 3) == "1.000" &&
+         formatFixed(1 / ratio, 3) == "1.000";
+}
+
+std::string ratioWords(double ratio, std::string_view better, std::string_view worse,
+                       std::string_view times) {
+  if (!(std::isfinite(ratio) && ratio > 0)) return "-";
+  if (sameAtShownPrecision(ratio)) return "the same (1.000" + std::string(times) + ")";
+  if (ratio >= 1) return formatFixed(ratio, 3) + std::string(times) + " " + std::string(better);
+  return formatFixed(1 / ratio, 3) + std::string(times) + " " + std::string(worse);
 }
 
 }  // namespace libra::report

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "libra/display_text.hpp"
@@ -95,6 +97,42 @@ TEST(DisplayText, AnyBytesGiveSafeTextWithinTheLimit) {
       RC_ASSERT(whole.compare(0, shown.size() - 3, shown, 0, shown.size() - 3) == 0);
       RC_ASSERT(displayWidth(whole) > limit);
     }
+  });
+}
+
+// Numbers (issue 29: a 1e90-byte collective printed an 80-digit time).
+TEST(FormatFixed, FixedUpToTwelveSignificantDigitsThenScientific) {
+  EXPECT_EQ(formatFixed(701.344, 2), "701.34");
+  EXPECT_EQ(formatFixed(-0.0001, 2), "0.00");
+  EXPECT_EQ(formatFixed(999999999.5, 2), "999999999.50");  // 11 digits
+  EXPECT_EQ(formatFixed(1e10, 2), "1.000e+10");            // would be 13
+  EXPECT_EQ(formatFixed(999999999999.0, 0), "999999999999");
+  EXPECT_EQ(formatFixed(1e12, 0), "1.000e+12");
+  EXPECT_EQ(formatFixed(1e70, 3), "1.000e+70");
+  EXPECT_EQ(formatFixed(-1.23456e90, 0), "-1.235e+90");
+  EXPECT_EQ(formatFixed(INFINITY, 1), "∞");
+  EXPECT_EQ(formatFixed(-INFINITY, 1), "-∞");
+  EXPECT_EQ(formatFixed(NAN, 1), "nan");
+}
+
+// Any finite value: at most 12 digits before an exponent, and the text reads
+// back to the value within what its decimals or four significant digits hold.
+TEST(FormatFixed, AnyMagnitudeIsShortAndReadsBack) {
+  test::checkProperty(2000, [] {
+    const double mantissa = *rc::gen::inRange(-999999, 999999) / 1e5;
+    const int exponent = *rc::gen::inRange(-300, 300);
+    const double value = mantissa * std::pow(10.0, exponent);
+    const int decimals = *rc::gen::inRange(0, 7);
+    const std::string text = formatFixed(value, decimals);
+    const std::size_t e = text.find('e');
+    std::size_t digits = 0;
+    for (std::size_t i = 0; i < std::min(e, text.size()); ++i)
+      digits += std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    RC_ASSERT(digits <= 13u);  // 12, and one more when rounding carries (9.99 -> 10.0)
+    const double back = std::strtod(text.c_str(), nullptr);
+    const double tolerance =
+        e == std::string::npos ? 0.5 * std::pow(10.0, -decimals) : 5e-4 * std::fabs(value);
+    RC_ASSERT(std::fabs(back - value) <= tolerance * (1 + 1e-9));
   });
 }
 

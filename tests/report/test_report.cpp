@@ -107,9 +107,20 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatBandwidth(339.12), "339.1 GB/s");
   EXPECT_EQ(formatBandwidth(57.6), "57.60 GB/s");
   EXPECT_EQ(formatFixed(-0.0001, 2), "0.00");
-  // Any length (a 64-character buffer used to cut these).
-  EXPECT_EQ(formatFixed(1e70, 2).size(), 71u + 3u);
-  EXPECT_EQ(formatFixed(-1e70, 0).substr(0, 3), "-10");
+  // Beyond 12 significant digits, scientific (issue 29: an 80-digit time).
+  EXPECT_EQ(formatFixed(1e70, 2), "1.000e+70");
+  EXPECT_EQ(formatTime(3.9375e87), "3.938e+78 s");
+  // The GUI showed $2.147 trillion as "$2147.484 B".
+  EXPECT_EQ(formatCost(2.147484e12), "$2.147 T");
+  EXPECT_EQ(formatCost(1.23456e15), "$1.235e+15");
+  EXPECT_EQ(costUnitFor(2.147484e12).name, "trillion $");
+  EXPECT_EQ(formatBytes(80e9), "80.00 GB");
+  EXPECT_EQ(formatBytes(512e6), "512.0 MB");
+  EXPECT_EQ(formatBytes(12e3), "12.0 kB");
+  EXPECT_EQ(formatBytes(3), "3 B");
+  EXPECT_EQ(formatBytes(1e90), "1.000e+81 GB");
+  EXPECT_EQ(axisLabel(2.5, 1), "2.5");
+  EXPECT_EQ(axisLabel(2500000, 0), "2.5e+06");
   EXPECT_EQ(formatCount(3145728), "3,145,728");
   EXPECT_EQ(formatCount(999), "999");
   EXPECT_EQ(formatCount(1000), "1,000");
@@ -118,6 +129,20 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatCount(1.153e18), "1.153e+18");
   EXPECT_EQ(formatCount(NAN), "-");
   EXPECT_EQ(formatCount(INFINITY), "-");
+}
+
+// "1.000x slower" was printed when the optimum and the equal split are the
+// same design (issue 29).
+TEST(Units, RatiosInWords) {
+  EXPECT_EQ(ratioWords(1.0734, "faster", "slower"), "1.073x faster");
+  EXPECT_EQ(ratioWords(1 / 1.0754, "faster", "slower"), "1.075x slower");
+  EXPECT_EQ(ratioWords(1.0, "faster", "slower"), "the same (1.000x)");
+  EXPECT_EQ(ratioWords(0.99999999, "faster", "slower"), "the same (1.000x)");
+  EXPECT_EQ(ratioWords(1.0004, "faster", "slower", "×"), "the same (1.000×)");
+  EXPECT_EQ(ratioWords(1.0006, "faster", "slower"), "1.001x faster");
+  EXPECT_EQ(ratioWords(1e80, "faster", "slower"), "1.000e+80x faster");
+  EXPECT_EQ(ratioWords(0, "faster", "slower"), "-");
+  EXPECT_EQ(ratioWords(NAN, "faster", "slower"), "-");
 }
 
 TEST(ReportCharts, NiceTicksCoverTheRangeInRoundSteps) {

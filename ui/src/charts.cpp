@@ -111,7 +111,10 @@ void setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 6, bool wi
   const int decimals = std::clamp(
       static_cast<int>(-std::floor(std::log10(step) + 1e-9)) + (step / magnitude == 2.5 ? 1 : 0), 0,
       6);
-  setLabelFormatIfNew(axis, QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
+  const bool large = std::max(std::fabs(niceLo), std::fabs(niceHi)) >= report::kAxisScientificFrom;
+  setLabelFormatIfNew(
+      axis, large ? QString::fromLatin1(report::kAxisLabelFormatLarge)
+                  : QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f"));
 }
 
 }  // namespace
@@ -1089,7 +1092,7 @@ BreakdownChartView::BreakdownChartView(QWidget* parent) : ResultChartView(parent
             QToolTip::showText(QCursor::pos(),
                                tr("%1, %2: %3 %4")
                                    .arg(axisY_->at(index), part)
-                                   .arg(set->at(index), 0, 'f', 3)
+                                   .arg(formatFixed(set->at(index), 3))
                                    .arg(axisX_->titleText()),
                                this);
           });

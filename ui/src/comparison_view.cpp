@@ -42,10 +42,10 @@ QString number(double value, int decimals) {
   return locale.toString(value, 'f', decimals);
 }
 
-// "1.136× faster" / "1.250× slower" for a ratio where > 1 is better.
+// "1.136× faster" / "1.250× slower" / "the same (1.000×)" for a ratio where > 1
+// is better: report::ratioWords.
 QString ratioWords(double ratio, const QString& better, const QString& worse) {
-  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 3).arg(better);
-  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 3).arg(worse);
+  return toQString(report::ratioWords(ratio, toStd(better), toStd(worse), "×"));
 }
 
 QString capitalized(const std::string& text) {

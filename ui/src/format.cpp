@@ -30,6 +30,10 @@ QString formatCount(double count) {
   return toQString(report::formatCount(count));
 }
 
+QString formatFixed(double value, int decimals) {
+  return toQString(libra::formatFixed(value, decimals));
+}
+
 QString plainNumber(double value) {
   return QString::number(value, 'g', 12);
 }

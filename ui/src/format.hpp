@@ -15,6 +15,8 @@ QString formatCostUsd(double usd);     // "$12.35 M", "$830.0 k"
 QString formatBandwidth(double gbps);  // "339.1 GB/s"
 QString formatNpus(long long npus);    // "4,096"
 QString formatCount(double count);     // "3,145,728"; "-" when not finite
+// libra::formatFixed: %.<decimals>f up to 12 significant digits, scientific beyond.
+QString formatFixed(double value, int decimals);
 // A compact number for text fields: no trailing zeros.
 QString plainNumber(double value);
 

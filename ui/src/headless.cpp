@@ -96,8 +96,7 @@ void printOptimum(const SolveResult& result) {
   const Evaluation& e = a.design.eval;
   QStringList parts;
   for (std::size_t d = 0; d < a.design.bandwidth.size() && d < names.size(); ++d) {
-    parts << shownName(names[d]) + QLatin1Char('=') +
-                 QString::number(a.design.bandwidth[d], 'f', 3);
+    parts << shownName(names[d]) + QLatin1Char('=') + formatFixed(a.design.bandwidth[d], 3);
   }
   printLine(QStringLiteral("bandwidth_gbps: ") + parts.join(QLatin1Char(' ')));
   printLine(QStringLiteral("iteration_time_ns: ") + QString::number(e.iterationNs, 'g', 10));

@@ -1,5 +1,6 @@
 #include "layer_model.hpp"
 
+#include <libra/report/units.hpp>
 #include <libra/workload.hpp>
 
 #include "document.hpp"
@@ -16,10 +17,7 @@ const Workload* workloadAt(const Document* document, int index) {
 }
 
 QString formatBytes(double bytes) {
-  if (bytes >= 1e9) return QString::number(bytes / 1e9, 'f', 2) + QStringLiteral(" GB");
-  if (bytes >= 1e6) return QString::number(bytes / 1e6, 'f', 1) + QStringLiteral(" MB");
-  if (bytes >= 1e3) return QString::number(bytes / 1e3, 'f', 1) + QStringLiteral(" kB");
-  return QString::number(bytes, 'f', 0) + QStringLiteral(" B");
+  return toQString(report::formatBytes(bytes));
 }
 
 QString phaseKindName(int kind) {
@@ -105,12 +103,12 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole) {
     if (isCompute) {
-      return tr("%1 compute: %2 ns").arg(phaseKindName(kind)).arg(phase.computeNs, 0, 'f', 0);
+      return tr("%1 compute: %2 ns").arg(phaseKindName(kind)).arg(formatCount(phase.computeNs));
     }
     if (phase.collective == CollectiveType::None) return tr("No collective");
     QString tip = tr("%1 %2 of %3 bytes")
                       .arg(phaseKindName(kind), toQString(std::string(toString(phase.collective))))
-                      .arg(phase.sizeBytes, 0, 'f', 0);
+                      .arg(formatCount(phase.sizeBytes));
     if (!phase.groups.empty()) {
       QStringList g;
       for (int v : phase.groups) g << QString::number(v);

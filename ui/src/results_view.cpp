@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <libra/report/units.hpp>
 #include <libra/training.hpp>
 
 #include "charts.hpp"
@@ -42,10 +43,10 @@ QString trainingLine(const Analysis& a) {
   }
   if (f.memory.use) {
     const QString use =
-        QObject::tr("memory %1 GB per NPU").arg(f.memory.use->total() / 1e9, 0, 'f', 1);
+        QObject::tr("memory %1 GB per NPU").arg(formatFixed(f.memory.use->total() / 1e9, 1));
     if (f.memory.capacityBytes > 0) {
       const QString of =
-          QObject::tr("%1 of %2 GB").arg(use).arg(f.memory.capacityBytes / 1e9, 0, 'f', 0);
+          QObject::tr("%1 of %2 GB").arg(use).arg(formatFixed(f.memory.capacityBytes / 1e9, 0));
       parts << (f.memory.fits()
                     ? of
                     : QObject::tr("<span style='color:#b00020'><b>%1: does not fit</b></span>")
@@ -68,10 +69,10 @@ QString statusName(SolveStatus status) {
   return s;
 }
 
-// "1.07× faster" / "1.23× slower" for a ratio old / new (> 1: the design is better).
+// "1.073× faster" / "1.234× slower" / "the same (1.000×)" for a ratio old / new
+// (> 1: the design is better): report::ratioWords.
 QString comparison(double ratio, const QString& better, const QString& worse) {
-  if (ratio >= 1) return QObject::tr("%1× %2").arg(ratio, 0, 'f', 2).arg(better);
-  return QObject::tr("%1× %2").arg(1 / ratio, 0, 'f', 2).arg(worse);
+  return toQString(report::ratioWords(ratio, toStd(better), toStd(worse), "×"));
 }
 
 // The summary line of a design: time, cost, split, the equal split, the model,
@@ -103,7 +104,7 @@ QString designSummary(const Analysis& a, const QString& label) {
                      .arg(comparison(*b.timeCostGain, QObject::tr("better"), QObject::tr("worse")));
     }
     if (!against.isEmpty()) {
-      text += QObject::tr(" &nbsp;·&nbsp; %1 than the equal split of the same total")
+      text += QObject::tr(" &nbsp;·&nbsp; against the equal split of the same total: %1")
                   .arg(against.join(QObject::tr(", ")));
       if (!b.satisfiesConstraints())
         text += QObject::tr(" (which breaks %n constraint(s))", nullptr,

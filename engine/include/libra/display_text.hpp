@@ -33,6 +33,12 @@ std::string echoText(std::string_view text);
 // echoText in single quotes, as messages name things: "'GPT-3 175B'".
 std::string quotedText(std::string_view text);
 
+// A number as every output shows it: printf's %.<decimals>f while that has at
+// most 12 significant digits (|value| below 10^(12 - decimals)), else
+// scientific with four ("1.235e+15"); no minus sign on zero; "∞" / "-∞" /
+// "nan" when not finite. No magnitude prints an 80-digit number.
+std::string formatFixed(double value, int decimals);
+
 // The number of characters (code points) of UTF-8 `text`; a byte that is not
 // UTF-8 counts as one. Columns are aligned on this, not on bytes.
 std::size_t displayWidth(std::string_view text);

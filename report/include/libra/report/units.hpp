@@ -4,6 +4,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+
+#include "libra/display_text.hpp"
 
 namespace libra::report {
 
@@ -18,15 +21,16 @@ struct Unit {
 // The unit of times whose largest magnitude is `maxNs`: s from 1e9 ns, ms from
 // 1e6 ns (and when nothing finite and positive is shown), else µs.
 Unit timeUnitFor(double maxNs);
-// The unit of costs whose largest magnitude is `maxUsd`: billion $ from 1e9,
-// million $ from 1e6 (and when nothing finite and positive is shown), else
-// thousand $.
+// The unit of costs whose largest magnitude is `maxUsd`: trillion $ from 1e12,
+// billion $ from 1e9, million $ from 1e6 (and when nothing finite and positive
+// is shown), else thousand $.
 Unit costUnitFor(double maxUsd);
 
 // One value in the unit that suits it: "701.34 ms", "12.40 µs", "3 ns", "1.250 s";
 // "∞" when not finite.
 std::string formatTime(double ns);
-// "$12.35 M", "$830.0 k", "$1.200 B", "$12"; "∞" when not finite.
+// "$12.35 M", "$830.0 k", "$1.200 B", "$2.147 T", "$12"; scientific from
+// $1e15 ("$1.235e+15"); "∞" when not finite.
 std::string formatCost(double usd);
 // "339.1 GB/s", "57.60 GB/s" (two decimals below 100); "∞" when not finite.
 std::string formatBandwidth(double gbps);
@@ -34,8 +38,25 @@ std::string formatBandwidth(double gbps);
 // 1e15 ("1.153e+18"); "-" when not finite (a count that is not a number is
 // missing).
 std::string formatCount(double count);
-// printf's %.<decimals>f, without a minus sign on zero; "∞" / "-∞" / "nan" when
-// not finite.
-std::string formatFixed(double value, int decimals);
+// libra::formatFixed: %.<decimals>f up to 12 significant digits, scientific
+// beyond ("1.235e+15"); "∞" / "-∞" / "nan" when not finite.
+using libra::formatFixed;
+// "80.00 GB", "512.0 MB", "12.0 kB", "3 B" (powers of 1000); scientific beyond
+// 1e12 GB.
+std::string formatBytes(double bytes);
+// An axis label: formatFixed below 1e6, else four significant digits in
+// scientific notation ("2.5e+06"), as kAxisLabelFormatLarge is for Qt's axes.
+std::string axisLabel(double value, int decimals);
+inline constexpr double kAxisScientificFrom = 1e6;
+inline constexpr const char* kAxisLabelFormatLarge = "%.4g";
+
+// Whether `ratio` shows as 1.000 whichever way it is read (the same design, or
+// equal within the three decimals shown).
+bool sameAtShownPrecision(double ratio);
+// A ratio where > 1 is better in words: "1.073x faster" / "1.075x slower"
+// (`times` is "x" or "×"), "the same (1.000x)" when sameAtShownPrecision, "-"
+// when not finite or not positive.
+std::string ratioWords(double ratio, std::string_view better, std::string_view worse,
+                       std::string_view times = "x");
 
 }  // namespace libra::report
