@@ -38,6 +38,7 @@ void registerReproduceLibra(CLI::App& app, Context& context);  // reproduce_comm
 void registerPresets(CLI::App& app, Context& context);         // presets_command.cpp
 void registerNew(CLI::App& app, Context& context);             // new_command.cpp
 void registerSweep(CLI::App& app, Context& context);           // sweep_command.cpp
+void registerCodesign(CLI::App& app, Context& context);        // codesign_command.cpp
 void registerValidate(CLI::App& app, Context& context);        // validate_command.cpp
 void registerExportAstraSim(CLI::App& app, Context& context);  // export_command.cpp
 void registerCompare(CLI::App& app, Context& context);         // compare_command.cpp

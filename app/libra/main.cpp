@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
            registerCompare,
            registerReport,
            registerSweep,
+           registerCodesign,
            registerValidate,
            registerExportAstraSim,
            registerBench,

@@ -308,48 +308,57 @@ Solution designOf(const Preset& preset, const Execution& execution, const Parall
     s.eval = problem.evaluate(s.bandwidth);
     return s;
   }
-  return solve(problem, Objective::Performance, o.solver);
+  return solve(problem, o.objective, o.solver);
 }
-
-struct Candidate {
-  Execution execution;
-  MemoryEstimate memory;
-  double estimate = 0;  // ordering only: model FLOPs with recomputation, stretched by the bubble
-};
 
 }  // namespace
 
-ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
-                                 const ExecutionSearchOptions& o) {
-  network.validate();
-  ExecutionSearch out;
-  const std::vector<Execution> all =
-      enumerateExecutions(preset, network.npuCount(), o.generator, o.choices);
+PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
+                                     const ExecutionSearchOptions& o) {
+  PreparedExecutions out;
+  const std::vector<Execution> all = enumerateExecutions(preset, npus, o.generator, o.choices);
+  // The bound needs a workload of `npus` NPUs on some network: one Switch per
+  // parallel axis holds the automatic mapping (the compute of an NPU does not
+  // depend on where its groups lie).
+  const auto axesNetwork = [](const Parallelism& p) {
+    Network n;
+    const std::pair<const char*, std::int64_t> axes[] = {
+        {"tp", p.tp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp}};
+    for (const auto& [name, degree] : axes) {
+      if (degree < 2) continue;
+      Dimension d;
+      d.name = name;
+      d.block = BuildingBlock::Switch;
+      d.npus = static_cast<int>(degree);
+      d.costLevel = "InterPod";  // any name: the bound needs no price
+      n.dims.push_back(d);
+    }
+    return n;
+  };
   // Memory first, in closed form; of the choices that change only memory (ZeRO
   // 0, 1, 2 move the same bytes) or only add compute (recomputation), the least
   // that fits is kept: the others are as fast or slower.
-  std::vector<Candidate> candidates;
   std::set<std::tuple<int, int, int, std::int64_t, int, std::int64_t, bool, bool>> taken;
   std::vector<Execution> ordered = all;
   std::stable_sort(ordered.begin(), ordered.end(), [](const Execution& a, const Execution& b) {
     const int ra = static_cast<int>(a.recomputation()), rb = static_cast<int>(b.recomputation());
     return std::tie(ra, a.parallelism.zeroStage) < std::tie(rb, b.parallelism.zeroStage);
   });
+  auto failed = [&](const std::string& why) {
+    ++out.failed;
+    if (out.firstFailure.empty()) out.firstFailure = why;
+  };
   for (const Execution& e : ordered) {
     const Parallelism& p = e.parallelism;
     const auto key = std::make_tuple(p.tp, p.ep, p.pp, p.dp, e.virtualStages, e.microBatch,
                                      p.sequenceParallel, p.zero3);
     if (taken.count(key)) continue;
-    Candidate c{e, {}, 0};
+    ExecutionCandidate c{e, {}, 0};
     try {
       const BatchPlan plan = planBatch(preset, p, generatorOf(e, o.generator));
       c.memory = estimateMemory(preset, p, plan, o.device, e.virtualStages);
-      const double recompute = p.recompute ? 4.0 / 3 : 1.0;
-      c.estimate = modelFlopsPerSample(preset, plan.sequenceLength) * recompute *
-                   (1 + pipelineBubble(p.pp, plan.microBatches, e.virtualStages));
     } catch (const InputError& err) {
-      ++out.failed;
-      if (out.firstFailure.empty()) out.firstFailure = err.what();
+      failed(err.what());
       continue;
     }
     if (!c.memory.fits() && !o.ignoreMemory) {
@@ -360,36 +369,72 @@ ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
       }
       continue;
     }
+    try {
+      c.boundNs = executionBound(preset, e, o.device, axesNetwork(p), o.generator);
+    } catch (const InputError& err) {
+      failed(err.what());
+      continue;
+    }
     taken.insert(key);
-    candidates.push_back(std::move(c));
+    out.candidates.push_back(std::move(c));
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
+  // Least bound first: once one is pruned, every later one is.
+  std::stable_sort(out.candidates.begin(), out.candidates.end(),
+                   [](const ExecutionCandidate& a, const ExecutionCandidate& b) {
+                     return a.boundNs < b.boundNs;
+                   });
+  return out;
+}
 
+ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
+                               const PreparedExecutions& prepared,
+                               const ExecutionSearchOptions& o) {
+  network.validate();
+  ExecutionSearch out;
+  out.overMemory = prepared.overMemory;
+  out.failed = prepared.failed;
+  out.firstFailure = prepared.firstFailure;
+  out.leastMemory = prepared.leastMemory;
+  auto failed = [&](const std::string& why) {
+    ++out.failed;
+    if (out.firstFailure.empty()) out.firstFailure = why;
+  };
   double best = std::numeric_limits<double>::infinity();
+  const auto prunable = [&](double bound) {
+    if (!o.prune) return false;
+    return o.dominated ? o.dominated(bound) : bound >= best;
+  };
+  const auto placementsOf = [&](const ExecutionCandidate& c) {
+    if (o.choices.searchPlacements) return placements(c.execution, network);
+    // The automatic mapping only (placements lists it first), its groups resolved.
+    std::vector<Parallelism> first = placements(c.execution, network, 1);
+    if (first.size() > 1) first.resize(1);
+    return first;
+  };
   std::int64_t done = 0;
-  const auto total = static_cast<std::int64_t>(candidates.size());
-  for (const Candidate& c : candidates) {
+  const auto total = static_cast<std::int64_t>(prepared.candidates.size());
+  for (const ExecutionCandidate& c : prepared.candidates) {
     if (o.cancel && o.cancel->load()) {
       out.cancelled = true;
       break;
     }
     if (o.progress) o.progress(done, total);
-    ++done;
-    const std::vector<Parallelism> places = o.choices.searchPlacements
-                                                ? placements(c.execution, network)
-                                                : std::vector<Parallelism>{c.execution.parallelism};
-    out.enumerated += static_cast<std::int64_t>(places.size());
-    double bound = 0;
-    try {
-      bound = executionBound(preset, c.execution, o.device, network, o.generator);
-    } catch (const InputError& err) {
-      ++out.failed;
-      if (out.firstFailure.empty()) out.firstFailure = err.what();
-      continue;
+    if (prunable(c.boundNs)) {
+      // Sorted by bound: this one and every later one.
+      for (auto it = prepared.candidates.begin() + done; it != prepared.candidates.end(); ++it) {
+        const auto n = static_cast<std::int64_t>(placementsOf(*it).size());
+        out.enumerated += n;
+        out.pruned += n;
+      }
+      done = total;
+      break;
     }
+    ++done;
+    const std::vector<Parallelism> places = placementsOf(c);
+    out.enumerated += static_cast<std::int64_t>(places.size());
+    if (places.empty()) failed("the degrees of " + c.execution.label() + " do not fit the network");
     for (std::size_t i = 0; i < places.size(); ++i) {
-      if (o.prune && bound >= best) {
+      if (prunable(c.boundNs)) {
         out.pruned += static_cast<std::int64_t>(places.size() - i);
         break;
       }
@@ -399,22 +444,28 @@ ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
       try {
         s = designOf(preset, c.execution, places[i], network, o);
       } catch (const InputError& err) {
-        ++out.failed;
-        if (out.firstFailure.empty()) out.firstFailure = err.what();
+        failed(err.what());
         continue;
       }
       ++out.evaluated;
       if (!s.ok()) {
-        ++out.failed;
-        if (out.firstFailure.empty()) out.firstFailure = s.message;
+        failed(s.message);
         continue;
       }
       best = std::min(best, s.eval.iterationNs);
-      keepDesign(out.designs, {placed, std::move(s), c.memory, bound}, std::max(o.keep, 1));
+      ExecutionDesign design{placed, std::move(s), c.memory, c.boundNs};
+      if (o.found) o.found(design);
+      keepDesign(out.designs, std::move(design), std::max(o.keep, 1));
     }
   }
   if (o.progress) o.progress(done, total);
   return out;
+}
+
+ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
+                                 const ExecutionSearchOptions& o) {
+  network.validate();
+  return searchPrepared(preset, network, prepareExecutions(preset, network.npuCount(), o), o);
 }
 
 }  // namespace libra

@@ -282,7 +282,9 @@ int runLatency(const StudioOptions& options, const Project& project) {
     return std::any_of(painted.begin(), painted.end(),
                        [generation](quint64 g) { return g >= generation; });
   };
-  if (!waitUntil([&] { return paintedSince(lastGeneration); }, 10000)) {
+  // The settled front (the release's finer one) is the one counted below.
+  const quint64 settled = std::max(lastGeneration, solver->latestGeneration());
+  if (!waitUntil([&] { return paintedSince(settled); }, 10000)) {
     return fail(QObject::tr("the last change of the drag was never painted"), 1);
   }
   const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;

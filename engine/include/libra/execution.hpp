@@ -93,6 +93,8 @@ double executionBound(const Preset& preset, const Execution& execution, const De
 Parallelism parallelismOf(const Execution& execution);
 GeneratorOptions generatorOf(const Execution& execution, GeneratorOptions base);
 
+struct ExecutionDesign;
+
 struct ExecutionSearchOptions {
   ExecutionChoices choices;
   Device device;
@@ -103,6 +105,16 @@ struct ExecutionSearchOptions {
   bool ignoreMemory = false;
   bool prune = true;  // false: evaluate every execution (for tests)
   int keep = 10;      // designs kept, best first
+  // The bandwidth split of each design: the performance optimum (LIBRA's), or
+  // the perf-per-cost one.
+  Objective objective = Objective::Performance;
+  // When set, replaces the pruning rule "bound >= the best time so far": an
+  // execution whose compute bound (ns) makes it dominated is skipped, with every
+  // later one (they come in the order of their bounds). Must be monotone: true
+  // for a bound means true for every larger one.
+  std::function<bool(double boundNs)> dominated;
+  // Called with each design solved (codesign collects its fronts from these).
+  std::function<void(const ExecutionDesign&)> found;
   SolveOptions solver;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(std::int64_t done, std::int64_t total)> progress;
@@ -131,5 +143,27 @@ struct ExecutionSearch {
 // choices themselves are invalid (a fixed degree that does not divide the NPUs).
 ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
                                  const ExecutionSearchOptions& options);
+
+// The part of the search that does not depend on the network's shape: the
+// executions of `npus` NPUs that fit the memory, each with its compute bound,
+// least bound first. `libra codesign` prepares once per NPU count and searches
+// every shape with searchPrepared.
+struct ExecutionCandidate {
+  Execution execution;
+  MemoryEstimate memory;
+  double boundNs = 0;  // executionBound
+};
+struct PreparedExecutions {
+  std::vector<ExecutionCandidate> candidates;
+  std::int64_t overMemory = 0;
+  std::int64_t failed = 0;
+  std::string firstFailure;
+  std::optional<MemoryEstimate> leastMemory;
+};
+PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
+                                     const ExecutionSearchOptions& options);
+ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
+                               const PreparedExecutions& prepared,
+                               const ExecutionSearchOptions& options);
 
 }  // namespace libra

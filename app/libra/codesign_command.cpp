@@ -1,0 +1,539 @@
+// `libra codesign`: network shapes x executions x bandwidth for one workload
+// (the engine's runCodesign, engine/include/libra/codesign.hpp; contract in
+// spec/cli.md "Models, executions and co-design").
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "cli.hpp"
+#include "common.hpp"
+#include "libra/codesign.hpp"
+#include "libra/constraints.hpp"
+#include "libra/error.hpp"
+#include "libra/project_io.hpp"
+#include "output.hpp"
+#include "preset_options.hpp"
+#include "shape_flags.hpp"
+
+namespace libra::cli {
+
+namespace {
+
+constexpr const char* kCodesignFooter =
+    "For each NPU count, every network shape (as libra sweep enumerates them: --dims\n"
+    "dimensions of at least 2 NPUs, one of --blocks each, cost levels by position) gets\n"
+    "every execution that fits the device's memory (TP, PP with interleaving, DP, EP,\n"
+    "micro-batch at the preset's global batch, ZeRO 0-3, recomputation, sequence\n"
+    "parallelism; the flags fix what they name) and every placement of its groups onto\n"
+    "the dimensions (--placements all, the default; auto: the automatic mapping only).\n"
+    "Each design's bandwidth split is solved under the constraints (default\n"
+    "'total == 500'): its performance optimum, or with --objective perf-per-cost its\n"
+    "perf-per-cost optimum.\n"
+    "\n"
+    "Pruning uses lower bounds only (an execution's compute time; a shape's least cost\n"
+    "under the constraints): the best --top designs are those an exhaustive search\n"
+    "finds, and so is the Pareto front of cost against time where it is faster than the\n"
+    "last of them. --exhaustive evaluates everything for the whole front.\n"
+    "\n"
+    "Output: the counts (shapes, designs evaluated and pruned), the --top designs by the\n"
+    "objective and every design of the Pareto front (marked *), each with its execution\n"
+    "and where its groups lie. Designs that differ only in blocks with the same time and\n"
+    "cost (a 2-NPU Ring and a 2-NPU FullyConnected) are listed once, with the others as\n"
+    "equivalent shapes. --json prints one object (spec/cli.md); --csv FILE writes one\n"
+    "row per design listed; --save-scenarios FILE writes them as the scenarios of one\n"
+    "project (the GUI opens it, libra compare reads it).\n"
+    "Ctrl-C stops the search: what was found is reported (\"status\": \"stopped\"), exit 130.\n"
+    "\n"
+    "Examples:\n"
+    "  libra codesign --preset gpt3-175b --npus 4096 --dims 2..3\n"
+    "  libra codesign --preset llama3-70b --npus 1024,2048 --objective perf-per-cost \\\n"
+    "                 --cost-scope system --top 5 --save-scenarios designs.json\n"
+    "\n"
+    "Exit codes: 0 done; 1 no design found; 2 bad usage or bad input; 130 interrupted.";
+
+struct CodesignArgs {
+  PresetFlags preset;
+  ModelFlags model;
+  std::string npus;
+  std::string dims = "2..4";
+  std::string blocks = "Ring,FullyConnected,Switch";
+  std::vector<std::string> constraints;
+  std::string objective = "time";
+  std::string jobs;
+  std::string top = "10";
+  std::string csv;
+  std::string saveScenarios;
+  bool json = false;
+  bool exhaustive = false;
+};
+
+std::vector<std::int64_t> parseNpuList(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const std::int64_t n = parseWholeNumber(item, "--npus", 1, kMaxNpus);
+    if (n < kMinNpus) {
+      throw InputError("--npus: " + item +
+                       " NPUs cannot form a network of 2 or more dimensions of at least 2 NPUs "
+                       "each; give at least " +
+                       std::to_string(kMinNpus));
+    }
+    if (std::find(out.begin(), out.end(), n) != out.end()) {
+      throw InputError("--npus: " + item + " is listed twice");
+    }
+    out.push_back(n);
+  }
+  if (out.empty()) throw InputError("--npus: give one or more NPU counts, e.g. 4096 or 1024,2048");
+  return out;
+}
+
+Objective parseCodesignObjective(const std::string& text) {
+  if (text == "time" || text == "performance" || text == "time-to-train") {
+    return Objective::Performance;
+  }
+  if (text == "perf-per-cost") return Objective::PerfPerCost;
+  throw InputError("--objective: '" + text + "' is not an objective; use time or perf-per-cost");
+}
+
+// "tp on node (8), pp on pod (8), dp on package (16) x pod (4)": where the
+// groups of each parallel axis lie.
+std::string placementText(const CodesignDesign& d) {
+  const Parallelism& p = d.execution.parallelism;
+  const std::pair<const char*, const std::vector<int>*> axes[] = {
+      {"TP", &p.tpGroups}, {"EP", &p.epGroups}, {"PP", &p.ppGroups}, {"DP", &p.dpGroups}};
+  std::string out;
+  for (const auto& [axis, groups] : axes) {
+    std::string where;
+    for (std::size_t k = 0; k < groups->size() && k < d.network.dims.size(); ++k) {
+      if ((*groups)[k] < 2) continue;
+      const Dimension& dim = d.network.dims[k];
+      const bool whole = (*groups)[k] == dim.npus;
+      where += (where.empty() ? "" : " x ") + dim.name + " (" + std::to_string((*groups)[k]) +
+               (whole ? "" : " of " + std::to_string(dim.npus)) + ")";
+    }
+    if (!where.empty()) out += (out.empty() ? "" : "; ") + std::string(axis) + " on " + where;
+  }
+  return out.empty() ? "one NPU" : out;
+}
+
+Json placementJson(const CodesignDesign& d) {
+  const Parallelism& p = d.execution.parallelism;
+  Json j;
+  const std::pair<const char*, const std::vector<int>*> axes[] = {
+      {"tp", &p.tpGroups}, {"ep", &p.epGroups}, {"pp", &p.ppGroups}, {"dp", &p.dpGroups}};
+  for (const auto& [axis, groups] : axes) {
+    Json dims = Json::array();
+    for (std::size_t k = 0; k < groups->size(); ++k) {
+      if ((*groups)[k] > 1) dims.push_back(k);
+    }
+    j[axis] = std::move(dims);
+  }
+  Json sizes;
+  for (const auto& [axis, groups] : axes) sizes[axis] = *groups;
+  j["group_sizes"] = std::move(sizes);
+  return j;
+}
+
+Json designJson(const CodesignDesign& d) {
+  const Execution& e = d.execution;
+  const Parallelism& p = e.parallelism;
+  Json j;
+  j["shape"] = d.label;
+  Json blocks = Json::array();
+  Json npus = Json::array();
+  for (const Dimension& dim : d.network.dims) {
+    blocks.push_back(std::string(toString(dim.block)));
+    npus.push_back(dim.npus);
+  }
+  j["blocks"] = std::move(blocks);
+  j["npus"] = std::move(npus);
+  j["total_npus"] = d.npus;
+  j["equivalent_shapes"] = d.equivalentShapes;
+  j["dimensions"] = networkJson(d.network);
+  j["execution"] = {{"tp", p.tp},
+                    {"pp", p.pp},
+                    {"dp", p.dp},
+                    {"ep", p.ep},
+                    {"cp", 1},
+                    {"virtual_stages", e.virtualStages},
+                    {"micro_batch", e.microBatch},
+                    {"zero", p.zeroStage},
+                    {"recompute", std::string(toString(e.recomputation()))},
+                    {"sequence_parallel", p.sequenceParallel},
+                    {"placement", placementJson(d)},
+                    {"label", e.label()}};
+  j["placement_text"] = placementText(d);
+  j["bandwidth_gbps"] = d.solution.bandwidth;
+  j["iteration_time_ns"] = finiteJson(d.solution.eval.iterationNs);
+  j["compute_time_ns"] = finiteJson(d.solution.eval.computeNs);
+  j["communication_time_ns"] = finiteJson(d.solution.eval.communicationNs);
+  j["time_to_train_s"] = optionalJson(d.throughput.timeToTrainS);
+  j["tokens_per_second"] = optionalJson(d.throughput.tokensPerSecond);
+  j["mfu"] = optionalJson(d.throughput.mfu);
+  j["memory_per_npu_bytes"] = d.memory.use ? finiteJson(d.memory.use->total()) : Json(nullptr);
+  j["network_cost_usd"] = finiteJson(d.networkCostUsd);
+  j["system_cost_usd"] = finiteJson(d.systemCostUsd);
+  return j;
+}
+
+struct Run {
+  const CodesignOptions& options;
+  const CodesignResult& result;
+  bool interrupted = false;
+  int jobs = 1;
+
+  std::string status() const {
+    if (interrupted || result.cancelled) return "stopped";
+    return result.designs.empty() ? "error" : "done";
+  }
+  bool onFront(std::size_t k) const {
+    return std::find(result.pareto.begin(), result.pareto.end(), static_cast<int>(k)) !=
+           result.pareto.end();
+  }
+};
+
+Json runJson(const Run& run) {
+  const CodesignResult& r = run.result;
+  const CodesignOptions& o = run.options;
+  Json j;
+  j["status"] = run.status();
+  j["evaluated"] = r.evaluated;
+  j["pruned"] = r.pruned;
+  j["wall_s"] = r.wallSeconds;
+  j["preset"] = o.shapes.preset.id;
+  j["device"] = o.shapes.device.id;
+  j["npus"] = o.npus;
+  j["dims"] = {o.shapes.minDims, o.shapes.maxDims};
+  Json blocks = Json::array();
+  for (BuildingBlock b : o.shapes.blocks) blocks.push_back(std::string(toString(b)));
+  j["blocks"] = std::move(blocks);
+  j["constraints"] = o.shapes.constraints.empty() ? std::vector<std::string>{"total == 500"}
+                                                  : o.shapes.constraints;
+  j["objective"] = o.objective == Objective::Performance ? "time" : "perf-per-cost";
+  j["cost_scope"] = o.shapes.costScope == CostScope::System ? "system" : "network";
+  j["shapes"] = r.shapes;
+  j["shapes_searched"] = r.shapesSearched;
+  j["over_memory"] = r.overMemory;
+  j["failed"] = r.failed;
+  Json reasons = Json::array();
+  for (const auto& [reason, count] : r.skipReasons) {
+    const auto example = r.skipExample.find(reason);
+    reasons.push_back({{"reason", reason},
+                       {"count", count},
+                       {"example", example == r.skipExample.end() ? "" : example->second}});
+  }
+  j["skip_reasons"] = std::move(reasons);
+  j["jobs"] = run.jobs;
+  Json designs = Json::array();
+  for (const CodesignDesign& d : r.designs) designs.push_back(designJson(d));
+  j["designs"] = std::move(designs);
+  j["pareto"] = r.pareto;
+  return j;
+}
+
+std::string csvText(const Run& run) {
+  std::ostringstream out;
+  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,virtual_stages,micro_batch,zero,"
+         "recompute,sequence_parallel,placement,bandwidth_gbps,iteration_time_ns,time_to_train_s,"
+         "tokens_per_second,mfu,memory_per_npu_bytes,network_cost_usd,system_cost_usd\n";
+  const auto quote = [](std::string text) {
+    std::string q = "\"";
+    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  const auto optional = [](const std::optional<double>& v) {
+    return v ? formatExact(*v) : std::string();
+  };
+  for (std::size_t k = 0; k < run.result.designs.size(); ++k) {
+    const CodesignDesign& d = run.result.designs[k];
+    const Parallelism& p = d.execution.parallelism;
+    std::string npus, blocks, bw;
+    for (const Dimension& dim : d.network.dims) {
+      npus += (npus.empty() ? "" : "x") + std::to_string(dim.npus);
+      blocks += (blocks.empty() ? "" : ";") + std::string(toString(dim.block));
+    }
+    for (double b : d.solution.bandwidth) bw += (bw.empty() ? "" : ";") + formatExact(b);
+    out << k + 1 << ',' << (run.onFront(k) ? 1 : 0) << ',' << quote(d.label) << ',' << d.npus << ','
+        << npus << ',' << blocks << ',' << p.tp << ',' << p.pp << ',' << p.dp << ',' << p.ep << ','
+        << d.execution.virtualStages << ',' << d.execution.microBatch << ',' << p.zeroStage << ','
+        << toString(d.execution.recomputation()) << ',' << (p.sequenceParallel ? 1 : 0) << ','
+        << quote(placementText(d)) << ',' << bw << ',' << formatExact(d.solution.eval.iterationNs)
+        << ',' << optional(d.throughput.timeToTrainS) << ','
+        << optional(d.throughput.tokensPerSecond) << ',' << optional(d.throughput.mfu) << ','
+        << (d.memory.use ? formatExact(d.memory.use->total()) : std::string()) << ','
+        << formatExact(d.networkCostUsd) << ',' << formatExact(d.systemCostUsd) << '\n';
+  }
+  return out.str();
+}
+
+void printRun(std::ostream& out, const Style& style, const Run& run) {
+  const CodesignResult& r = run.result;
+  const CodesignOptions& o = run.options;
+  std::string npus;
+  for (std::int64_t n : o.npus) npus += (npus.empty() ? "" : ", ") + formatCount(n);
+  std::string constraints;
+  for (const std::string& c : o.shapes.constraints.empty()
+                                  ? std::vector<std::string>{"total == 500"}
+                                  : o.shapes.constraints) {
+    constraints += (constraints.empty() ? "" : "; ") + c;
+  }
+  std::string skipped;
+  for (const auto& [reason, count] : r.skipReasons) {
+    skipped += (skipped.empty() ? "" : "; ") + std::to_string(count) + " " + reason;
+  }
+  printFields(
+      out, style,
+      {{"Co-design",
+        o.shapes.preset.id + " on " + o.shapes.device.id + ", " + npus + " NPUs in " +
+            std::to_string(o.shapes.minDims) +
+            (o.shapes.minDims == o.shapes.maxDims ? "" : ".." + std::to_string(o.shapes.maxDims)) +
+            " dimensions"},
+       {"Blocks", blockList(o.shapes.blocks)},
+       {"Constraints", constraints},
+       {"Objective", o.objective == Objective::Performance
+                         ? std::string("time to train (least iteration time)")
+                         : std::string("perf per cost (least time x ") +
+                               (o.shapes.costScope == CostScope::System ? "system" : "network") +
+                               " cost)"},
+       {"Shapes", std::to_string(r.shapes) + " enumerated, " + std::to_string(r.shapesSearched) +
+                      " searched" + (skipped.empty() ? "" : ", skipped: " + skipped)},
+       {"Designs", formatCount(static_cast<double>(r.evaluated)) + " evaluated, " +
+                       formatCount(static_cast<double>(r.pruned)) + " pruned by their bounds, " +
+                       formatCount(static_cast<double>(r.overMemory)) +
+                       " executions beyond the device's memory"},
+       {"Wall time", formatDuration(r.wallSeconds * 1e9) + " on " + std::to_string(run.jobs) +
+                         (run.jobs == 1 ? " thread" : " threads")},
+       {"Status", run.status() == "done" ? style.good(run.status()) : style.bad(run.status())}});
+  if (r.designs.empty()) return;
+  out << '\n'
+      << style.bold("Designs") << " (best first; * on the Pareto front of cost against time)\n";
+  Table table;
+  table.addColumn("#");
+  table.addColumn("", Table::Align::Left);
+  table.addColumn("shape", Table::Align::Left);
+  table.addColumn("execution", Table::Align::Left);
+  table.addColumn("bandwidth (GB/s)", Table::Align::Left);
+  table.addColumn("iteration");
+  table.addColumn("time to train");
+  table.addColumn(o.shapes.costScope == CostScope::System ? "system cost" : "network cost");
+  table.addColumn("MFU");
+  table.addColumn("memory");
+  for (std::size_t k = 0; k < r.designs.size(); ++k) {
+    const CodesignDesign& d = r.designs[k];
+    table.addRow({std::to_string(k + 1), run.onFront(k) ? "*" : "", d.label, d.execution.label(),
+                  bandwidthText(d.solution.bandwidth), formatDuration(d.solution.eval.iterationNs),
+                  d.throughput.timeToTrainS ? formatLongDuration(*d.throughput.timeToTrainS) : "-",
+                  formatUsd(d.costUsd),
+                  d.throughput.mfu ? formatFixed(100 * *d.throughput.mfu, 1) + " %" : "-",
+                  d.memory.use ? formatFixed(d.memory.use->total() / 1e9, 1) + " GB" : "-"});
+  }
+  table.print(out, style);
+  out << '\n' << style.bold("Where the groups lie") << '\n';
+  Table where;
+  where.addColumn("#");
+  where.addColumn("groups", Table::Align::Left);
+  where.addColumn("equivalent shapes", Table::Align::Left);
+  for (std::size_t k = 0; k < r.designs.size(); ++k) {
+    const CodesignDesign& d = r.designs[k];
+    std::string equivalent;
+    for (const std::string& e : d.equivalentShapes) {
+      equivalent += (equivalent.empty() ? "" : "; ") + e;
+    }
+    where.addRow({std::to_string(k + 1), placementText(d), equivalent.empty() ? "-" : equivalent});
+  }
+  where.print(out, style);
+}
+
+// The designs listed as the scenarios of one project, the first active.
+Project scenariosProject(const CodesignOptions& o, const CodesignResult& r) {
+  std::vector<NamedScenario> list;
+  Project first;
+  for (std::size_t k = 0; k < r.designs.size(); ++k) {
+    const CodesignDesign& d = r.designs[k];
+    ProjectOptions po;
+    po.trainingLoop = o.shapes.loop;
+    po.collectives = o.shapes.collectives;
+    po.costModel = o.shapes.costModel;
+    po.constraints = o.shapes.constraints.empty() ? std::vector<std::string>{"total == 500"}
+                                                  : o.shapes.constraints;
+    po.objective = o.objective;
+    po.generator = generatorOf(d.execution, o.shapes.generator);
+    Project p =
+        makeProject(o.shapes.preset, d.execution.parallelism, o.shapes.device, d.network, po);
+    p.costScope = o.shapes.costScope;
+    p.npuPriceUsd = o.shapes.npuPriceUsd;
+    if (k == 0) first = p;
+    list.push_back({"#" + std::to_string(k + 1) + " " + d.label + ", " + d.execution.label(),
+                    static_cast<const Scenario&>(p)});
+  }
+  first.name = "Co-design of " + o.shapes.preset.name + " on " + o.shapes.device.name;
+  setScenarios(first, std::move(list), 0);
+  return first;
+}
+
+int runCodesignCommand(const CodesignArgs& args, Context& context) {
+  const PresetChoice choice = resolvePresetFlags(args.preset);
+  CodesignOptions options;
+  SweepOptions& shapes = options.shapes;
+  const int maxDims = static_cast<int>(shapes.costLevels.size());
+  if (args.npus.empty())
+    throw InputError("--npus is required (NPU counts, e.g. 4096 or 1024,2048)");
+  options.npus = parseNpuList(args.npus);
+  const DimRange dims = parseDims(args.dims, maxDims);
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int jobs = args.jobs.empty()
+                       ? hardware
+                       : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
+  options.top = static_cast<int>(parseWholeNumber(args.top, "--top", 1, 100000));
+  options.objective = parseCodesignObjective(args.objective);
+  if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
+  if (!args.saveScenarios.empty()) requireWritableTarget(args.saveScenarios, "--save-scenarios");
+  std::vector<std::string> notes;
+  for (std::int64_t n : options.npus) checkFactorizations(n, dims, notes);
+
+  shapes.preset = *choice.preset;
+  shapes.device = choice.device;
+  shapes.generator = choice.generator;
+  shapes.minDims = dims.min;
+  shapes.maxDims = dims.max;
+  shapes.blocks = parseBlocks(args.blocks);
+  shapes.costModel = choice.costModel;
+  shapes.constraints = args.constraints;
+  if (shapes.constraints.empty()) {
+    notes.emplace_back("no --constraint given: every shape gets 'total == 500' (GB/s per NPU)");
+  }
+  shapes.loop = choice.trainingLoop;
+  const ModelOverrides model = parseModelFlags(args.model);
+  if (model.chunks) shapes.collectives.chunks = *model.chunks;
+  if (model.costScope) shapes.costScope = *model.costScope;
+  shapes.npuPriceUsd = model.npuPriceUsd;
+  if (model.latencyNs.size() > 1) {
+    throw InputError(
+        "--latency: the shapes have different dimension counts; give one value for every "
+        "dimension (each building block has its default otherwise)");
+  }
+  if (!model.latencyNs.empty()) shapes.latencyNs = model.latencyNs.front();
+  if (shapes.costScope == CostScope::System && !shapes.npuPriceUsd &&
+      !(shapes.device.listPriceUsd > 0)) {
+    throw InputError("--cost-scope system: the device " + shapes.device.id +
+                     " has no list price; give --npu-price USD");
+  }
+  shapes.jobs = jobs;
+  shapes.ignoreMemory = choice.ignoreMemory;
+  (void)searchesExecution(args.preset);  // checks --placements
+  options.choices = executionChoices(args.preset, choice);
+  options.prune = !args.exhaustive;
+  checkConstraints(shapes);
+
+  CodesignResult result;
+  bool interrupted = false;
+  {
+    const InterruptHandler handler;
+    ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1, "shapes");
+    try {
+      result = runCodesign(
+          options, [&](std::int64_t done, std::int64_t total) { bar.update(done, total); },
+          &gInterrupted);
+    } catch (const ConstraintError& e) {
+      throw InputError(std::string("--constraint: ") + e.what());
+    }
+    bar.clear();
+    interrupted = gInterrupted.load();
+  }
+  for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
+  context.err.flush();
+  const Run run{options, result, interrupted, jobs};
+  if (interrupted || result.cancelled) {
+    context.err << "libra: codesign interrupted: reporting the " << result.designs.size()
+                << " designs found so far" << std::endl;
+  }
+  if (!args.csv.empty()) writeFileAtomically(args.csv, csvText(run));
+  if (!args.saveScenarios.empty() && !result.designs.empty()) {
+    saveProject(scenariosProject(options, result), args.saveScenarios);
+  }
+  if (args.json) {
+    context.out << runJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << std::endl;
+  } else {
+    printRun(context.out, Style{context.color}, run);
+    if (!args.csv.empty()) {
+      context.out << "\nwrote " << args.csv << ": " << result.designs.size() << " rows\n";
+    }
+    if (!args.saveScenarios.empty() && !result.designs.empty()) {
+      context.out << "wrote " << args.saveScenarios << ": " << result.designs.size()
+                  << " scenarios\n";
+    }
+  }
+  if (interrupted || result.cancelled) return kExitInterrupted;
+  if (result.designs.empty()) {
+    std::string why;
+    if (result.leastMemory && result.evaluated == 0) {
+      why = "no execution fits the device's memory; the least needs " +
+            result.leastMemory->describe();
+    } else if (!result.firstFailure.empty()) {
+      why = result.firstFailure;
+    } else {
+      for (const auto& [reason, count] : result.skipReasons) {
+        why += (why.empty() ? "" : "; ") + std::to_string(count) + " shapes: " + reason;
+      }
+    }
+    context.err << "libra: error: no design found (" << messageLine(why) << ")" << std::endl;
+    return kExitNoSolution;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void registerCodesign(CLI::App& app, Context& context) {
+  auto args = std::make_shared<CodesignArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "codesign",
+      "Find the best network shape and the best way to run a workload on it, and the Pareto "
+      "front of cost against time to train");
+  cmd->add_option("--npus", args->npus, "NPU counts, e.g. 4096 or 1024,2048")
+      ->required()
+      ->type_name("N[,N...]");
+  cmd->add_option("--dims", args->dims, "Dimension counts, MIN..MAX or one count (default 2..4)")
+      ->type_name("MIN..MAX");
+  cmd->add_option("--blocks", args->blocks,
+                  "Building blocks to try per dimension (default Ring,FullyConnected,Switch)")
+      ->type_name("LIST");
+  cmd->add_option("--constraint", args->constraints,
+                  "Constraint for every design (repeatable; default 'total == 500')")
+      ->type_name("EXPR")
+      ->allow_extra_args(false);
+  cmd->add_option("--objective", args->objective, "time (default) or perf-per-cost")
+      ->type_name("NAME");
+  cmd->add_option("--jobs", args->jobs, "Worker threads (default: all cores)")->type_name("N");
+  cmd->add_option("--top", args->top, "Designs listed besides the Pareto front (default 10)")
+      ->type_name("N");
+  CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object");
+  CLI::Option* csv =
+      cmd->add_option("--csv", args->csv, "Write one CSV row per design listed to FILE")
+          ->type_name("FILE");
+  csv->excludes(json);
+  cmd->add_option("--save-scenarios", args->saveScenarios,
+                  "Write the designs listed as the scenarios of one project")
+      ->type_name("FILE");
+  cmd->add_flag("--exhaustive", args->exhaustive,
+                "Evaluate every design (no pruning): the whole Pareto front, slower");
+  args->preset.placements = "all";
+  addPresetFlags(cmd, args->preset, /*withDataParallel=*/true);
+  cmd->add_option("--placements", args->preset.placements,
+                  "all (default): every placement of the groups; auto: the automatic mapping")
+      ->type_name("all|auto");
+  addModelFlags(cmd, args->model);
+  cmd->footer(std::string(kCodesignFooter) + "\n\n" + kPresetHelp + "\n\n" + kModelHelp + "\n\n" +
+              kConstraintHelp);
+  cmd->callback([args, &context] { context.exitCode = runCodesignCommand(*args, context); });
+}
+
+}  // namespace libra::cli

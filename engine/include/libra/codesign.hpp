@@ -1,0 +1,87 @@
+// Co-design (issue 25): the best network shape together with the best way to
+// run the workload on it. For each NPU count, every shape the sweep enumerates
+// (sweep.hpp) gets the execution search (execution.hpp): every execution that
+// fits the device's memory, every placement of its groups, each with its
+// bandwidth split solved under the constraints.
+//
+// Pruning uses valid lower bounds only. An execution's compute time alone
+// (executionBound) is a lower bound on its iteration time on every shape, and
+// a shape's least cost under the constraints (an LP) one on its cost. An
+// execution on a shape is skipped, with every execution of a larger bound,
+// when that lower bound on its key (time, or time x cost) is no better than
+// the last of the best 4 x --top designs found, or when a design found is at
+// least as fast and as cheap. So the best --top designs are those of the
+// exhaustive search, and so is the Pareto front of cost against time where it
+// is faster than the last of them; `prune = false` (--exhaustive) gives the
+// whole front (docs/workloads.md section 9).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libra/execution.hpp"
+#include "libra/sweep.hpp"
+
+namespace libra {
+
+struct CodesignOptions {
+  // The preset, device, generator, dimension range, blocks, cost model and
+  // levels, constraints (empty: total == 500), training loop, collective model,
+  // latency, block limits, cost scope and NPU price of every shape; `npus` and
+  // `parallelism` are not read (see below).
+  SweepOptions shapes;
+  std::vector<std::int64_t> npus;  // one or more NPU counts
+  ExecutionChoices choices;        // what is fixed; the rest is searched
+  // Performance: least iteration time (= least time to train: the global batch
+  // and the token budget are fixed). PerfPerCost: least time x cost in the cost
+  // scope; each design's split is then its perf-per-cost optimum.
+  Objective objective = Objective::Performance;
+  bool prune = true;  // false: every execution and placement (the whole front)
+  int top = 10;       // designs listed besides the Pareto front
+};
+
+struct CodesignDesign {
+  std::int64_t npus = 0;
+  Network network;
+  std::string label;                          // "Ring 4 x FC 8 x Switch 128"
+  std::vector<std::string> equivalentShapes;  // same time and cost, other blocks
+  Execution execution;                        // with its placement
+  Solution solution;
+  MemoryEstimate memory;
+  double networkCostUsd = 0;
+  double systemCostUsd = 0;  // network + N x the NPU price; = network when unknown
+  double costUsd = 0;        // in the cost scope: what the objective and the front use
+  Throughput throughput;
+  double timeToTrainS() const;  // from throughput, else NaN
+};
+
+struct CodesignResult {
+  std::vector<CodesignDesign> designs;  // best first by the objective
+  std::vector<int> pareto;              // indices into designs: the front, cheapest first
+  std::int64_t shapes = 0;              // shapes enumerated over every NPU count
+  std::int64_t shapesSearched = 0;      // shapes whose search ran
+  std::int64_t evaluated = 0;           // designs solved (execution x placement x shape)
+  std::int64_t pruned = 0;              // designs skipped by dominance
+  std::int64_t overMemory = 0;          // executions refused by the memory check
+  std::int64_t failed = 0;              // designs whose generation or solve failed
+  std::map<std::string, std::int64_t> skipReasons;  // shapes skipped, by reason
+  std::map<std::string, std::string> skipExample;
+  std::string firstFailure;
+  std::optional<MemoryEstimate> leastMemory;  // when no execution fits
+  bool cancelled = false;
+  double wallSeconds = 0;
+};
+
+// Runs the co-design on `jobs` threads (options.shapes.jobs; 0 = every core).
+// `progress(done, total)` counts shapes, on the calling thread. *cancel stops
+// it with what was found. Throws InputError for invalid options.
+CodesignResult runCodesign(const CodesignOptions& options,
+                           const std::function<void(std::int64_t, std::int64_t)>& progress = {},
+                           const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace libra

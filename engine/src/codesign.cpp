@@ -1,0 +1,401 @@
+#include "libra/codesign.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "libra/constraints.hpp"
+#include "libra/cost.hpp"
+#include "libra/error.hpp"
+#include "libra/network.hpp"
+#include "libra/project.hpp"
+#include "solver/standard_form.hpp"
+
+namespace libra {
+
+double CodesignDesign::timeToTrainS() const {
+  return throughput.timeToTrainS ? *throughput.timeToTrainS
+                                 : std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+std::vector<std::string> constraintsOf(const SweepOptions& o) {
+  return o.constraints.empty() ? std::vector<std::string>{"total == 500"} : o.constraints;
+}
+
+// The price of one NPU in the system scope; 0 in the network scope, or when the
+// device's price is unknown (then the system cost is the network's).
+double npuPriceOf(const SweepOptions& o) {
+  if (o.npuPriceUsd) return *o.npuPriceUsd;
+  return o.device.listPriceUsd > 0 ? o.device.listPriceUsd : 0;
+}
+
+// Designs are compared by the objective's key, then by cost, then by the
+// enumeration (shape, then the search's order), so the result does not depend
+// on the thread that found a design first.
+struct Ranked {
+  CodesignDesign design;
+  std::size_t shape = 0;  // index of the shape in the enumeration
+  std::int64_t order = 0;
+};
+
+double keyOf(const CodesignDesign& d, Objective objective) {
+  const double t = d.solution.eval.iterationNs;
+  return objective == Objective::Performance ? t : t * d.costUsd;
+}
+
+bool before(const Ranked& a, const Ranked& b, Objective objective) {
+  const double ka = keyOf(a.design, objective), kb = keyOf(b.design, objective);
+  if (ka != kb) return ka < kb;
+  if (a.design.costUsd != b.design.costUsd) return a.design.costUsd < b.design.costUsd;
+  return std::tie(a.shape, a.order) < std::tie(b.shape, b.order);
+}
+
+bool sameValue(double a, double b) {
+  return std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b));
+}
+
+// The shared state of the workers: the front of (time, cost) found so far, the
+// best designs by the objective, and the counts.
+class Collector {
+ public:
+  Collector(Objective objective, std::size_t keep) : objective_(objective), keep_(keep) {}
+
+  // Whether no design of compute bound `boundNs` on a shape whose least cost is
+  // `minCost` can be among the best `keep` by the objective, or on the front:
+  // the `keep` best found are all better than its least key, or one design
+  // found is at least as fast as the bound and as cheap as the shape can be.
+  bool dominated(double boundNs, double minCost) const {
+    const std::lock_guard lock(mutex_);
+    // Not among the best `keep` by the objective: time >= bound, cost >= minCost.
+    if (best_.size() >= keep_) {
+      const double least = objective_ == Objective::Performance ? boundNs : boundNs * minCost;
+      if (least >= keyOf(best_.back().design, objective_)) return true;
+    }
+    for (const Ranked& r : front_) {
+      // minCost comes from an LP solved to 1e-9: a design at that cost counts.
+      if (r.design.solution.eval.iterationNs <= boundNs &&
+          r.design.costUsd <= minCost * (1 + 1e-9)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether a design of this time and cost would enter the front or the list.
+  bool wanted(double timeNs, double cost) const {
+    const std::lock_guard lock(mutex_);
+    if (!dominatedLocked(timeNs, cost)) return true;
+    if (best_.size() < keep_) return true;
+    const double key = objective_ == Objective::Performance ? timeNs : timeNs * cost;
+    return key <= keyOf(best_.back().design, objective_);
+  }
+
+  void add(Ranked r) {
+    const std::lock_guard lock(mutex_);
+    const double t = r.design.solution.eval.iterationNs, c = r.design.costUsd;
+    if (!dominatedLocked(t, c)) {
+      std::erase_if(front_, [&](const Ranked& f) {
+        return t <= f.design.solution.eval.iterationNs && c <= f.design.costUsd &&
+               (t < f.design.solution.eval.iterationNs || c < f.design.costUsd);
+      });
+      front_.push_back(r);
+    }
+    const auto at =
+        std::upper_bound(best_.begin(), best_.end(), r,
+                         [&](const auto& a, const auto& b) { return before(a, b, objective_); });
+    best_.insert(at, std::move(r));
+    if (best_.size() > keep_) best_.pop_back();
+  }
+
+  std::vector<Ranked> front() const { return front_; }
+  std::vector<Ranked> best() const { return best_; }
+
+ private:
+  // Strictly dominated, or equal to a point of the front (kept once).
+  bool dominatedLocked(double t, double c) const {
+    for (const Ranked& f : front_) {
+      const double ft = f.design.solution.eval.iterationNs, fc = f.design.costUsd;
+      if (ft <= t && fc <= c) return true;
+    }
+    return false;
+  }
+
+  Objective objective_;
+  std::size_t keep_;
+  mutable std::mutex mutex_;
+  std::vector<Ranked> front_;
+  std::vector<Ranked> best_;
+};
+
+struct Shape {
+  std::int64_t npus = 0;
+  std::size_t prepared = 0;  // index into the prepared executions
+  Network network;
+};
+
+}  // namespace
+
+CodesignResult runCodesign(const CodesignOptions& o,
+                           const std::function<void(std::int64_t, std::int64_t)>& progress,
+                           const std::atomic<bool>* cancel) {
+  const auto started = std::chrono::steady_clock::now();
+  if (o.npus.empty()) throw InputError("codesign: no NPU count is given");
+  if (o.top < 1) throw InputError("codesign: the number of designs listed must be at least 1");
+  CodesignResult out;
+  const std::vector<std::string> constraints = constraintsOf(o.shapes);
+
+  // What every shape of one NPU count shares: its executions, memory checked
+  // and bounded.
+  ExecutionSearchOptions base;
+  base.choices = o.choices;
+  base.device = o.shapes.device;
+  base.generator = o.shapes.generator;
+  base.project.trainingLoop = o.shapes.loop;
+  base.project.collectives = o.shapes.collectives;
+  base.project.costModel = o.shapes.costModel;
+  base.project.constraints = constraints;
+  base.project.generator = o.shapes.generator;
+  base.ignoreMemory = o.shapes.ignoreMemory;
+  base.prune = o.prune;
+  base.keep = 1;
+  base.objective = o.objective;
+  base.solver.backend = Backend::Native;  // IPOPT is not thread-safe
+  base.solver.cancel = cancel;
+  base.cancel = cancel;
+
+  std::vector<PreparedExecutions> prepared;
+  std::vector<Shape> shapes;
+  for (const std::int64_t n : o.npus) {
+    SweepOptions s = o.shapes;
+    s.npus = n;
+    s.parallelism = Parallelism{};
+    const std::vector<Network> networks = enumerateShapes(s);
+    prepared.push_back(prepareExecutions(o.shapes.preset, n, base));
+    const PreparedExecutions& p = prepared.back();
+    out.overMemory += p.overMemory;
+    out.failed += p.failed;
+    if (out.firstFailure.empty()) out.firstFailure = p.firstFailure;
+    if (p.leastMemory &&
+        (!out.leastMemory || p.leastMemory->use->total() < out.leastMemory->use->total())) {
+      out.leastMemory = p.leastMemory;
+    }
+    for (const Network& net : networks) shapes.push_back({n, prepared.size() - 1, net});
+  }
+  out.shapes = static_cast<std::int64_t>(shapes.size());
+
+  const auto keep = static_cast<std::size_t>(std::max(o.top, 1)) * 4;  // room for equivalents
+  Collector collector(o.objective, keep);
+  std::mutex mutex;  // the counts of `out`
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::int64_t> done{0};
+  auto skip = [&](const std::string& reason, const std::string& example) {
+    const std::lock_guard lock(mutex);
+    ++out.skipReasons[reason];
+    out.skipExample.emplace(reason, example);
+  };
+  auto work = [&] {
+    for (std::size_t i = next++; i < shapes.size(); i = next++) {
+      if (cancel && cancel->load()) return;
+      const Shape& shape = shapes[i];
+      const Network& network = shape.network;
+      Problem priced;
+      priced.dimNames = network.names();
+      try {
+        priced.costPerBandwidth = costPerBandwidth(network, o.shapes.costModel);
+      } catch (const InputError& e) {
+        skip("a Switch on a cost level without Switch/Nic prices", e.what());
+        ++done;
+        continue;
+      }
+      const std::vector<std::string> beyond = limitViolations(network, o.shapes.limits);
+      if (!beyond.empty()) {
+        skip("beyond a building block's limits (FullyConnected ports, Switch radix)",
+             beyond.front());
+        ++done;
+        continue;
+      }
+      const double npuPrice = npuPriceOf(o.shapes);
+      const double fixed = o.shapes.costScope == CostScope::System
+                               ? static_cast<double>(shape.npus) * npuPrice
+                               : 0.0;
+      priced.fixedCostUsd = fixed;
+      try {
+        for (const std::string& text : constraints) {
+          priced.constraints.push_back(priced.compile(text));
+        }
+      } catch (const ConstraintError& e) {
+        skip("a constraint does not apply to the shape", e.what());
+        ++done;
+        continue;
+      }
+      const detail::CostRange range = detail::costRange(priced);
+      if (range.status != SolveStatus::Optimal) {
+        skip("the constraints cannot all hold on the shape", range.message);
+        ++done;
+        continue;
+      }
+      ExecutionSearchOptions so = base;
+      so.project.constraints = constraints;
+      so.dominated = [&, minCost = range.min](double bound) {
+        return collector.dominated(bound, minCost);
+      };
+      std::int64_t order = 0;
+      so.found = [&](const ExecutionDesign& d) {
+        const double networkUsd = d.solution.eval.networkCostUsd;
+        const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
+        const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
+        ++order;
+        if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
+        Ranked r;
+        r.shape = i;
+        r.order = order;
+        CodesignDesign& c = r.design;
+        c.npus = shape.npus;
+        c.network = network;
+        c.label = shapeLabel(network);
+        c.execution = d.execution;
+        c.solution = d.solution;
+        c.solution.solvedModel.reset();
+        c.memory = d.memory;
+        c.networkCostUsd = networkUsd;
+        c.systemCostUsd = systemUsd;
+        c.costUsd = cost;
+        collector.add(std::move(r));
+      };
+      ExecutionSearch found;
+      try {
+        found = searchPrepared(o.shapes.preset, network, prepared[shape.prepared], so);
+      } catch (const InputError& e) {
+        skip("the workload or project is invalid for the shape", e.what());
+        ++done;
+        continue;
+      }
+      {
+        const std::lock_guard lock(mutex);
+        ++out.shapesSearched;
+        out.evaluated += found.evaluated;
+        out.pruned += found.pruned;
+        out.failed += found.failed - prepared[shape.prepared].failed;
+        if (out.firstFailure.empty()) out.firstFailure = found.firstFailure;
+      }
+      if (found.cancelled) return;
+      ++done;
+    }
+  };
+
+  unsigned jobs = o.shapes.jobs > 0 ? static_cast<unsigned>(o.shapes.jobs)
+                                    : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(shapes.size(), 1)));
+  {
+    std::atomic<unsigned> finished{0};
+    const auto worker = [&] {
+      work();
+      ++finished;
+    };
+    std::vector<std::jthread> workers;
+    const unsigned spawned = progress ? jobs : jobs - 1;
+    for (unsigned j = 0; j < spawned; ++j) workers.emplace_back(worker);
+    if (progress) {
+      // The calling thread reports, about ten times a second.
+      while (finished.load() < spawned) {
+        progress(done.load(), out.shapes);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    } else {
+      work();
+    }
+  }
+  if (progress) progress(done.load(), out.shapes);
+  out.cancelled = cancel && cancel->load();
+
+  // The front, cheapest first, and the best designs: one list, best first, with
+  // the front's members in it; equivalent shapes merged.
+  std::vector<Ranked> front = collector.front();
+  std::vector<Ranked> best = collector.best();
+  std::vector<Ranked> all = best;
+  for (Ranked& f : front) {
+    const bool listed = std::any_of(all.begin(), all.end(), [&](const Ranked& r) {
+      return r.shape == f.shape && r.order == f.order;
+    });
+    if (!listed) all.push_back(std::move(f));
+  }
+  std::sort(all.begin(), all.end(),
+            [&](const Ranked& a, const Ranked& b) { return before(a, b, o.objective); });
+  std::vector<Ranked> merged;
+  for (Ranked& r : all) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const Ranked& m) {
+      const CodesignDesign& a = m.design;
+      const CodesignDesign& b = r.design;
+      return a.npus == b.npus && a.execution == b.execution &&
+             a.network.dims.size() == b.network.dims.size() &&
+             std::equal(a.network.dims.begin(), a.network.dims.end(), b.network.dims.begin(),
+                        [](const Dimension& x, const Dimension& y) { return x.npus == y.npus; }) &&
+             sameValue(a.solution.eval.iterationNs, b.solution.eval.iterationNs) &&
+             sameValue(a.costUsd, b.costUsd);
+    });
+    if (same != merged.end()) {
+      same->design.equivalentShapes.push_back(r.design.label);
+    } else {
+      merged.push_back(std::move(r));
+    }
+  }
+  // Listed: the top designs and every member of the front.
+  std::vector<Ranked> listed;
+  for (std::size_t k = 0; k < merged.size(); ++k) {
+    const bool onFront = std::any_of(front.begin(), front.end(), [&](const Ranked& f) {
+      return sameValue(f.design.solution.eval.iterationNs,
+                       merged[k].design.solution.eval.iterationNs) &&
+             sameValue(f.design.costUsd, merged[k].design.costUsd);
+    });
+    if (static_cast<int>(k) < o.top || onFront) listed.push_back(std::move(merged[k]));
+  }
+
+  // Throughput: the facts of an NPU count (tokens, model FLOPs, token budget)
+  // are the same for every execution at the fixed global batch.
+  std::map<std::int64_t, TrainingFacts> facts;
+  for (Ranked& r : listed) {
+    CodesignDesign& d = r.design;
+    auto it = facts.find(d.npus);
+    if (it == facts.end()) {
+      SweepOptions s = o.shapes;
+      s.npus = d.npus;
+      s.parallelism = d.execution.parallelism;
+      s.parallelism.tpGroups.clear(), s.parallelism.epGroups.clear();
+      s.parallelism.ppGroups.clear(), s.parallelism.dpGroups.clear();
+      s.generator = generatorOf(d.execution, o.shapes.generator);
+      s.ignoreMemory = true;
+      TrainingFacts f;
+      try {
+        f = sweepTrainingFacts(s);
+      } catch (const InputError& e) {
+        f.note = e.what();
+      }
+      it = facts.emplace(d.npus, std::move(f)).first;
+    }
+    d.throughput = throughputAt(it->second, d.solution.eval.iterationNs);
+    out.designs.push_back(std::move(d));
+  }
+  // The front's indices, cheapest first.
+  for (std::size_t k = 0; k < out.designs.size(); ++k) {
+    const CodesignDesign& d = out.designs[k];
+    const bool dominatedByOther =
+        std::any_of(out.designs.begin(), out.designs.end(), [&](const CodesignDesign& e) {
+          const double te = e.solution.eval.iterationNs, td = d.solution.eval.iterationNs;
+          return te <= td && e.costUsd <= d.costUsd && (te < td || e.costUsd < d.costUsd);
+        });
+    if (!dominatedByOther) out.pareto.push_back(static_cast<int>(k));
+  }
+  std::sort(out.pareto.begin(), out.pareto.end(),
+            [&](int a, int b) { return out.designs[a].costUsd < out.designs[b].costUsd; });
+  out.wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace libra

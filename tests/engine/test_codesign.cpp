@@ -1,0 +1,168 @@
+// The co-design (codesign.hpp): pruning by dominance returns the best design
+// and the Pareto front that exhaustive enumeration returns, for both
+// objectives; every design listed keeps the constraints; shapes that differ
+// only in blocks with the same time and cost are listed once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "libra/codesign.hpp"
+#include "libra/constraints.hpp"
+#include "libra/cost.hpp"
+#include "preset_test_support.hpp"
+
+using namespace libra;
+using namespace libra::testing;
+
+namespace {
+
+// A 4-block transformer of 8 heads, global batch 16: small enough to search
+// exhaustively on 16 NPUs.
+Preset smallTransformer() {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.layers = 4;
+  t.heads = 8;
+  p.globalBatch = 16;
+  p.microBatch = 1;
+  return p;
+}
+
+CodesignOptions optionsFor(const Preset& preset, Objective objective) {
+  CodesignOptions o;
+  o.shapes.preset = preset;
+  o.shapes.device = teraflopDevice();
+  o.shapes.device.memoryBytes = 0;  // no memory check
+  o.shapes.minDims = 2;
+  o.shapes.maxDims = 2;
+  o.shapes.constraints = {"total == 100"};
+  o.shapes.jobs = 2;
+  o.npus = {16};
+  o.choices.base = preset.defaults;
+  o.choices.searchPlacements = true;
+  o.objective = objective;
+  o.top = 5;
+  return o;
+}
+
+std::vector<std::pair<double, double>> frontOf(const CodesignResult& r) {
+  std::vector<std::pair<double, double>> out;
+  for (int k : r.pareto) {
+    out.emplace_back(r.designs[k].solution.eval.iterationNs, r.designs[k].costUsd);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// Pruning (a lower bound on a design's key against the best found) keeps the
+// best --top designs exact, and the front where it is faster than the last of
+// them; --exhaustive (prune off) gives the whole front. With ample bandwidth
+// the compute bounds tell executions apart and most designs are pruned.
+TEST(Codesign, PruningKeepsTheBestDesignsAndTheFastFront) {
+  const Preset p = smallTransformer();
+  for (const auto& [objective, budget] : {std::pair{Objective::Performance, "total == 100"},
+                                          std::pair{Objective::Performance, "total == 1e6"},
+                                          std::pair{Objective::PerfPerCost, "total == 1e6"}}) {
+    SCOPED_TRACE(std::string(objective == Objective::Performance ? "time, " : "perf per cost, ") +
+                 budget);
+    CodesignOptions o = optionsFor(p, objective);
+    o.shapes.constraints = {budget};
+    // LIBRA's ideal collectives (no latency): with ample bandwidth, time is compute.
+    if (std::string(budget) == "total == 1e6") o.shapes.collectives.chunks = ChunkSetting::ideal();
+    o.prune = false;
+    const CodesignResult all = runCodesign(o);
+    o.prune = true;
+    const CodesignResult pruned = runCodesign(o);
+    ASSERT_GE(all.designs.size(), static_cast<std::size_t>(o.top));
+    ASSERT_GE(pruned.designs.size(), static_cast<std::size_t>(o.top));
+    EXPECT_EQ(all.pruned, 0);
+    EXPECT_EQ(all.evaluated, pruned.evaluated + pruned.pruned);
+    if (std::string(budget) == "total == 1e6") {
+      EXPECT_GT(pruned.pruned, all.evaluated / 2);
+    }
+    const auto key = [&](const CodesignDesign& d) {
+      return objective == Objective::Performance ? d.solution.eval.iterationNs
+                                                 : d.solution.eval.iterationNs * d.costUsd;
+    };
+    for (int k = 0; k < o.top; ++k) {
+      EXPECT_NEAR(key(all.designs[k]), key(pruned.designs[k]), 1e-9 * key(all.designs[k])) << k;
+    }
+    // Faster than the last of the best: no pruned design can be (time objective).
+    if (objective != Objective::Performance) continue;
+    const double last = pruned.designs[o.top - 1].solution.eval.iterationNs;
+    const auto fb = frontOf(pruned);
+    for (const auto& [time, cost] : frontOf(all)) {
+      if (time >= last) continue;
+      const bool kept = std::any_of(fb.begin(), fb.end(), [&](const auto& f) {
+        return std::abs(f.first - time) <= 1e-9 * time && std::abs(f.second - cost) <= 1e-9 * cost;
+      });
+      EXPECT_TRUE(kept) << time << " ns, $" << cost;
+    }
+  }
+}
+
+// Every design: the constraints hold, the front is non-dominated and cheapest
+// first, the list is best first by the objective.
+TEST(Codesign, DesignsKeepTheConstraintsAndTheFrontIsNonDominated) {
+  const Preset p = smallTransformer();
+  const CodesignResult r = runCodesign(optionsFor(p, Objective::Performance));
+  ASSERT_FALSE(r.designs.empty());
+  for (std::size_t k = 0; k < r.designs.size(); ++k) {
+    const CodesignDesign& d = r.designs[k];
+    double total = 0;
+    for (double b : d.solution.bandwidth) total += b;
+    EXPECT_NEAR(total, 100, 1e-6);
+    EXPECT_EQ(d.network.npuCount(), 16);
+    EXPECT_EQ(d.execution.parallelism.tp * d.execution.parallelism.pp * d.execution.parallelism.dp *
+                  d.execution.parallelism.ep,
+              16);
+    if (k > 0) {
+      EXPECT_LE(r.designs[k - 1].solution.eval.iterationNs,
+                d.solution.eval.iterationNs * (1 + 1e-12));
+    }
+  }
+  for (std::size_t i = 0; i < r.pareto.size(); ++i) {
+    const CodesignDesign& d = r.designs[r.pareto[i]];
+    if (i > 0) {
+      EXPECT_LT(r.designs[r.pareto[i - 1]].costUsd, d.costUsd);
+    }
+    for (const CodesignDesign& e : r.designs) {
+      const bool dominates =
+          e.solution.eval.iterationNs <= d.solution.eval.iterationNs && e.costUsd <= d.costUsd &&
+          (e.solution.eval.iterationNs < d.solution.eval.iterationNs || e.costUsd < d.costUsd);
+      EXPECT_FALSE(dominates);
+    }
+  }
+}
+
+// A 2-NPU Ring and a 2-NPU FullyConnected (one link each way) cost and carry
+// the same: their designs are listed once, the other named.
+TEST(Codesign, EquivalentShapesAreListedOnce) {
+  const Preset p = smallTransformer();
+  CodesignOptions o = optionsFor(p, Objective::Performance);
+  o.shapes.blocks = {BuildingBlock::Ring, BuildingBlock::FullyConnected};
+  o.top = 50;
+  const CodesignResult r = runCodesign(o);
+  ASSERT_FALSE(r.designs.empty());
+  bool named = false;
+  for (const CodesignDesign& d : r.designs) {
+    for (const std::string& e : d.equivalentShapes) {
+      named = true;
+      EXPECT_NE(e, d.label);
+    }
+    for (const CodesignDesign& other : r.designs) {
+      if (&other == &d) continue;
+      const bool same = other.npus == d.npus && other.execution == d.execution &&
+                        std::abs(other.solution.eval.iterationNs - d.solution.eval.iterationNs) <=
+                            1e-9 * d.solution.eval.iterationNs &&
+                        std::abs(other.costUsd - d.costUsd) <= 1e-9 * d.costUsd;
+      EXPECT_FALSE(same) << d.label << " and " << other.label;
+    }
+  }
+  EXPECT_TRUE(named);
+}
