@@ -243,7 +243,7 @@ std::string csvText(const Run& run) {
   out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,virtual_stages,micro_batch,zero,"
          "recompute,sequence_parallel,placement,bandwidth_gbps,iteration_time_ns,time_to_train_s,"
          "tokens_per_second,mfu,memory_per_npu_bytes,network_cost_usd,system_cost_usd\n";
-  const auto quote = [](std::string text) {
+  const auto quote = [](const std::string& text) {
     std::string q = "\"";
     for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
