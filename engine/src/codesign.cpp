@@ -199,99 +199,127 @@ CodesignResult runCodesign(const CodesignOptions& o,
     ++out.skipReasons[reason];
     out.skipExample.emplace(reason, example);
   };
+  // Work items: the shapes of one factorization (consecutive in the
+  // enumeration), which differ only in their blocks and share their tallies.
+  std::vector<std::pair<std::size_t, std::size_t>> items;  // [first, last)
+  for (std::size_t i = 0; i < shapes.size();) {
+    std::size_t j = i + 1;
+    const auto sizes = [&](std::size_t k) {
+      std::vector<int> n;
+      for (const Dimension& d : shapes[k].network.dims) n.push_back(d.npus);
+      return std::make_pair(shapes[k].npus, n);
+    };
+    while (j < shapes.size() && sizes(j) == sizes(i)) ++j;
+    items.emplace_back(i, j);
+    i = j;
+  }
   auto work = [&] {
-    for (std::size_t i = next++; i < shapes.size(); i = next++) {
-      if (cancel && cancel->load()) return;
-      const Shape& shape = shapes[i];
-      const Network& network = shape.network;
-      Problem priced;
-      priced.dimNames = network.names();
-      try {
-        priced.costPerBandwidth = costPerBandwidth(network, o.shapes.costModel);
-      } catch (const InputError& e) {
-        skip("a Switch on a cost level without Switch/Nic prices", e.what());
-        ++done;
-        continue;
-      }
-      const std::vector<std::string> beyond = limitViolations(network, o.shapes.limits);
-      if (!beyond.empty()) {
-        skip("beyond a building block's limits (FullyConnected ports, Switch radix)",
-             beyond.front());
-        ++done;
-        continue;
-      }
-      const double npuPrice = npuPriceOf(o.shapes);
-      const double fixed = o.shapes.costScope == CostScope::System
-                               ? static_cast<double>(shape.npus) * npuPrice
-                               : 0.0;
-      priced.fixedCostUsd = fixed;
-      try {
-        for (const std::string& text : constraints) {
-          priced.constraints.push_back(priced.compile(text));
+    TallyCache tallies;
+    for (std::size_t item = next++; item < items.size(); item = next++) {
+      tallies.tallies.clear();
+      for (std::size_t i = items[item].first; i < items[item].second; ++i) {
+        if (cancel && cancel->load()) return;
+        const Shape& shape = shapes[i];
+        const Network& network = shape.network;
+        Problem priced;
+        priced.dimNames = network.names();
+        try {
+          priced.costPerBandwidth = costPerBandwidth(network, o.shapes.costModel);
+        } catch (const InputError& e) {
+          skip("a Switch on a cost level without Switch/Nic prices", e.what());
+          ++done;
+          continue;
         }
-      } catch (const ConstraintError& e) {
-        skip("a constraint does not apply to the shape", e.what());
+        const std::vector<std::string> beyond = limitViolations(network, o.shapes.limits);
+        if (!beyond.empty()) {
+          skip("beyond a building block's limits (FullyConnected ports, Switch radix)",
+               beyond.front());
+          ++done;
+          continue;
+        }
+        const double npuPrice = npuPriceOf(o.shapes);
+        const double fixed = o.shapes.costScope == CostScope::System
+                                 ? static_cast<double>(shape.npus) * npuPrice
+                                 : 0.0;
+        priced.fixedCostUsd = fixed;
+        try {
+          for (const std::string& text : constraints) {
+            priced.constraints.push_back(priced.compile(text));
+          }
+        } catch (const ConstraintError& e) {
+          skip("a constraint does not apply to the shape", e.what());
+          ++done;
+          continue;
+        }
+        const detail::CostRange range = detail::costRange(priced);
+        if (range.status != SolveStatus::Optimal) {
+          skip("the constraints cannot all hold on the shape", range.message);
+          ++done;
+          continue;
+        }
+        ExecutionSearchOptions so = base;
+        so.project.constraints = constraints;
+        so.tallies = &tallies;
+        // The most each dimension can get (an LP per dimension); unbounded: 1e30.
+        for (int d = 0; d < priced.dims(); ++d) {
+          Problem one = priced;
+          one.fixedCostUsd = 0;
+          one.costPerBandwidth.assign(static_cast<std::size_t>(priced.dims()), 0.0);
+          one.costPerBandwidth[static_cast<std::size_t>(d)] = 1.0;
+          const detail::CostRange most = detail::costRange(one);
+          so.bandwidthCeiling.push_back(std::isfinite(most.max) ? most.max : 1e30);
+        }
+        so.dominated = [&, minCost = range.min](double bound) {
+          return collector.dominated(bound, minCost);
+        };
+        std::int64_t order = 0;
+        so.found = [&](const ExecutionDesign& d) {
+          const double networkUsd = d.solution.eval.networkCostUsd;
+          const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
+          const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
+          ++order;
+          if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
+          Ranked r;
+          r.shape = i;
+          r.order = order;
+          CodesignDesign& c = r.design;
+          c.npus = shape.npus;
+          c.network = network;
+          c.label = shapeLabel(network);
+          c.execution = d.execution;
+          c.solution = d.solution;
+          c.solution.solvedModel.reset();
+          c.memory = d.memory;
+          c.networkCostUsd = networkUsd;
+          c.systemCostUsd = systemUsd;
+          c.costUsd = cost;
+          collector.add(std::move(r));
+        };
+        ExecutionSearch found;
+        try {
+          found = searchPrepared(o.shapes.preset, network, prepared[shape.prepared], so);
+        } catch (const InputError& e) {
+          skip("the workload or project is invalid for the shape", e.what());
+          ++done;
+          continue;
+        }
+        {
+          const std::lock_guard lock(mutex);
+          ++out.shapesSearched;
+          out.evaluated += found.evaluated;
+          out.pruned += found.pruned;
+          out.failed += found.failed - prepared[shape.prepared].failed;
+          if (out.firstFailure.empty()) out.firstFailure = found.firstFailure;
+        }
+        if (found.cancelled) return;
         ++done;
-        continue;
       }
-      const detail::CostRange range = detail::costRange(priced);
-      if (range.status != SolveStatus::Optimal) {
-        skip("the constraints cannot all hold on the shape", range.message);
-        ++done;
-        continue;
-      }
-      ExecutionSearchOptions so = base;
-      so.project.constraints = constraints;
-      so.dominated = [&, minCost = range.min](double bound) {
-        return collector.dominated(bound, minCost);
-      };
-      std::int64_t order = 0;
-      so.found = [&](const ExecutionDesign& d) {
-        const double networkUsd = d.solution.eval.networkCostUsd;
-        const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
-        const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
-        ++order;
-        if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
-        Ranked r;
-        r.shape = i;
-        r.order = order;
-        CodesignDesign& c = r.design;
-        c.npus = shape.npus;
-        c.network = network;
-        c.label = shapeLabel(network);
-        c.execution = d.execution;
-        c.solution = d.solution;
-        c.solution.solvedModel.reset();
-        c.memory = d.memory;
-        c.networkCostUsd = networkUsd;
-        c.systemCostUsd = systemUsd;
-        c.costUsd = cost;
-        collector.add(std::move(r));
-      };
-      ExecutionSearch found;
-      try {
-        found = searchPrepared(o.shapes.preset, network, prepared[shape.prepared], so);
-      } catch (const InputError& e) {
-        skip("the workload or project is invalid for the shape", e.what());
-        ++done;
-        continue;
-      }
-      {
-        const std::lock_guard lock(mutex);
-        ++out.shapesSearched;
-        out.evaluated += found.evaluated;
-        out.pruned += found.pruned;
-        out.failed += found.failed - prepared[shape.prepared].failed;
-        if (out.firstFailure.empty()) out.firstFailure = found.firstFailure;
-      }
-      if (found.cancelled) return;
-      ++done;
     }
   };
 
   unsigned jobs = o.shapes.jobs > 0 ? static_cast<unsigned>(o.shapes.jobs)
                                     : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(shapes.size(), 1)));
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(items.size(), 1)));
   {
     std::atomic<unsigned> finished{0};
     const auto worker = [&] {

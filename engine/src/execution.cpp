@@ -290,16 +290,44 @@ Problem problemOf(const Preset& preset, const Execution& execution, const Parall
   scenario.costModel = po.costModel;
   scenario.model.collectives = po.collectives;
   scenario.constraints = po.constraints;
-  TimeModel time = buildTimeModel(
-      scenario.network, tallyWorkload(preset, p, o.device, scenario.network, po.generator),
-      po.collectives);
+  if (!o.tallies) {
+    TimeModel time = buildTimeModel(
+        scenario.network, tallyWorkload(preset, p, o.device, scenario.network, po.generator),
+        po.collectives);
+    return buildProblem(scenario, std::move(time));
+  }
+  std::string key = execution.label() + "|" + std::to_string(p.recompute) +
+                    std::to_string(p.selectiveRecompute) + "|";
+  for (const std::vector<int>* groups : {&p.tpGroups, &p.epGroups, &p.ppGroups, &p.dpGroups}) {
+    for (int g : *groups) key += std::to_string(g) + ",";
+    key += "|";
+  }
+  for (const Dimension& d : network.dims) key += std::to_string(d.npus) + ",";
+  auto it = o.tallies->tallies.find(key);
+  if (it == o.tallies->tallies.end()) {
+    if (o.tallies->tallies.size() >= o.tallies->limit) o.tallies->tallies.clear();
+    it = o.tallies->tallies
+             .emplace(key, tallyWorkload(preset, p, o.device, scenario.network, po.generator))
+             .first;
+  }
+  TimeModel time = buildTimeModel(scenario.network, it->second, po.collectives);
   return buildProblem(scenario, std::move(time));
 }
 
 // The design of one placement, solved (or evaluated at the given bandwidths).
-Solution designOf(const Preset& preset, const Execution& execution, const Parallelism& placed,
-                  const Network& network, const ExecutionSearchOptions& o) {
+// nullopt: pruned before its solve, by its time at the bandwidth ceilings.
+std::optional<Solution> designOf(const Preset& preset, const Execution& execution,
+                                 const Parallelism& placed, const Network& network,
+                                 const ExecutionSearchOptions& o,
+                                 const std::function<bool(double)>& prunable) {
   const Problem problem = problemOf(preset, execution, placed, network, o);
+  if (!o.bandwidth && !o.bandwidthCeiling.empty() && prunable &&
+      static_cast<int>(o.bandwidthCeiling.size()) == problem.dims()) {
+    // No split is faster than every dimension at its most (time falls with
+    // each bandwidth): a lower bound on this design's time, with its traffic.
+    const double least = problem.evaluate(o.bandwidthCeiling).iterationNs;
+    if (prunable(least)) return std::nullopt;
+  }
   if (o.bandwidth) {
     problem.checkBandwidth(*o.bandwidth);
     Solution s;
@@ -442,7 +470,13 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
       placed.parallelism = places[i];
       Solution s;
       try {
-        s = designOf(preset, c.execution, places[i], network, o);
+        std::optional<Solution> solved =
+            designOf(preset, c.execution, places[i], network, o, prunable);
+        if (!solved) {
+          ++out.pruned;
+          continue;
+        }
+        s = std::move(*solved);
       } catch (const InputError& err) {
         failed(err.what());
         continue;

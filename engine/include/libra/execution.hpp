@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,14 @@ GeneratorOptions generatorOf(const Execution& execution, GeneratorOptions base);
 
 struct ExecutionDesign;
 
+// Workload tallies by execution, placement and dimension sizes. Traffic depends
+// on where the groups lie, not on the building blocks, so shapes that differ
+// only in their blocks share them (codesign). One per thread.
+struct TallyCache {
+  std::map<std::string, WorkloadTally> tallies;
+  std::size_t limit = 20000;  // entries kept; the cache empties when full
+};
+
 struct ExecutionSearchOptions {
   ExecutionChoices choices;
   Device device;
@@ -113,6 +122,12 @@ struct ExecutionSearchOptions {
   // later one (they come in the order of their bounds). Must be monotone: true
   // for a bound means true for every larger one.
   std::function<bool(double boundNs)> dominated;
+  // The most bandwidth each dimension can get under the constraints (+inf
+  // where unbounded; empty: not known). With `dominated`, a design whose time
+  // at these bandwidths is dominated is pruned before its solve.
+  std::vector<double> bandwidthCeiling;
+  // Reused tallies for the no-overlap loop (nullptr: none).
+  TallyCache* tallies = nullptr;
   // Called with each design solved (codesign collects its fronts from these).
   std::function<void(const ExecutionDesign&)> found;
   SolveOptions solver;
