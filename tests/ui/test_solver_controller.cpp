@@ -239,6 +239,11 @@ class SolverControllerTest : public QObject {
     // about 3 ms after a 0.5 ms design in an optimized build). The front's
     // length is measured here and the number of points halved until it holds,
     // so the test asks the same question of a slower (sanitized) build.
+    // A quarter of a frame: the controller times a front from the design's
+    // delivery to the front's on the GUI thread, which in a sanitized build
+    // adds to the solve's own time. With half a frame (a 7 ms front of 2
+    // points in the ASan + UBSan build) 8 of 100 fronts completed, every run.
+    constexpr double kQuickFrontMs = kFrameMs / 4.0;
     Project project = loadExample(QStringLiteral("gpt3-3d"));
     int points = paretoPointsOf(project);
     const auto frontLagMs = [&] {
@@ -250,26 +255,26 @@ class SolverControllerTest : public QObject {
       return complete.elapsedMs - designMs;
     };
     double lagMs = frontLagMs();
-    while (lagMs > kFrameMs / 2.0 && points > 2) {
+    while (lagMs > kQuickFrontMs && points > 2) {
       points = std::max(2, points / 2);
       lagMs = std::min(frontLagMs(), frontLagMs());
     }
-    if (lagMs > kFrameMs / 2.0) {  // LIBRA's ideal model solves about 5x faster
+    if (lagMs > kQuickFrontMs) {  // LIBRA's ideal model solves about 5x faster
       project.model.collectives.chunks = ChunkSetting::ideal();
       points = paretoPointsOf(project);
       lagMs = std::min(frontLagMs(), frontLagMs());
-      while (lagMs > kFrameMs / 2.0 && points > 2) {
+      while (lagMs > kQuickFrontMs && points > 2) {
         points = std::max(2, points / 2);
         lagMs = std::min(frontLagMs(), frontLagMs());
       }
     }
     // A loaded machine (the other tests of a parallel ctest) can slow one
     // measurement: look again a few times before calling the premise false.
-    for (int again = 0; again < 5 && lagMs > kFrameMs / 2.0; ++again) {
+    for (int again = 0; again < 5 && lagMs > kQuickFrontMs; ++again) {
       QTest::qWait(200);
       lagMs = std::min({frontLagMs(), frontLagMs(), frontLagMs()});
     }
-    QVERIFY2(lagMs <= kFrameMs / 2.0,
+    QVERIFY2(lagMs <= kQuickFrontMs,
              qPrintable(QStringLiteral("the premise fails: a front of %1 points takes %2 ms")
                             .arg(points)
                             .arg(lagMs)));
