@@ -9,7 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -121,6 +124,80 @@ ProcessResult runProcess(const std::string& program, const std::vector<std::stri
     result.signaled = true;
     result.exitCode = 128 + WTERMSIG(status);
   }
+  return result;
+}
+
+namespace {
+std::string readWhole(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+ProcessResult runInterrupted(const std::string& program, const std::vector<std::string>& args,
+                             const std::filesystem::path& dir, std::chrono::milliseconds delay) {
+  const std::filesystem::path outPath = dir / "stdout.txt";
+  const std::filesystem::path errPath = dir / "stderr.txt";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  // A SIGINT the test runner ignores must not be ignored by the child.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  std::vector<std::string> strings{program};
+  strings.insert(strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  argv.reserve(strings.size() + 1);
+  for (std::string& s : strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ProcessResult result;
+  if (rc != 0) return result;
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  bool exited = false;
+  auto poll = [&] {
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    exited = exited || got == pid;
+    return exited;
+  };
+  const auto interruptAt = Clock::now() + delay;
+  while (!poll() && Clock::now() < interruptAt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!poll()) ::kill(pid, SIGINT);
+  while (!poll() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!exited) {
+    result.timedOut = true;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  if (WIFEXITED(status)) {
+    result.exitCode = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signaled = true;
+    result.exitCode = 128 + WTERMSIG(status);
+  }
+  result.out = readWhole(outPath);
+  result.err = readWhole(errPath);
   return result;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,11 @@ struct ProcessResult {
 
 ProcessResult runProcess(const std::string& program, const std::vector<std::string>& args,
                          std::chrono::milliseconds timeout = std::chrono::seconds(120));
+
+// Runs `program args` with stdout and stderr in files in `dir`, sends it SIGINT
+// after `delay` (as Ctrl-C on a terminal would), and waits (60 s at most) for
+// it to end.
+ProcessResult runInterrupted(const std::string& program, const std::vector<std::string>& args,
+                             const std::filesystem::path& dir, std::chrono::milliseconds delay);
 
 }  // namespace libra::testing

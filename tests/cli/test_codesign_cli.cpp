@@ -139,6 +139,23 @@ TEST_F(CodesignTest, SavedScenariosAreReadByCompare) {
   EXPECT_TRUE(contains(j["designs"][0]["name"].get<std::string>(), "#1 ")) << c.out;
 }
 
+// Ctrl-C: what was found so far is reported, "status": "stopped", exit 130.
+// GPT-3 175B on 4096 NPUs in 2..4 dimensions takes minutes on one thread.
+TEST_F(CodesignTest, StopsCleanlyOnCtrlC) {
+  const std::vector<std::string> args{"codesign", "--preset", "gpt3-175b", "--npus", "4096",
+                                      "--dims",   "2..4",     "--jobs",    "1",      "--json"};
+  const ProcessResult r = runInterrupted(libraExe(), args, tmp_, std::chrono::milliseconds(3000));
+  SCOPED_TRACE(describe(args, r));
+  ASSERT_FALSE(r.timedOut);
+  EXPECT_FALSE(r.signaled);
+  EXPECT_EQ(r.exitCode, 130);
+  EXPECT_TRUE(contains(r.err, "libra: codesign interrupted")) << r.err;
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["status"], "stopped");
+  EXPECT_LT(j["shapes_searched"].get<int>(), j["shapes"].get<int>());
+}
+
 TEST_F(CodesignTest, BadInputIsRefusedWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
       {{"codesign", "--preset", "resnet50", "--npus", "3"}, "--npus"},

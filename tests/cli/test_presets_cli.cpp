@@ -556,74 +556,6 @@ TEST_F(CliTest, SweepNotesAnEmptyDimensionCount) {
   EXPECT_EQ(j["enumerated"], 7);
 }
 
-// Runs `libra args` with stdout and stderr in files, sends it SIGINT after
-// `delay` (as Ctrl-C on a terminal would), and waits for it to end.
-ProcessResult runAndInterrupt(const std::vector<std::string>& args, const fs::path& dir,
-                              std::chrono::milliseconds delay) {
-  const fs::path outPath = dir / "stdout.txt";
-  const fs::path errPath = dir / "stderr.txt";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  // A SIGINT the test runner ignores must not be ignored by the child.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> strings{libraExe()};
-  strings.insert(strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(strings.size() + 1);
-  for (std::string& s : strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc =
-      ::posix_spawn(&pid, libraExe().c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  ProcessResult result;
-  if (rc != 0) return result;
-
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
-  int status = 0;
-  bool exited = false;
-  auto poll = [&] {
-    const pid_t got = ::waitpid(pid, &status, WNOHANG);
-    exited = exited || got == pid;
-    return exited;
-  };
-  const auto interruptAt = Clock::now() + delay;
-  while (!poll() && Clock::now() < interruptAt) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!poll()) ::kill(pid, SIGINT);
-  while (!poll() && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!exited) {
-    result.timedOut = true;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-  }
-  if (WIFEXITED(status)) {
-    result.exitCode = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signaled = true;
-    result.exitCode = 128 + WTERMSIG(status);
-  }
-  result.out = readText(outPath);
-  result.err = readText(errPath);
-  return result;
-}
-
 TEST_F(CliTest, SweepStopsCleanlyOnCtrlC) {
   // 2^24 NPUs in 2..4 dimensions: 23 x 9 + 253 x 27 + 1771 x 81 = 150,489 shapes,
   // over a minute on one thread; the interrupt comes after a second.
@@ -632,7 +564,7 @@ TEST_F(CliTest, SweepStopsCleanlyOnCtrlC) {
       "sweep",   "--preset",        "gpt3-175b", "--npus", "16777216", "--global-batch",
       "1048576", "--ignore-memory", "--jobs",    "1",      "--json"};
   // Startup takes milliseconds; after a second the sweep (and its handler) runs.
-  const ProcessResult r = runAndInterrupt(args, tmp_, std::chrono::milliseconds(1000));
+  const ProcessResult r = runInterrupted(libraExe(), args, tmp_, std::chrono::milliseconds(1000));
   SCOPED_TRACE(describe(args, r));
   ASSERT_FALSE(r.timedOut);
   EXPECT_FALSE(r.signaled);
