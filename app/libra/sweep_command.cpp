@@ -19,6 +19,7 @@
 #include "common.hpp"
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
+#include "libra/execution.hpp"
 #include "libra/project_io.hpp"
 #include "libra/sweep.hpp"
 #include "output.hpp"
@@ -46,6 +47,9 @@ constexpr const char* kSweepFooter =
     "--top shapes for each objective (bandwidths innermost first, GB/s; iteration time;\n"
     "network cost in $). --json prints everything, every solved shape included; --csv FILE\n"
     "writes one row per solved shape and prints the tables.\n"
+    "Without parallelism flags, when the preset's default does not fit the device's memory,\n"
+    "the execution of least compute time that fits is swept instead (a note names it);\n"
+    "libra codesign searches the executions of every shape.\n"
     "On a terminal a progress bar with the time left is drawn on stderr.\n"
     "\n"
     "Ctrl-C stops the sweep cleanly: the shapes finished so far are reported as usual\n"
@@ -318,6 +322,28 @@ std::string csvText(const Summary& s) {
 
 // --- the command -----------------------------------------------------------------
 
+// Whether the flags leave the whole execution to the preset's default.
+bool fixesNoExecution(const PresetFlags& f) {
+  return f.tp.empty() && f.ep.empty() && f.pp.empty() && f.dp.empty() && f.zero.empty() &&
+         !f.zero3 && !f.recompute && !f.selectiveRecompute && !f.sequenceParallel &&
+         f.microBatch.empty() && f.microBatches.empty() && f.virtualStages.empty() &&
+         f.layout != "libra";
+}
+
+// The execution of least compute time on `npus` NPUs that fits the device's
+// memory (the execution search's bound order), if any does.
+std::optional<Execution> fittingExecution(const PresetFlags& flags, const PresetChoice& choice,
+                                          std::int64_t npus) {
+  ExecutionSearchOptions so;
+  so.choices = executionChoices(flags, choice);
+  so.choices.searchPlacements = false;
+  so.device = choice.device;
+  so.generator = choice.generator;
+  const PreparedExecutions prepared = prepareExecutions(*choice.preset, npus, so);
+  if (prepared.candidates.empty()) return std::nullopt;
+  return prepared.candidates.front().execution;
+}
+
 int runSweepCommand(const SweepArgs& args, Context& context) {
   const PresetChoice choice = resolvePresetFlags(args.preset);
   SweepOptions options;
@@ -378,9 +404,24 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
     const Parallelism resolved = resolveDegrees(options.parallelism, npus);
     const std::string what = options.preset.id + " on " + options.device.id + " (" +
                              resolved.label() + ", " + std::to_string(npus) + " NPUs)";
-    if (!options.ignoreMemory) refuseMemory(what, facts.memory);
-    notes.push_back(
-        what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
+    if (options.ignoreMemory) {
+      notes.push_back(
+          what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
+    } else {
+      // Without parallelism flags the preset's default is only a default: the
+      // execution of least compute time that fits takes its place.
+      const std::optional<Execution> chosen = fixesNoExecution(args.preset)
+                                                  ? fittingExecution(args.preset, choice, npus)
+                                                  : std::nullopt;
+      if (!chosen) refuseMemory(what, facts.memory);
+      options.parallelism = chosen->parallelism;
+      options.generator = generatorOf(*chosen, options.generator);
+      notes.push_back("the preset's default " + resolved.label() + " needs " +
+                      formatFixed(facts.memory.use ? facts.memory.use->total() / 1e9 : 0, 1) +
+                      " GB per NPU: chose " + chosen->label() +
+                      ", the execution of least compute time that fits (flags fix degrees; "
+                      "libra codesign searches the executions of every shape)");
+    }
   }
 
   SweepResult result;

@@ -543,6 +543,27 @@ TEST_F(CliTest, SweepRejectsBadArgumentsWithOneLine) {
       {"micro-batch of 7 sequences", "2 sequences of each replica"});
 }
 
+// Issue 25: GPT-3's default TP 16 x DP 256 needs 214.5 GB per H100, and the
+// sweep stopped at once. Without parallelism flags the execution of least
+// compute time that fits takes its place, named in a note; a degree flag keeps
+// the old refusal (the flags are the user's choice).
+TEST_F(CliTest, SweepWithoutFlagsChoosesAnExecutionThatFits) {
+  const std::vector<std::string> args{"sweep",  "--preset", "gpt3-175b", "--npus", "4096",
+                                      "--dims", "2",        "--blocks",  "Ring",   "--json"};
+  const ProcessResult r = runLibra(args);
+  ASSERT_EQ(r.exitCode, 0) << describe(args, r);
+  EXPECT_TRUE(contains(r.err, "the preset's default TP 16 x DP 256 needs 214.5 GB per NPU: chose"))
+      << r.err;
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_NE(j["parallelism"], "TP 16 x DP 256");
+  EXPECT_TRUE(j["memory_fits"].get<bool>());
+  EXPECT_LE(j["memory_per_npu_bytes"].get<double>(), j["memory_capacity_bytes"].get<double>());
+  expectUsageError(
+      {"sweep", "--preset", "gpt3-175b", "--npus", "4096", "--dims", "2", "--tp", "16"},
+      {"does not fit", "214.5 GB per NPU"});
+}
+
 TEST_F(CliTest, SweepNotesAnEmptyDimensionCount) {
   // 12 = 2 x 2 x 3 splits into at most 3 dimensions: 2..4 sweeps 2 and 3, with a note.
   // 32 images on each of the 12 NPUs (8192 does not split over 12).
