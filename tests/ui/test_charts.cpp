@@ -298,6 +298,17 @@ class ChartsTest : public QObject {
   }
 
   // The mouse over a drawn front point shows its cost, time and split.
+  // Issue 28 item 7: a front point's cost budget is written to the bit; the
+  // sensitivity panel showed "cost <= 8809720.377643563".
+  void constraintsShowTenSignificantDigitsAtMost() {
+    QCOMPARE(constraintText("cost <= 8809720.377643563"), QStringLiteral("cost <= 8809720.378"));
+    QCOMPARE(constraintText("total == 500"), QStringLiteral("total == 500"));
+    QCOMPARE(constraintText("bw[pod] <= 12.5"), QStringLiteral("bw[pod] <= 12.5"));
+    QCOMPARE(constraintText("2 * bw[0] >= 0.123456789012345"),
+             QStringLiteral("2 * bw[0] >= 0.123456789"));
+    QCOMPARE(constraintText("bw[\x1b] <= 1"), QStringLiteral("bw[\\x1b] <= 1"));
+  }
+
   void hoveringAFrontPointShowsItsNumbers() {
     const int i = 10;
     const Solution& s = front().points[i];

@@ -88,7 +88,7 @@ void SensitivityView::showResult(const SolveResult& result) {
   const QString grey = palette().color(QPalette::Disabled, QPalette::Text).name();
   QString html = QStringLiteral("<table cellspacing='0' cellpadding='2' width='100%'>");
   for (const ConstraintSensitivity& c : s.constraints) {
-    const QString what = toQString(c.constraint);
+    const QString what = constraintText(c.constraint);
     const QString value = sensitivityValueText(c);
     rows_ << what + QStringLiteral(": ") + value;
     const QString cells =
