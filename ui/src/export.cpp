@@ -96,6 +96,10 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
       svg.setOutputDevice(&buffer);
       svg.setSize(size);
       svg.setViewBox(QRect(QPoint(0, 0), size));
+      // Font sizes in the SVG are pixels of the view box; at the generator's
+      // default 72 dpi a 9 pt label laid out at 12 px on a 96 dpi screen was
+      // written as font-size="9" (issue 28 item 2).
+      svg.setResolution(view.logicalDpiY());
       svg.setTitle(heading);
       svg.setDescription(QObject::tr("Libra Studio results"));
       QPainter painter(&svg);
