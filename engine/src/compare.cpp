@@ -108,6 +108,17 @@ std::string_view toString(PerformanceMeasure measure) {
                                                         : "iterations_per_second";
 }
 
+std::optional<double> performanceIn(PerformanceMeasure measure, const Throughput& throughput,
+                                    const Evaluation& eval) {
+  return measure == PerformanceMeasure::TokensPerSecond ? quotient(throughput.tokensPerSecond, 1.0)
+                                                        : quotient(1e9, positive(eval.iterationNs));
+}
+
+std::optional<double> perfPerCostIn(PerformanceMeasure measure, const Throughput& throughput,
+                                    const Evaluation& eval) {
+  return quotient(performanceIn(measure, throughput, eval), positive(eval.costUsd));
+}
+
 std::vector<DesignInput> scenarioDesigns(const Project& project, const std::string& file) {
   std::vector<DesignInput> out;
   const std::vector<std::string> names = scenarioNames(project);
@@ -200,10 +211,8 @@ Comparison compareAnalyzed(std::vector<DesignComparison> designs, const std::str
     d.performance = d.perfPerCost = std::nullopt;
     if (!d.ok()) continue;
     const DesignResult& r = d.analysis.design;
-    d.performance = c.measure == PerformanceMeasure::TokensPerSecond
-                        ? r.throughput.tokensPerSecond
-                        : quotient(1e9, positive(r.eval.iterationNs));
-    d.perfPerCost = quotient(d.performance, costOf(d));
+    d.performance = performanceIn(c.measure, r.throughput, r.eval);
+    d.perfPerCost = perfPerCostIn(c.measure, r.throughput, r.eval);
   }
   const DesignComparison& base = c.designs[c.baseline];
   const std::optional<double> basePerformance = base.performance, baseCost = costOf(base),

@@ -377,9 +377,21 @@ std::string optimum(const DesignComparison& d, int level) {
     trainingRow("  time to train", &Throughput::timeToTrainS,
                 [](double v) { return fixed(v / 86400, 1) + " days"; });
   }
-  const std::string ppcUnit = d.performance && th.tokensPerSecond ? "tokens/s" : "iterations/s";
+  const std::string ppcUnit =
+      d.performance && th.tokensPerSecond && *d.performance == *th.tokensPerSecond ? "tokens/s"
+                                                                                   : "iterations/s";
   if (d.perfPerCost) {
-    row("perf per cost (" + ppcUnit + " per $1M)", shortNumber(*d.perfPerCost * 1e6), "-", "-");
+    // The front's best and the equal split by the same rule as the design's
+    // (perfPerCostIn); they showed "-" (issue 28 item 1).
+    const PerformanceMeasure measure = ppcUnit == "tokens/s"
+                                           ? PerformanceMeasure::TokensPerSecond
+                                           : PerformanceMeasure::IterationsPerSecond;
+    const auto ppc = [&](const std::optional<double>& v) {
+      return v ? shortNumber(*v * 1e6) : std::string("-");
+    };
+    row("perf per cost (" + ppcUnit + " per $1M)", ppc(d.perfPerCost),
+        best ? ppc(perfPerCostIn(measure, bestTh, best->eval)) : "-",
+        base ? ppc(perfPerCostIn(measure, bth, base->design.eval)) : "-");
   }
   out += t.html();
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -290,6 +291,23 @@ TEST(Report, BundledExampleShowsTheEngineNumbers) {
   // The front's best perf per cost, drawn and tabulated.
   ASSERT_TRUE(a.hasFront());
   EXPECT_THAT(html, HasSubstr(formatTime(a.front.perfPerCostOptimum.eval.iterationNs)));
+  // Perf per cost in all three columns: the optimum, the front's best and the
+  // equal split (issue 28 item 1: the last two showed "-"), tokens/s per $1M
+  // from the tokens per iteration, each design's time and its cost.
+  {
+    const auto ppc = [&](const Evaluation& e) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.4g",
+                    *a.training.tokensPerIteration / (e.iterationNs * 1e-9) / e.costUsd * 1e6);
+      return std::string(buffer);
+    };
+    const std::size_t at = html.find("perf per cost (tokens/s per $1M)");
+    ASSERT_NE(at, std::string::npos);
+    const std::string rowText = html.substr(at, html.find("</tr>", at) - at);
+    EXPECT_THAT(rowText, HasSubstr(">" + ppc(a.design.eval) + "<"));
+    EXPECT_THAT(rowText, HasSubstr(">" + ppc(a.front.perfPerCostOptimum.eval) + "<"));
+    EXPECT_THAT(rowText, HasSubstr(">" + ppc(a.baseline->design.eval) + "<"));
+  }
   EXPECT_THAT(r.charts[0].svg, HasSubstr(">Best perf per cost<"));
   EXPECT_THAT(r.charts[0].svg, HasSubstr(">Equal split<"));
   EXPECT_THAT(r.charts[0].svg, HasSubstr(">Optimum<"));

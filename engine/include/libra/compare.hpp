@@ -38,6 +38,15 @@ std::vector<DesignInput> scenarioDesigns(const Project& project, const std::stri
 enum class PerformanceMeasure { TokensPerSecond, IterationsPerSecond };
 std::string_view toString(PerformanceMeasure measure);  // "tokens_per_second", ...
 
+// A design's performance in `measure` (its throughput's tokens/s, or 1e9 / its
+// iteration time) and that per $ of its cost in the cost scope; nullopt where
+// either is missing, not finite or not positive. One rule for `compare`, the
+// report's tables and the window.
+std::optional<double> performanceIn(PerformanceMeasure measure, const Throughput& throughput,
+                                    const Evaluation& eval);
+std::optional<double> perfPerCostIn(PerformanceMeasure measure, const Throughput& throughput,
+                                    const Evaluation& eval);
+
 struct ComparisonOptions {
   // The same for every design: objective, extra constraints (or
   // projectConstraints = false), model overrides, backend, Pareto points (the
