@@ -405,6 +405,27 @@ class ChartsTest : public QObject {
     QVERIFY(!splitConstraints(doc()->project().constraints).costBudget);
   }
 
+  // A pan or a zoom stops at zero cost and zero time (issue 28 item 5: a
+  // drag showed negative iteration times and costs).
+  void panningStopsAtZero() {
+    const QPoint at = pareto()->frontPointPosition(20);
+    wheel(plot(), at, 240);
+    QVERIFY(pareto()->isZoomed());
+    const QPoint start = at;
+    QTest::mousePress(plot(), Qt::LeftButton, Qt::NoModifier, start);
+    for (int k = 1; k <= 40; ++k) {
+      moveWithButton(plot(), start + QPoint(40 * k, 30 * k), Qt::LeftButton);
+    }
+    QTest::mouseRelease(plot(), Qt::LeftButton, Qt::NoModifier, start + QPoint(1600, 1200));
+    QVERIFY2(pareto()->costRange().lo >= 0, qPrintable(QString::number(pareto()->costRange().lo)));
+    QVERIFY2(pareto()->timeRange().lo >= 0, qPrintable(QString::number(pareto()->timeRange().lo)));
+    wheel(plot(), at, -2400);  // far out
+    QVERIFY(pareto()->costRange().lo >= 0 && pareto()->timeRange().lo >= 0);
+    pareto()->setFocus();
+    QTest::keyClick(pareto(), Qt::Key_Escape);
+    QVERIFY(!pareto()->isZoomed());
+  }
+
   // The wheel zooms about the cursor (the value under it stays), a drag on
   // the plot pans without selecting, Escape goes back to the fitted view.
   void wheelZoomsDragPansAndEscapeResets() {

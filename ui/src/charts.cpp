@@ -734,6 +734,18 @@ void setLogRange(QLogValueAxis* axis, double lo, double hi) {
 }  // namespace
 
 void ParetoChartView::applyRanges() {
+  // Times and costs are never negative: a zoom or a pan stops at 0 (it showed
+  // negative iteration times and costs, issue 28 item 5).
+  if (zoomed_) {
+    const auto floorAtZero = [](AxisRange& r) {
+      if (r.lo < 0) {
+        r.hi -= r.lo;
+        r.lo = 0;
+      }
+    };
+    if (!logCost_) floorAtZero(xRange_);
+    if (!logTime_) floorAtZero(yRange_);
+  }
   const double x0 = xRange_.lo / units_.usdPerUnit, x1 = xRange_.hi / units_.usdPerUnit;
   const double y0 = yRange_.lo / units_.nsPerUnit, y1 = yRange_.hi / units_.nsPerUnit;
   if (logCost_) {
