@@ -4,10 +4,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <vector>
 
+#include "libra/display_text.hpp"
 #include "libra/error.hpp"
 #include "text.hpp"
 
@@ -505,6 +507,59 @@ RewrittenConstraint rewriteDimensionReferences(std::string_view text,
   rewritten.append(text.substr(copied));
   out.text = std::move(rewritten);
   return out;
+}
+
+std::string constraintDisplayText(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  const auto digit = [&](std::size_t k) {
+    return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])) != 0;
+  };
+  while (i < text.size()) {
+    // A number: digits, a point, digits, an optional exponent (names such as
+    // bw[pod2] hold no point, so they are left alone).
+    const bool startsNumber =
+        digit(i) && (i == 0 || (std::isalnum(static_cast<unsigned char>(text[i - 1])) == 0 &&
+                                text[i - 1] != '_'));
+    if (!startsNumber) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (digit(end)) ++end;
+    if (end < text.size() && text[end] == '.' && digit(end + 1)) {
+      ++end;
+      while (digit(end)) ++end;
+      if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+        std::size_t e = end + 1;
+        if (e < text.size() && (text[e] == '+' || text[e] == '-')) ++e;
+        if (digit(e)) {
+          end = e;
+          while (digit(end)) ++end;
+        }
+      }
+    }
+    const std::string_view number = text.substr(i, end - i);
+    std::size_t significant = 0;
+    bool leading = true;
+    for (const char c : number) {
+      if (c == 'e' || c == 'E') break;
+      if (std::isdigit(static_cast<unsigned char>(c)) == 0) continue;
+      if (leading && c == '0') continue;
+      leading = false;
+      ++significant;
+    }
+    if (significant > 10) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.10g",
+                    std::strtod(std::string(number).c_str(), nullptr));
+      out += buffer;
+    } else {
+      out += number;
+    }
+    i = end;
+  }
+  return displayText(out);
 }
 
 }  // namespace libra

@@ -1,9 +1,9 @@
 #include "format.hpp"
 
 #include <QLocale>
-#include <QRegularExpression>
 #include <QStringList>
 #include <cmath>
+#include <libra/constraints.hpp>
 #include <libra/display_text.hpp>
 #include <libra/report/units.hpp>
 
@@ -44,22 +44,7 @@ QString shownName(const std::string& name) {
 }
 
 QString constraintText(const std::string& constraint) {
-  QString text = toQString(displayText(constraint));
-  static const QRegularExpression number(QStringLiteral("\\d+\\.\\d+(?:[eE][-+]?\\d+)?"));
-  QString out;
-  qsizetype at = 0;
-  for (auto it = number.globalMatch(text); it.hasNext();) {
-    const QRegularExpressionMatch m = it.next();
-    out += text.mid(at, m.capturedStart() - at);
-    QString digits = m.captured();
-    digits.remove(QLatin1Char('.'));
-    const qsizetype e = digits.indexOf(QRegularExpression(QStringLiteral("[eE]")));
-    if (e >= 0) digits.truncate(e);
-    while (digits.startsWith(QLatin1Char('0'))) digits.remove(0, 1);
-    out += digits.size() > 10 ? QString::number(m.captured().toDouble(), 'g', 10) : m.captured();
-    at = m.capturedEnd();
-  }
-  return out + text.mid(at);
+  return toQString(constraintDisplayText(constraint));
 }
 
 QString shownText(const std::string& text, std::size_t limit) {

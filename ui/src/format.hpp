@@ -25,9 +25,7 @@ QString toQString(const std::string& text);
 // (libra/display_text.hpp): controls and bidirectional overrides escaped, cut
 // to 48 characters with "…". Editors and lookups use the name itself.
 QString shownName(const std::string& name);
-// A constraint as panels show it: safe (shownText, uncut), and a number of
-// more than 10 significant digits shortened to 10 ("cost <= 8809720.377643563"
-// -> "cost <= 8809720.378": a front point's budget is written to the bit).
+// libra::constraintDisplayText: safe, numbers at most 10 significant digits.
 QString constraintText(const std::string& constraint);
 // The same at another length (window titles, headings): `limit` characters.
 QString shownText(const std::string& text, std::size_t limit);

@@ -34,6 +34,11 @@ struct LinearConstraint {
 LinearConstraint parseConstraint(std::string_view text, std::span<const std::string> dimNames,
                                  std::span<const double> costPerBandwidth, double fixedCostUsd = 0);
 
+// A constraint as panels and tables show it: safe (displayText) and each number
+// of more than 10 significant digits shortened to 10 ("cost <= 8809720.377643563"
+// -> "cost <= 8809720.378": a front point's budget is written to the bit).
+std::string constraintDisplayText(std::string_view text);
+
 // ---------------------------------------------------------------------------------
 // Symbolic structure, for edits that must keep an expression's meaning (renaming,
 // inserting, removing or reordering dimensions; finding the budget lines).
