@@ -139,19 +139,10 @@ struct Shape {
   Network network;
 };
 
-}  // namespace
-
-CodesignResult runCodesign(const CodesignOptions& o,
-                           const std::function<void(std::int64_t, std::int64_t)>& progress,
-                           const std::atomic<bool>* cancel) {
-  const auto started = std::chrono::steady_clock::now();
-  if (o.npus.empty()) throw InputError("codesign: no NPU count is given");
-  if (o.top < 1) throw InputError("codesign: the number of designs listed must be at least 1");
-  CodesignResult out;
-  const std::vector<std::string> constraints = constraintsOf(o.shapes);
-
-  // What every shape of one NPU count shares: its executions, memory checked
-  // and bounded.
+// The execution search's options every shape starts from.
+ExecutionSearchOptions searchOptionsOf(const CodesignOptions& o,
+                                       const std::vector<std::string>& constraints,
+                                       const std::atomic<bool>* cancel) {
   ExecutionSearchOptions base;
   base.choices = o.choices;
   base.device = o.shapes.device;
@@ -169,39 +160,14 @@ CodesignResult runCodesign(const CodesignOptions& o,
   base.solver.cancel = cancel;
   base.cancel = cancel;
 
-  std::vector<PreparedExecutions> prepared;
-  std::vector<Shape> shapes;
-  for (const std::int64_t n : o.npus) {
-    SweepOptions s = o.shapes;
-    s.npus = n;
-    s.parallelism = Parallelism{};
-    const std::vector<Network> networks = enumerateShapes(s);
-    prepared.push_back(prepareExecutions(o.shapes.preset, n, base));
-    const PreparedExecutions& p = prepared.back();
-    out.overMemory += p.overMemory;
-    out.failed += p.failed;
-    if (out.firstFailure.empty()) out.firstFailure = p.firstFailure;
-    if (p.leastMemory &&
-        (!out.leastMemory || p.leastMemory->use->total() < out.leastMemory->use->total())) {
-      out.leastMemory = p.leastMemory;
-    }
-    for (const Network& net : networks) shapes.push_back({n, prepared.size() - 1, net});
-  }
-  out.shapes = static_cast<std::int64_t>(shapes.size());
+  return base;
+}
 
-  const auto keep = static_cast<std::size_t>(std::max(o.top, 1)) * 4;  // room for equivalents
-  Collector collector(o.objective, keep);
-  std::mutex mutex;  // the counts of `out`
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::int64_t> done{0};
-  auto skip = [&](const std::string& reason, const std::string& example) {
-    const std::lock_guard lock(mutex);
-    ++out.skipReasons[reason];
-    out.skipExample.emplace(reason, example);
-  };
-  // Work items: the shapes of one factorization (consecutive in the
-  // enumeration), which differ only in their blocks and share their tallies.
-  std::vector<std::pair<std::size_t, std::size_t>> items;  // [first, last)
+// Work items [first, last): the shapes of one factorization (consecutive in the
+// enumeration), which differ only in their blocks and share their tallies.
+std::vector<std::pair<std::size_t, std::size_t>> factorizationItems(
+    const std::vector<Shape>& shapes) {
+  std::vector<std::pair<std::size_t, std::size_t>> items;
   for (std::size_t i = 0; i < shapes.size();) {
     std::size_t j = i + 1;
     const auto sizes = [&](std::size_t k) {
@@ -213,135 +179,68 @@ CodesignResult runCodesign(const CodesignOptions& o,
     items.emplace_back(i, j);
     i = j;
   }
-  auto work = [&] {
-    TallyCache tallies;
-    for (std::size_t item = next++; item < items.size(); item = next++) {
-      tallies.tallies.clear();
-      for (std::size_t i = items[item].first; i < items[item].second; ++i) {
-        if (cancel && cancel->load()) return;
-        const Shape& shape = shapes[i];
-        const Network& network = shape.network;
-        Problem priced;
-        priced.dimNames = network.names();
-        try {
-          priced.costPerBandwidth = costPerBandwidth(network, o.shapes.costModel);
-        } catch (const InputError& e) {
-          skip("a Switch on a cost level without Switch/Nic prices", e.what());
-          ++done;
-          continue;
-        }
-        const std::vector<std::string> beyond = limitViolations(network, o.shapes.limits);
-        if (!beyond.empty()) {
-          skip("beyond a building block's limits (FullyConnected ports, Switch radix)",
-               beyond.front());
-          ++done;
-          continue;
-        }
-        const double npuPrice = npuPriceOf(o.shapes);
-        const double fixed = o.shapes.costScope == CostScope::System
-                                 ? static_cast<double>(shape.npus) * npuPrice
-                                 : 0.0;
-        priced.fixedCostUsd = fixed;
-        try {
-          for (const std::string& text : constraints) {
-            priced.constraints.push_back(priced.compile(text));
-          }
-        } catch (const ConstraintError& e) {
-          skip("a constraint does not apply to the shape", e.what());
-          ++done;
-          continue;
-        }
-        const detail::CostRange range = detail::costRange(priced);
-        if (range.status != SolveStatus::Optimal) {
-          skip("the constraints cannot all hold on the shape", range.message);
-          ++done;
-          continue;
-        }
-        ExecutionSearchOptions so = base;
-        so.project.constraints = constraints;
-        so.tallies = &tallies;
-        // The most each dimension can get (an LP per dimension); unbounded: 1e30.
-        for (int d = 0; d < priced.dims(); ++d) {
-          Problem one = priced;
-          one.fixedCostUsd = 0;
-          one.costPerBandwidth.assign(static_cast<std::size_t>(priced.dims()), 0.0);
-          one.costPerBandwidth[static_cast<std::size_t>(d)] = 1.0;
-          const detail::CostRange most = detail::costRange(one);
-          so.bandwidthCeiling.push_back(std::isfinite(most.max) ? most.max : 1e30);
-        }
-        so.dominated = [&, minCost = range.min](double bound) {
-          return collector.dominated(bound, minCost);
-        };
-        std::int64_t order = 0;
-        so.found = [&](const ExecutionDesign& d) {
-          const double networkUsd = d.solution.eval.networkCostUsd;
-          const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
-          const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
-          ++order;
-          if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
-          Ranked r;
-          r.shape = i;
-          r.order = order;
-          CodesignDesign& c = r.design;
-          c.npus = shape.npus;
-          c.network = network;
-          c.label = shapeLabel(network);
-          c.execution = d.execution;
-          c.solution = d.solution;
-          c.solution.solvedModel.reset();
-          c.memory = d.memory;
-          c.networkCostUsd = networkUsd;
-          c.systemCostUsd = systemUsd;
-          c.costUsd = cost;
-          collector.add(std::move(r));
-        };
-        ExecutionSearch found;
-        try {
-          found = searchPrepared(o.shapes.preset, network, prepared[shape.prepared], so);
-        } catch (const InputError& e) {
-          skip("the workload or project is invalid for the shape", e.what());
-          ++done;
-          continue;
-        }
-        {
-          const std::lock_guard lock(mutex);
-          ++out.shapesSearched;
-          out.evaluated += found.evaluated;
-          out.pruned += found.pruned;
-          out.failed += found.failed - prepared[shape.prepared].failed;
-          if (out.firstFailure.empty()) out.firstFailure = found.firstFailure;
-        }
-        if (found.cancelled) return;
-        ++done;
-      }
-    }
-  };
+  return items;
+}
 
-  unsigned jobs = o.shapes.jobs > 0 ? static_cast<unsigned>(o.shapes.jobs)
-                                    : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(items.size(), 1)));
-  {
-    std::atomic<unsigned> finished{0};
-    const auto worker = [&] {
-      work();
-      ++finished;
-    };
-    std::vector<std::jthread> workers;
-    const unsigned spawned = progress ? jobs : jobs - 1;
-    for (unsigned j = 0; j < spawned; ++j) workers.emplace_back(worker);
-    if (progress) {
-      // The calling thread reports, about ten times a second.
-      while (finished.load() < spawned) {
-        progress(done.load(), out.shapes);
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    } else {
-      work();
-    }
+// What a shape allows under the constraints: its least cost and the most
+// bandwidth each dimension can get (an LP each; unbounded: 1e30).
+struct ShapeBounds {
+  double minCost = 0;
+  std::vector<double> ceiling;
+};
+
+// nullopt, with the reason and a message, for a shape that cannot be built or
+// priced, or whose constraints do not apply or cannot hold.
+std::optional<ShapeBounds> boundsOf(const Network& network, std::int64_t npus,
+                                    const CodesignOptions& o,
+                                    const std::vector<std::string>& constraints,
+                                    std::string& reason, std::string& message) {
+  Problem priced;
+  priced.dimNames = network.names();
+  try {
+    priced.costPerBandwidth = costPerBandwidth(network, o.shapes.costModel);
+  } catch (const InputError& e) {
+    reason = "a Switch on a cost level without Switch/Nic prices";
+    message = e.what();
+    return std::nullopt;
   }
-  if (progress) progress(done.load(), out.shapes);
-  out.cancelled = cancel && cancel->load();
+  const std::vector<std::string> beyond = limitViolations(network, o.shapes.limits);
+  if (!beyond.empty()) {
+    reason = "beyond a building block's limits (FullyConnected ports, Switch radix)";
+    message = beyond.front();
+    return std::nullopt;
+  }
+  priced.fixedCostUsd = o.shapes.costScope == CostScope::System
+                            ? static_cast<double>(npus) * npuPriceOf(o.shapes)
+                            : 0.0;
+  try {
+    for (const std::string& text : constraints) priced.constraints.push_back(priced.compile(text));
+  } catch (const ConstraintError& e) {
+    reason = "a constraint does not apply to the shape";
+    message = e.what();
+    return std::nullopt;
+  }
+  const detail::CostRange range = detail::costRange(priced);
+  if (range.status != SolveStatus::Optimal) {
+    reason = "the constraints cannot all hold on the shape";
+    message = range.message;
+    return std::nullopt;
+  }
+  ShapeBounds out;
+  out.minCost = range.min;
+  for (int d = 0; d < priced.dims(); ++d) {
+    Problem one = priced;
+    one.fixedCostUsd = 0;
+    one.costPerBandwidth.assign(static_cast<std::size_t>(priced.dims()), 0.0);
+    one.costPerBandwidth[static_cast<std::size_t>(d)] = 1.0;
+    const detail::CostRange most = detail::costRange(one);
+    out.ceiling.push_back(std::isfinite(most.max) ? most.max : 1e30);
+  }
+  return out;
+}
 
+// Fills out.designs and out.pareto from what the collector kept.
+void listDesigns(CodesignResult& out, const Collector& collector, const CodesignOptions& o) {
   // The front, cheapest first, and the best designs: one list, best first, with
   // the front's members in it; equivalent shapes merged.
   std::vector<Ranked> front = collector.front();
@@ -421,6 +320,149 @@ CodesignResult runCodesign(const CodesignOptions& o,
   }
   std::sort(out.pareto.begin(), out.pareto.end(),
             [&](int a, int b) { return out.designs[a].costUsd < out.designs[b].costUsd; });
+}
+
+}  // namespace
+
+CodesignResult runCodesign(const CodesignOptions& o,
+                           const std::function<void(std::int64_t, std::int64_t)>& progress,
+                           const std::atomic<bool>* cancel) {
+  const auto started = std::chrono::steady_clock::now();
+  if (o.npus.empty()) throw InputError("codesign: no NPU count is given");
+  if (o.top < 1) throw InputError("codesign: the number of designs listed must be at least 1");
+  CodesignResult out;
+  const std::vector<std::string> constraints = constraintsOf(o.shapes);
+
+  // What every shape of one NPU count shares: its executions, memory checked
+  // and bounded.
+  const ExecutionSearchOptions base = searchOptionsOf(o, constraints, cancel);
+  std::vector<PreparedExecutions> prepared;
+  std::vector<Shape> shapes;
+  for (const std::int64_t n : o.npus) {
+    SweepOptions s = o.shapes;
+    s.npus = n;
+    s.parallelism = Parallelism{};
+    const std::vector<Network> networks = enumerateShapes(s);
+    prepared.push_back(prepareExecutions(o.shapes.preset, n, base));
+    const PreparedExecutions& p = prepared.back();
+    out.overMemory += p.overMemory;
+    out.failed += p.failed;
+    if (out.firstFailure.empty()) out.firstFailure = p.firstFailure;
+    if (p.leastMemory &&
+        (!out.leastMemory || p.leastMemory->use->total() < out.leastMemory->use->total())) {
+      out.leastMemory = p.leastMemory;
+    }
+    for (const Network& net : networks) shapes.push_back({n, prepared.size() - 1, net});
+  }
+  out.shapes = static_cast<std::int64_t>(shapes.size());
+
+  const auto keep = static_cast<std::size_t>(std::max(o.top, 1)) * 4;  // room for equivalents
+  Collector collector(o.objective, keep);
+  std::mutex mutex;  // the counts of `out`
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::int64_t> done{0};
+  auto skip = [&](const std::string& reason, const std::string& example) {
+    const std::lock_guard lock(mutex);
+    ++out.skipReasons[reason];
+    out.skipExample.emplace(reason, example);
+  };
+  // Work items: the shapes of one factorization, which share their tallies.
+  const std::vector<std::pair<std::size_t, std::size_t>> items = factorizationItems(shapes);
+  auto work = [&] {
+    TallyCache tallies;
+    for (std::size_t item = next++; item < items.size(); item = next++) {
+      tallies.tallies.clear();
+      for (std::size_t i = items[item].first; i < items[item].second; ++i) {
+        if (cancel && cancel->load()) return;
+        const Shape& shape = shapes[i];
+        const Network& network = shape.network;
+        std::string reason, message;
+        const std::optional<ShapeBounds> bounds =
+            boundsOf(network, shape.npus, o, constraints, reason, message);
+        if (!bounds) {
+          skip(reason, message);
+          ++done;
+          continue;
+        }
+        const double npuPrice = npuPriceOf(o.shapes);
+        ExecutionSearchOptions so = base;
+        so.project.constraints = constraints;
+        so.tallies = &tallies;
+        so.bandwidthCeiling = bounds->ceiling;
+        so.dominated = [&, minCost = bounds->minCost](double bound) {
+          return collector.dominated(bound, minCost);
+        };
+        std::int64_t order = 0;
+        so.found = [&](const ExecutionDesign& d) {
+          const double networkUsd = d.solution.eval.networkCostUsd;
+          const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
+          const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
+          ++order;
+          if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
+          Ranked r;
+          r.shape = i;
+          r.order = order;
+          CodesignDesign& c = r.design;
+          c.npus = shape.npus;
+          c.network = network;
+          c.label = shapeLabel(network);
+          c.execution = d.execution;
+          c.solution = d.solution;
+          c.solution.solvedModel.reset();
+          c.memory = d.memory;
+          c.networkCostUsd = networkUsd;
+          c.systemCostUsd = systemUsd;
+          c.costUsd = cost;
+          collector.add(std::move(r));
+        };
+        ExecutionSearch found;
+        try {
+          found = searchPrepared(o.shapes.preset, network, prepared[shape.prepared], so);
+        } catch (const InputError& e) {
+          skip("the workload or project is invalid for the shape", e.what());
+          ++done;
+          continue;
+        }
+        {
+          const std::lock_guard lock(mutex);
+          ++out.shapesSearched;
+          out.evaluated += found.evaluated;
+          out.pruned += found.pruned;
+          out.failed += found.failed - prepared[shape.prepared].failed;
+          if (out.firstFailure.empty()) out.firstFailure = found.firstFailure;
+        }
+        if (found.cancelled) return;
+        ++done;
+      }
+    }
+  };
+
+  unsigned jobs = o.shapes.jobs > 0 ? static_cast<unsigned>(o.shapes.jobs)
+                                    : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(items.size(), 1)));
+  {
+    std::atomic<unsigned> finished{0};
+    const auto worker = [&] {
+      work();
+      ++finished;
+    };
+    std::vector<std::jthread> workers;
+    const unsigned spawned = progress ? jobs : jobs - 1;
+    for (unsigned j = 0; j < spawned; ++j) workers.emplace_back(worker);
+    if (progress) {
+      // The calling thread reports, about ten times a second.
+      while (finished.load() < spawned) {
+        progress(done.load(), out.shapes);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    } else {
+      work();
+    }
+  }
+  if (progress) progress(done.load(), out.shapes);
+  out.cancelled = cancel && cancel->load();
+
+  listDesigns(out, collector, o);
   out.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
