@@ -168,6 +168,8 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
     finishDesign(optimum.bandwidth);
     a.sensitivity = sensitivityAt(problem, optimum, solveOptions);
     if (options.onDesign && !optimumFromFront) options.onDesign(a);
+  } else {
+    a.sensitivity.note = "there is no optimum";
   }
   if (points > 0 && !optimumFromFront && a.status != SolveStatus::Cancelled) {
     // The least-time design of the front's own problem is the front's last

@@ -13,6 +13,8 @@
 #include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -32,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QValueAxis>
 #include <QToolButton>
 #include <QUndoStack>
 #include <functional>
@@ -55,6 +58,7 @@
 #include "results_view.hpp"
 #include "scenario_panel.hpp"
 #include "scenario_results.hpp"
+#include "sensitivity_view.hpp"
 #include "ui_test_support.hpp"
 
 using namespace libra;
@@ -131,6 +135,7 @@ class ScenariosTest : public QObject {
   ScenarioController* scenarios() { return window_->scenarios(); }
   ScenarioResults* scenarioResults() { return window_->scenarioResults(); }
   ParetoChartView* pareto() { return window_->results()->paretoChart(); }
+  ResultsView* results() { return window_->results(); }
   ComparisonView* comparison() { return window_->comparison(); }
   QUndoStack* undo() { return doc()->undoStack(); }
   std::vector<std::string> names() { return scenarioNames(doc()->project()); }
@@ -748,6 +753,57 @@ class ScenariosTest : public QObject {
     QVERIFY(!scenarioResults()->entry(0).result || scenarioResults()->entry(0).current);
     QVERIFY(waitForCurrentFrame());
     QTRY_VERIFY(comparison()->isCurrent() && comparison()->table()->columnCount() == 1);
+  }
+
+  // Opened over a solved project (and at startup), a project whose active
+  // scenario is infeasible shows nothing of the previous project: no dimmed
+  // design, no sensitivity rows, and the other scenarios' fronts drawn on
+  // axes fitted to them (issue 28 item 3).
+  void anInfeasibleProjectShowsNothingOfThePreviousOne() {
+    QVERIFY(!results()->sensitivityView()->rowTexts().isEmpty());  // the example's
+    QString error;
+    QFile source(QStringLiteral(LIBRA_SOURCE_DIR "/tests/cli/data/scenarios.json"));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QJsonObject project = QJsonDocument::fromJson(source.readAll()).object();
+    project[QStringLiteral("active_scenario")] = QStringLiteral("infeasible");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("infeasible.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(project).toJson());
+    file.close();
+    auto verifyShowsOnlyThisProject = [&] {
+      QTRY_VERIFY_WITH_TIMEOUT(
+          window_->statusLabel()->text().startsWith(QStringLiteral("Infeasible")), 10000);
+      QVERIFY(waitForScenarios());
+      QTRY_VERIFY(pareto()->overlaySeries().size() == 2 &&
+                  pareto()->overlaySeries()[0]->count() > 0);
+      const QString summary = results()->summaryText();
+      QVERIFY2(summary.contains(QStringLiteral("Infeasible")), qPrintable(summary));
+      QVERIFY2(!summary.contains(QStringLiteral("last solved design")), qPrintable(summary));
+      QVERIFY2(results()->sensitivityView()->rowTexts().isEmpty(),
+               qPrintable(results()->sensitivityView()->rowTexts().join(QLatin1Char('\n'))));
+      QCOMPARE(pareto()->frontSeries()->count(), 0);
+      QCOMPARE(pareto()->optimumSeries()->count(), 0);
+      // The axes hold the other scenarios' fronts, not an empty 0-1 grid.
+      const auto* x = qobject_cast<QValueAxis*>(pareto()->chart()->axes(Qt::Horizontal).value(0));
+      QVERIFY(x);
+      QVERIFY2(x->max() > 1.5, qPrintable(QString::number(x->max())));
+      for (const QPointF& p : pareto()->overlaySeries()[0]->points())
+        QVERIFY(p.x() >= x->min() && p.x() <= x->max());
+    };
+    QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
+    verifyShowsOnlyThisProject();
+    if (QTest::currentTestFailed()) return;
+    test::saveScreenshot(window_.get(), QStringLiteral("scenarios-infeasible-opened"));
+    // At startup: a fresh window opening the file first.
+    window_ = std::make_unique<MainWindow>(nullptr, false);
+    window_->files()->setPromptsEnabled(false);
+    QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
+    window_->resize(1500, 940);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    verifyShowsOnlyThisProject();
   }
 
   // The screenshot a person looks at: three scenarios overlaid.

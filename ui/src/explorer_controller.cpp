@@ -23,6 +23,8 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
       return;
     requestSolve();
   });
+  // Reset comes before the change it brings: the next request is the new project's.
+  connect(document_, &Document::documentReset, this, [this] { projectReset_ = true; });
   connect(&solver_, &SolverController::resultReady, this, &ExplorerController::onResult);
   // During a drag the line would change twice a frame ("Optimum in …",
   // "Solved in …"), unreadably, and each change lays the status bar and the
@@ -59,6 +61,8 @@ void ExplorerController::requestSolve() {
   request.artificialDelayMs = artificialDelayMs_;
   const quint64 generation = solver_.submit(std::move(request));
   traceEvent("submitted");
+  if (projectReset_) results_->setProjectStart(generation);
+  projectReset_ = false;
   results_->setRequestedGeneration(generation);
 }
 

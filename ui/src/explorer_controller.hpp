@@ -60,6 +60,7 @@ class ExplorerController : public QObject {
   int artificialDelayMs_ = 0;
   int requestedPoints_ = 0;  // the front points of the last request
   bool dragging_ = false;
+  bool projectReset_ = false;  // the next request is another project's first
   // The status line: at once, or after a frame during a drag.
   AfterFrame* statusLine_ = nullptr;
 };

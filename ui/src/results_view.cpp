@@ -232,6 +232,10 @@ void ResultsView::setRequestedGeneration(quint64 generation) {
   if (!staleDelay_.isActive()) staleDelay_.start();
 }
 
+void ResultsView::setProjectStart(quint64 generation) {
+  projectStart_ = std::max(projectStart_, generation);
+}
+
 bool ResultsView::isOlderThanShown(const SolveResult& result) const {
   const SolveResult* latest = failed_ ? failed_.get() : shown_.get();
   if (!latest) return false;
@@ -387,9 +391,25 @@ void ResultsView::apply(const SolveResultPtr& result) {
     // what is shown no longer matches the inputs.
     failed_ = result;
     const QString what = result->invalidInput ? tr("Invalid input") : statusName(a.status);
-    setChartsStale(true, tr("Not current: %1").arg(what));
+    if (shown_ && shown_->generation < projectStart_) {
+      // The last good picture is another project's: it goes, with its selection.
+      if (selected_) dropSelection();
+      shown_.reset();
+      front_.reset();
+    }
     QString text = tr("<b>%1</b>: %2").arg(what, toQString(a.message).toHtmlEscaped());
-    if (shown_) text += tr(" &nbsp;·&nbsp; <i>the charts show the last solved design</i>");
+    if (shown_) {
+      setChartsStale(true, tr("Not current: %1").arg(what));
+      text += tr(" &nbsp;·&nbsp; <i>the charts show the last solved design</i>");
+    } else {
+      // Nothing of this project was solved yet: the charts are empty but for
+      // the other scenarios' fronts, and the sensitivity says why.
+      pareto_->showResult(*result, nullptr);
+      bandwidth_->showResult(*result);
+      breakdown_->showResult(*result);
+      sensitivity_->showResult(*result);
+      setChartsStale(true, what);
+    }
     texts_->drop();
     summary_->setText(text);
     traceEvent("applied");

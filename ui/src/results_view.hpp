@@ -56,6 +56,9 @@ class ResultsView : public QWidget {
   // The newest generation asked of the solver: what is shown is out of date
   // until a result of that generation arrives.
   void setRequestedGeneration(quint64 generation);
+  // The first generation of another project (opened, or a new one): a
+  // failure from then on shows nothing of the designs before it.
+  void setProjectStart(quint64 generation);
   // A result for the next frame. One older than the shown result is ignored.
   void submitResult(const SolveResultPtr& result);
   // Shows a result at once (export, headless rendering), bypassing the throttle.
@@ -138,6 +141,7 @@ class ResultsView : public QWidget {
   SolveResultPtr pending_;
   SolveResultPtr shown_;
   SolveResultPtr front_;
+  quint64 projectStart_ = 0;
   SolveResultPtr failed_;
   SolveResultPtr selected_;  // the selected front point's analysis, if any  // the newest failure
                              // shown over shown_, if any
