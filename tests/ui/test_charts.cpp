@@ -330,6 +330,8 @@ class ChartsTest : public QObject {
   // A click selects the point: the bars, the breakdown, the sensitivity and the
   // summary show the engine's analysis of it; the optimum stays on the front.
   void clickingAFrontPointShowsItsDesign() {
+    window_->resize(1280, 700);  // a laptop's window: the breakdown is narrow
+    QVERIFY(waitForCurrentFrame());
     const int i = 6;
     const SolveResultPtr shown = results()->shownFront();
     const Analysis expected =
@@ -346,7 +348,26 @@ class ChartsTest : public QObject {
     for (int d = 0; d < bars->count(); ++d)
       QVERIFY(test::close(bars->at(d), front().points[i].bandwidth[d], 1e-12));
     BreakdownChartView* breakdown = results()->breakdownChart();
-    QCOMPARE(breakdown->designAxis()->at(1), QStringLiteral("Front point 7"));
+    QCOMPARE(breakdown->designAxis()->at(1), QStringLiteral("Point 7"));
+    // Drawn whole, inside the chart (issue 28 item 6: "ront point 2"), with
+    // the plot to its right.
+    QVERIFY(waitForCurrentFrame());
+    bool drawn = false;
+    for (QGraphicsItem* item : breakdown->scene()->items()) {
+      auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+      if (!text || !text->isVisible() || text->toPlainText() != QStringLiteral("Point 7"))
+        continue;
+      drawn = true;
+      const QRectF at = breakdown->mapFromScene(text->sceneBoundingRect()).boundingRect();
+      const QRectF plot =
+          breakdown->chart()->mapToScene(breakdown->chart()->plotArea()).boundingRect();
+      QVERIFY2(at.left() >= 0 && at.right() <= plot.left() + 1,
+               qPrintable(QStringLiteral("label from %1 to %2, plot from %3")
+                              .arg(at.left())
+                              .arg(at.right())
+                              .arg(plot.left())));
+    }
+    QVERIFY(drawn);
     const double perUnit =
         ChartUnits::forExtent(0, std::max(expected.design.eval.iterationNs,
                                           expected.baseline->design.eval.iterationNs))

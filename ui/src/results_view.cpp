@@ -319,7 +319,10 @@ void ResultsView::showSelection(const SolveResultPtr& point, int index) {
   const QString label = tr("Front point %1").arg(index + 1);
   pareto_->setSelectedIndex(index);
   bandwidth_->setDesignLabel(label);
-  breakdown_->setDesignLabel(label);
+  // A category of the breakdown no longer than "Equal split": in a narrow
+  // chart Qt Charts gives the axis no more room than that, and cut "Front
+  // point 2" to "ront point 2".
+  breakdown_->setDesignLabel(tr("Point %1").arg(index + 1));
   bandwidth_->showResult(*point);
   breakdown_->showResult(*point);
   texts_->drop();
