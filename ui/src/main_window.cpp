@@ -12,6 +12,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -36,6 +38,21 @@
 namespace libra::studio {
 
 namespace {
+
+// Room left above the window for its title bar on a screen it is sized to.
+constexpr int kTitleBarAllowance = 40;
+
+// A panel taller than a laptop's column scrolls inside its dock instead of
+// raising the window's minimum height.
+QWidget* scrolling(QWidget* panel) {
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(panel->objectName() + QStringLiteral("Scroll"));
+  scroll->setWidget(panel);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  return scroll;
+}
 
 QDockWidget* dock(QMainWindow* window, const QString& title, const QString& name, QWidget* content,
                   Qt::DockWidgetArea area) {
@@ -91,13 +108,14 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   QDockWidget* networkDock =
       dock(this, tr("Network"), QStringLiteral("networkDock"), network_, Qt::LeftDockWidgetArea);
   QDockWidget* budgetDock = dock(this, tr("Budget and Objective"), QStringLiteral("budgetDock"),
-                                 budget_, Qt::LeftDockWidgetArea);
+                                 scrolling(budget_), Qt::LeftDockWidgetArea);
   // The charts get the whole height; the workload shares the column with the budget.
   QDockWidget* workloadDock =
-      dock(this, tr("Workload"), QStringLiteral("workloadDock"), workload_, Qt::LeftDockWidgetArea);
+      dock(this, tr("Workload"), QStringLiteral("workloadDock"), scrolling(workload_),
+           Qt::LeftDockWidgetArea);
   tabifyDockWidget(budgetDock, workloadDock);
   QDockWidget* costDock = dock(this, tr("Cost Levels"), QStringLiteral("costLevelDock"),
-                               new CostLevelPanel(document_), Qt::LeftDockWidgetArea);
+                               scrolling(new CostLevelPanel(document_)), Qt::LeftDockWidgetArea);
   tabifyDockWidget(workloadDock, costDock);
   budgetDock->raise();
   auto* undoView = new QUndoView(document_->undoStack());
@@ -142,7 +160,12 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
             .arg(QApplication::applicationVersion()));
   });
 
-  resize(1500, 940);
+  // 1500x940 where the screen has room, else the screen's free area less a
+  // title bar (a 1366x768 laptop).
+  QSize size(1500, 940);
+  if (const QScreen* s = screen())
+    size = size.boundedTo(s->availableGeometry().size() - QSize(0, kTitleBarAllowance));
+  resize(size.expandedTo(minimumSizeHint()));
   if (restoreWindowState) {
     const QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());

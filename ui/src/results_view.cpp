@@ -161,6 +161,11 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setText(tr("No result yet."));
 
+  // The smallest charts whose titles, axes and legends are still whole: the
+  // window's minimum height (about 650 px) follows from them.
+  pareto_->setMinimumHeight(250);
+  for (QWidget* w : std::initializer_list<QWidget*>{bandwidth_, breakdown_, sensitivity_})
+    w->setMinimumHeight(230);
   auto* bottom = new QSplitter(Qt::Horizontal);
   bottom->addWidget(bandwidth_);
   bottom->addWidget(breakdown_);
@@ -175,6 +180,11 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   vertical->setStretchFactor(0, 3);
   vertical->setStretchFactor(1, 2);
   vertical->setChildrenCollapsible(false);
+  // The summary wraps to about five lines at the window's minimum width; its
+  // layout minimum is one line, so the charts would be cut below it.
+  constexpr int kSummaryLines = 5;
+  setMinimumHeight(pareto_->minimumHeight() + bandwidth_->minimumHeight() +
+                   vertical->handleWidth() + kSummaryLines * fontMetrics().lineSpacing() + 24);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
