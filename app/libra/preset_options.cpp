@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "libra/error.hpp"
 #include "libra/libra_format.hpp"
+#include "libra/model_file.hpp"
 
 namespace libra::cli {
 
@@ -62,9 +63,17 @@ std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, 
 }
 
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
-  cmd->add_option("--preset", flags.preset, "Model preset, e.g. gpt3-175b (see 'libra presets')")
-      ->required()
-      ->type_name("NAME");
+  CLI::Option* preset =
+      cmd->add_option("--preset", flags.preset, "Model preset, e.g. gpt3-175b (see 'libra presets')")
+          ->type_name("NAME");
+  CLI::Option* model =
+      cmd->add_option("--model", flags.model,
+                      "Model file instead of --preset: a Hugging Face config.json (model_type "
+                      "gpt2, gpt_neox, llama, mistral, mixtral, qwen2, qwen2_moe, deepseek_v2/v3, "
+                      "nemotron) or libra's model file ('libra presets --show ID --json')")
+          ->type_name("FILE");
+  preset->excludes(model);
+  model->excludes(preset);
   cmd->add_option("--device", flags.device,
                   std::string("Device for the compute times (default ") + kDefaultDevice +
                       "; see 'libra presets --devices')")
@@ -137,10 +146,26 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
 
 PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   PresetChoice choice;
-  try {
-    choice.preset = &findPreset(flags.preset);
-  } catch (const InputError& e) {
-    throw InputError(std::string("--preset: ") + e.what());
+  if (flags.model.empty()) {
+    if (flags.preset.empty()) {
+      throw InputError("give the model: --preset ID (see 'libra presets') or --model CONFIG.json");
+    }
+    try {
+      choice.preset = std::shared_ptr<const Preset>(&findPreset(flags.preset), [](const Preset*) {});
+    } catch (const InputError& e) {
+      throw InputError(std::string("--preset: ") + e.what());
+    }
+  } else {
+    Preset model = readModelFile(flags.model);
+    const int sequence = flags.sequenceLength.empty()
+                             ? 0
+                             : static_cast<int>(parseWholeNumber(
+                                   flags.sequenceLength, "--sequence-length", 1, kMaxDegree));
+    const std::int64_t global =
+        flags.globalBatch.empty() ? 0
+                                  : parseWholeNumber(flags.globalBatch, "--global-batch", 1, kMaxCount);
+    completeModel(model, flags.model, sequence, global);
+    choice.preset = std::make_shared<const Preset>(std::move(model));
   }
   try {
     choice.device = findDevice(flags.device);

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ inline constexpr const char* kDefaultDevice = "h100";
 // As given on the command line; empty strings are flags that were not given.
 struct PresetFlags {
   std::string preset;
+  std::string model;  // --model CONFIG.json instead of --preset
   std::string device = kDefaultDevice;
   std::string tp, ep, pp, dp;
   bool sequenceParallel = false;
@@ -46,7 +48,9 @@ struct PresetFlags {
 
 // What the flags mean, checked.
 struct PresetChoice {
-  const Preset* preset = nullptr;
+  // The preset, or the model read from --model (completed with
+  // --sequence-length and --global-batch where the file gives none).
+  std::shared_ptr<const Preset> preset;
   Device device;
   // The preset's default parallelism with the given degrees and switches applied;
   // dp = 0 (derived from the NPU count) unless --dp was given.
@@ -61,7 +65,7 @@ struct PresetChoice {
 // needs and has, what reduces it, and that --ignore-memory proceeds anyway.
 [[noreturn]] void refuseMemory(const std::string& what, const MemoryEstimate& memory);
 
-// Adds --preset (required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
+// Adds --preset or --model (one is required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
 // --zero3, --zero, --recompute, --selective-recompute, --attention, --moe-dispatcher,
 // --moe-routing, --global-batch, --micro-batch,
 // --micro-batches, --sequence-length, --virtual-stages, --train-tokens, --ignore-memory, --layout,

@@ -2,11 +2,13 @@
 // `libra sweep` generate workloads from.
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <ostream>
 #include <variant>
 #include <vector>
 
 #include "cli.hpp"
+#include "libra/model_file.hpp"
 #include "libra/presets.hpp"
 #include "output.hpp"
 #include "preset_options.hpp"
@@ -29,12 +31,15 @@ constexpr const char* kPresetsFooter =
     "  libra presets\n"
     "  libra presets --devices\n"
     "  libra presets --json | jq '.presets[] | {id, parameters}'\n"
+    "  libra presets --show llama3-70b --json > my-model.json   # a model file to edit,\n"
+    "  libra new --model my-model.json --network ...            # then read with --model\n"
     "\n"
-    "Exit codes: 0 listed; 2 bad usage.";
+    "Exit codes: 0 listed; 2 bad usage or an unknown preset.";
 
 struct PresetsArgs {
   bool json = false;
   bool devicesOnly = false;
+  std::string show;  // --show ID
 };
 
 std::string printfNumber(const char* format, double value) {
@@ -256,7 +261,28 @@ void printDevices(std::ostream& out, const Style& style) {
   table.print(out, style);
 }
 
+// One preset: its hyperparameters, or (--json) libra's model file of it, which
+// --model reads back.
+int showPreset(const PresetsArgs& args, Context& context) {
+  const Preset& preset = findPreset(args.show);
+  if (args.json) {
+    context.out << modelFileJson(preset) << std::endl;
+    return kExitSuccess;
+  }
+  const Style style{context.color};
+  context.out << style.bold(preset.name) << " (" << preset.id << ")\n";
+  Table table;
+  table.addColumn("hyperparameter", Table::Align::Left);
+  table.addColumn("value", Table::Align::Left);
+  for (const auto& [key, value] : describe(preset)) table.addRow({key, value});
+  table.print(context.out, style);
+  context.out << "source: " << preset.source << "\n";
+  if (!preset.notes.empty()) context.out << "notes: " << preset.notes << "\n";
+  return kExitSuccess;
+}
+
 int runPresetsCommand(const PresetsArgs& args, Context& context) {
+  if (!args.show.empty()) return showPreset(args, context);
   if (args.json) {
     Json j;
     if (!args.devicesOnly) {
@@ -286,6 +312,10 @@ void registerPresets(CLI::App& app, Context& context) {
   CLI::App* cmd =
       app.add_subcommand("presets", "List the model presets and devices for new and sweep");
   cmd->add_flag("--devices", args->devicesOnly, "List the devices only");
+  cmd->add_option("--show", args->show,
+                  "One preset's hyperparameters; with --json libra's model file of it, which "
+                  "--model reads (a starting point to edit)")
+      ->type_name("ID");
   cmd->add_flag("--json", args->json,
                 "Print one JSON object with every hyperparameter, full sources and notes");
   cmd->footer(kPresetsFooter);

@@ -190,7 +190,7 @@ std::string describedName(const Project& project) {
     std::string label = w.name;
     if (w.origin) {
       try {
-        label = findPreset(w.origin->preset).name;
+        if (const auto choice = presetChoiceOf(w)) label = modelOf(*choice).name;
       } catch (const InputError&) {
         // A preset this build does not know: the workload's own name.
       }

@@ -304,6 +304,9 @@ class Writer {
         params[key] = number(value, member(path + ".origin.parameters", key));
       }
       o["parameters"] = std::move(params);
+      if (!w.origin->model.empty()) {
+        o["model"] = json_text::parse<Json>(w.origin->model, path + ".origin.model");
+      }
       j["origin"] = std::move(o);
     }
     Json layers = Json::array();
@@ -662,7 +665,7 @@ class Reader {
     }
 
     if (const Json* origin = obj.optional("origin")) {
-      const Object o(*this, *origin, obj.at("origin"), {"preset", "device", "parameters"});
+      const Object o(*this, *origin, obj.at("origin"), {"preset", "device", "parameters", "model"});
       WorkloadOrigin out;
       out.preset = string(o.required("preset"), o.at("preset"));
       if (const Json* device = o.optional("device")) out.device = string(*device, o.at("device"));
@@ -673,6 +676,11 @@ class Reader {
           out.parameters[item.key()] =
               finiteNumber(item.value(), member(o.at("parameters"), item.key()));
         }
+      }
+      if (const Json* model = o.optional("model")) {
+        if (!model->is_object())
+          fail(o.at("model"), "expected a model file's object, got " + describe(*model));
+        out.model = model->dump(-1, ' ', false, Json::error_handler_t::replace);
       }
       w.origin = std::move(out);
     }

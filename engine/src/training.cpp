@@ -306,7 +306,7 @@ TrainingFacts trainingFacts(const Project& project) {
     return f;
   }
   try {
-    const Preset& preset = findPreset(choice->preset);
+    const Preset preset = modelOf(*choice);
     const Parallelism resolved = resolveDegrees(choice->parallelism, f.npus);
     const BatchPlan batch = planBatch(preset, resolved, choice->generator);
     const WorkloadOrigin& origin = *w.origin;

@@ -144,7 +144,7 @@ TEST(CostScope, TheNpuPriceComesFromTheDevice) {
   EXPECT_TRUE(test::contains(message, "npu_price_usd")) << message;
   EXPECT_TRUE(test::contains(message, "--npu-price")) << message;
   // A workload generated for the H100 takes its list price.
-  project.workloads[0].origin = WorkloadOrigin{"gpt3-175b", "h100", {}};
+  project.workloads[0].origin = WorkloadOrigin{"gpt3-175b", "h100", {}, {}};
   const Device& h100 = findDevice("h100");
   ASSERT_GT(h100.listPriceUsd, 0);
   EXPECT_FALSE(h100.priceSource.empty());

@@ -59,7 +59,7 @@ Project sampleProject() {
   gpt.name = "GPT-3";
   gpt.communicator.groups = {std::vector<int>{4, 4, 1, 1}, std::vector<int>{4, 4, 1, 1},
                              std::vector<int>{1, 2, 4, 32}};
-  gpt.origin = WorkloadOrigin{"gpt3-175b", "h100", {{"dp", 256.0}, {"tp", 16.0}}};
+  gpt.origin = WorkloadOrigin{"gpt3-175b", "h100", {{"dp", 256.0}, {"tp", 16.0}}, {}};
   for (int i = 0; i < 4; ++i) {
     Layer l;
     l.name = "Q" + std::to_string(i + 1);

@@ -126,8 +126,9 @@ struct TransformerConfig {
   int layers = 0;               // L, transformer blocks
   int hidden = 0;               // h
   int ffn = 0;                  // f, MLP inner size of a dense block
-  int heads = 0;                // a, attention heads (head dim = h / a)
+  int heads = 0;                // a, attention heads
   int kvHeads = 0;              // grouped-query attention: key/value heads; 0 = heads (multi-head)
+  int headDim = 0;              // per-head query/key/value width; 0 = h / a
   int vocab = 0;                // V, 0 = no embedding / output layers
   bool gatedMlp = false;        // SwiGLU-style MLP: three h x f matrices instead of two
   bool tiedEmbeddings = false;  // output layer shares the input embedding's weights
@@ -147,6 +148,9 @@ struct TransformerConfig {
   int vHeadDim = 0;       // per-head value dim
 
   bool mla() const { return kvLoraRank > 0; }
+  double headWidth() const {
+    return headDim > 0 ? headDim : static_cast<double>(hidden) / heads;
+  }
   double mlpMatrices() const { return gatedMlp ? 3.0 : 2.0; }
   double expertWidth() const { return expertFfn > 0 ? expertFfn : ffn; }
   // Whether block `block` (1-based, counted over the whole model) is a MoE block.
@@ -376,11 +380,15 @@ Project makeProject(const Preset& preset, const Parallelism& parallelism, const 
 // What a workload was generated from, read back from Workload::origin.
 struct PresetChoice {
   std::string preset;
+  std::string model;  // WorkloadOrigin::model: the model file of a model not built in
   std::string device;
   Parallelism parallelism;
   GeneratorOptions generator;
 };
 std::optional<PresetChoice> presetChoiceOf(const Workload& workload);
+// The model a choice was generated from: its stored model file, else the
+// built-in preset of its id. Throws InputError when neither can be read.
+Preset modelOf(const PresetChoice& choice);
 // Regenerates a preset workload for `network` (after the network changed), with the
 // data-parallel degree derived again and its weight kept. Returns false and leaves
 // it unchanged when the workload has no origin or its parallelization no longer

@@ -128,6 +128,9 @@ struct WorkloadOrigin {
   std::string preset;                        // preset id, e.g. "gpt3-175b"
   std::string device;                        // device id for compute times, may be empty
   std::map<std::string, double> parameters;  // e.g. tp, dp, ep, micro_batch, sequence_length
+  // libra's model file (model_file.hpp, JSON) of a model that is not a built-in
+  // preset, so the project regenerates it anywhere; empty: the preset `preset`.
+  std::string model;
 
   bool operator==(const WorkloadOrigin&) const = default;
 };

@@ -62,13 +62,14 @@ AttentionShape TransformerConfig::attention() const {
     s.vWidth = a * vHeadDim;
     return s;
   }
-  const double hkv = static_cast<double>(kvHeads > 0 ? kvHeads : heads) * (h / a);
-  s.q = h * h;
+  const double width = a * headWidth();  // h unless the head dim is given
+  const double hkv = static_cast<double>(kvHeads > 0 ? kvHeads : heads) * headWidth();
+  s.q = h * width;
   s.k = h * hkv;
   s.v = h * hkv;
-  s.out = h * h;
-  s.qkWidth = h;
-  s.vWidth = h;
+  s.out = width * h;
+  s.qkWidth = width;
+  s.vWidth = width;
   return s;
 }
 
@@ -164,7 +165,11 @@ void Preset::validate() const {
     positive(t->hidden, "the hidden size");
     positive(t->ffn, "the FFN size");
     positive(t->heads, "the head count");
-    if (t->hidden % t->heads != 0) {
+    if (t->headDim < 0) {
+      throw InputError(where + ": the head dim " + std::to_string(t->headDim) +
+                       " must be >= 0 (0 = hidden / heads)");
+    }
+    if (t->headDim == 0 && t->hidden % t->heads != 0) {
       throw InputError(where + ": the hidden size " + std::to_string(t->hidden) +
                        " is not a multiple of the " + std::to_string(t->heads) + " heads");
     }
@@ -560,8 +565,9 @@ std::vector<std::pair<std::string, std::string>> describe(const Preset& preset) 
     out.emplace_back("ffn", num(t->ffn));
     out.emplace_back("heads", num(t->heads));
     out.emplace_back("kv_heads", num(t->kvHeads > 0 ? t->kvHeads : t->heads));
+    if (t->headDim > 0) out.emplace_back("head_dim", num(t->headDim));
     out.emplace_back("vocab", num(t->vocab));
-    out.emplace_back("mlp", t->gatedMlp ? "gated (SwiGLU)" : "GeLU");
+    out.emplace_back("mlp", t->gatedMlp ? "gated (SwiGLU)" : "plain (two matrices)");
     out.emplace_back("embeddings", t->tiedEmbeddings ? "tied" : "untied");
     if (t->mla()) {
       out.emplace_back("attention", "multi-head latent (q rank " + num(t->qLoraRank) +

@@ -11,6 +11,7 @@
 #include "checked.hpp"
 #include "libra/error.hpp"
 #include "libra/presets.hpp"
+#include "libra/model_file.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -1021,6 +1022,7 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   WorkloadOrigin origin;
   origin.preset = preset.id;
   origin.device = device.id;
+  if (!isBuiltInPreset(preset)) origin.model = modelFileJson(preset, -1);
   auto& q = origin.parameters;
   q["tp"] = c.par.tp;
   q["ep"] = c.par.ep;
@@ -1110,6 +1112,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   const WorkloadOrigin& o = *workload.origin;
   PresetChoice c;
   c.preset = o.preset;
+  c.model = o.model;
   c.device = o.device.empty() ? std::string("h100") : o.device;
   c.parallelism.tp = intParameter(o, "tp", 1);
   c.parallelism.ep = intParameter(o, "ep", 1);
@@ -1123,7 +1126,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   // Written before these existed: the preset's own choices (the model had none).
   Parallelism defaults;
   try {
-    defaults = findPreset(c.preset).defaults;
+    defaults = modelOf(c).defaults;
   } catch (const InputError&) {
     // An unknown preset keeps the classic defaults; regenerating it fails anyway.
   }
@@ -1180,7 +1183,7 @@ bool regenerateForNetwork(Workload& workload, const Network& network, std::strin
   try {
     Parallelism p = choice->parallelism;
     p.dp = 0;  // the data-parallel degree follows the NPU count
-    Workload regenerated = generateWorkload(findPreset(choice->preset), p,
+    Workload regenerated = generateWorkload(modelOf(*choice), p,
                                             findDevice(choice->device), network, choice->generator);
     regenerated.weight = workload.weight;
     workload = std::move(regenerated);
