@@ -67,6 +67,8 @@
 #include "file_controller.hpp"
 #include "format.hpp"
 #include "main_window.hpp"
+#include "model_dialog.hpp"
+#include "preset_editor.hpp"
 #include "project_edits.hpp"
 #include "results_view.hpp"
 #include "sensitivity_view.hpp"
@@ -1434,6 +1436,67 @@ class ExplorerTest : public QObject {
              qPrintable(QStringLiteral("%1 vs %2").arg(*threeBudget).arg(*fourBudget)));
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
+  }
+
+  // A model that is not a preset: a Hugging Face config opened in the
+  // workload panel becomes the workload (one undo step), its hyperparameters
+  // are edited in a form, and the project keeps it through save and open
+  // (issue 26 item 1).
+  void aModelFileBecomesTheWorkload() {
+    auto* editor = window_->findChild<PresetEditor*>();
+    QVERIFY(editor);
+    QVERIFY(clickDockTab(QStringLiteral("Workload")));
+    const QString config = QStringLiteral(LIBRA_SOURCE_DIR "/tests/data/models/llama3-8b.json");
+    const Project before = doc()->project();
+    QString error;
+    QVERIFY(!editor->openModelFile(config, 0, 0, &error));  // no batch in a config
+    QVERIFY2(error.contains(QStringLiteral("sequence length")), qPrintable(error));
+    QVERIFY(doc()->project() == before);
+    QVERIFY2(editor->openModelFile(config, 8192, 4096, &error), qPrintable(error));
+    const auto& origin = doc()->project().workloads.front().origin;
+    QVERIFY(origin && !origin->model.empty());
+    auto* combo = window_->findChild<QComboBox*>(QStringLiteral("presetCombo"));
+    QCOMPARE(combo->currentText(), QStringLiteral("meta-llama/Meta-Llama-3-8B (own model)"));
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY2(results()->summaryText().contains(QStringLiteral("33,554,432 tokens per iteration")),
+             qPrintable(results()->summaryText()));
+    test::saveScreenshot(window_.get(), QStringLiteral("workload-own-model"));
+    doc()->undoStack()->undo();
+    QVERIFY(doc()->project() == before);
+    QCOMPARE(combo->findData(QStringLiteral("@model")), -1);
+    doc()->undoStack()->redo();
+
+    // Four more layers in the form: a bigger model, still its own.
+    const auto model = editor->currentModel();
+    QVERIFY(model);
+    ModelDialog dialog(*model);
+    QVERIFY(dialog.problem().isEmpty());
+    dialog.field(QStringLiteral("layers"))->setValue(36);
+    dialog.field(QStringLiteral("heads"))->setValue(33);  // 4096 is no multiple of 33
+    QVERIFY2(dialog.problem().contains(QStringLiteral("not a multiple of the 33 heads")),
+             qPrintable(dialog.problem()));
+    dialog.field(QStringLiteral("heads"))->setValue(32);
+    QVERIFY(dialog.problem().isEmpty());
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    test::saveScreenshot(&dialog, QStringLiteral("model-dialog"));
+    const Preset bigger = dialog.model();
+    QVERIFY(bigger.parameterCount() > model->parameterCount());
+    QVERIFY(editor->useModel(bigger, &error));
+    QCOMPARE(std::get<TransformerConfig>(editor->currentModel()->model).layers, 36);
+
+    // Saved and opened again: the same model, in the combo.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("own-model.json"));
+    QVERIFY2(window_->files()->saveFile(path, &error), qPrintable(error));
+    QVERIFY2(window_->files()->openExample(QStringLiteral("gpt3-3d"), &error), qPrintable(error));
+    QVERIFY2(window_->files()->openFile(path, &error), qPrintable(error));
+    QCOMPARE(std::get<TransformerConfig>(editor->currentModel()->model).layers, 36);
+    QVERIFY(combo->currentText().endsWith(QStringLiteral("(own model)")));
+    // A preset chosen again replaces it.
+    QVERIFY(chooseInCombo(combo, QStringLiteral("Llama 3 70B")));
+    QVERIFY(doc()->project().workloads.front().origin->model.empty());
+    QCOMPARE(combo->findData(QStringLiteral("@model")), -1);
   }
 
   // Exports start next to a saved project and confirm what they wrote.

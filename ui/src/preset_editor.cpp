@@ -2,7 +2,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QInputDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -11,11 +13,23 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <QFileInfo>
 
 #include "document.hpp"
 #include "format.hpp"
+#include "model_dialog.hpp"
+#include <libra/model_file.hpp>
 
 namespace libra::studio {
+
+namespace {
+
+// The model combo's entry for a model stored with the workload (read from a
+// file or edited), not a preset of that id.
+const QString kOwnModel = QStringLiteral("@model");
+
+}  // namespace
 
 PresetEditor::PresetEditor(Document* document, QWidget* parent)
     : QWidget(parent), document_(document) {
@@ -96,10 +110,24 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   details_->setObjectName(QStringLiteral("presetDetails"));
   details_->setWordWrap(true);
 
+  openModel_ = new QPushButton(tr("Open Model File…"));
+  openModel_->setObjectName(QStringLiteral("openModelFile"));
+  openModel_->setToolTip(
+      tr("A Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen2_moe, deepseek_v3, "
+         "nemotron, gpt2, gpt_neox) or libra's model file"));
+  editModel_ = new QPushButton(tr("Hyperparameters…"));
+  editModel_->setObjectName(QStringLiteral("editHyperparameters"));
+  editModel_->setToolTip(tr("Edit the model's layers, widths, heads, experts and batch"));
+
   editor_ = new QWidget;
   auto* form = new QFormLayout(editor_);
   form->setContentsMargins(0, 0, 0, 0);
   form->addRow(tr("Model"), preset_);
+  auto* modelButtons = new QHBoxLayout;
+  modelButtons->addWidget(openModel_);
+  modelButtons->addWidget(editModel_);
+  modelButtons->addStretch(1);
+  form->addRow(QString(), modelButtons);
   form->addRow(tr("Device"), device_);
   auto* degrees = new QHBoxLayout;
   degrees->addWidget(new QLabel(tr("TP")));
@@ -137,6 +165,8 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_})
     connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
   connect(convert_, &QPushButton::clicked, this, &PresetEditor::convertToPreset);
+  connect(openModel_, &QPushButton::clicked, this, &PresetEditor::chooseModelFile);
+  connect(editModel_, &QPushButton::clicked, this, &PresetEditor::editHyperparameters);
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Workloads | Document::Network)) sync();
   });
@@ -162,7 +192,29 @@ void PresetEditor::sync() {
   if (!choice) return;
   const QSignalBlocker b1(preset_), b2(device_), b3(tp_), b4(ep_), b5(pp_), b6(microBatch_),
       b7(sequence_), b8(sequenceParallel_), b9(zero3_), b10(recompute_), b11(layout_);
-  preset_->setCurrentIndex(preset_->findData(toQString(choice->preset)));
+  // A model of its own: one entry after the presets, named after it.
+  const int own = preset_->findData(kOwnModel);
+  if (choice->model.empty()) {
+    if (own >= 0) preset_->removeItem(own);
+    preset_->setCurrentIndex(preset_->findData(toQString(choice->preset)));
+  } else {
+    QString name = toQString(choice->preset);
+    try {
+      name = shownName(modelOf(*choice).name);
+    } catch (const std::exception&) {
+      // Unreadable: its id. Regenerating it says why.
+    }
+    const QString label = tr("%1 (own model)").arg(name);
+    if (own < 0) {
+      preset_->addItem(label, kOwnModel);
+    } else {
+      preset_->setItemText(own, label);
+    }
+    preset_->setCurrentIndex(preset_->findData(kOwnModel));
+  }
+  editModel_->setEnabled(false);
+  if (const auto model = currentModel())
+    editModel_->setEnabled(std::holds_alternative<TransformerConfig>(model->model));
   device_->setCurrentIndex(device_->findData(toQString(choice->device)));
   tp_->setValue(choice->parallelism.tp);
   ep_->setValue(choice->parallelism.ep);
@@ -175,7 +227,7 @@ void PresetEditor::sync() {
   recompute_->setChecked(choice->parallelism.recompute);
   layout_->setCurrentIndex(layout_->findData(static_cast<int>(choice->generator.layout)));
   try {
-    const Preset& preset = findPreset(choice->preset);
+    const Preset preset = modelOf(*choice);
     details_->setText(
         tr("%1 parameters · %2")
             .arg(QString::number(preset.parameterCount() / 1e9, 'f', 1) + QStringLiteral(" B"),
@@ -218,9 +270,12 @@ void PresetEditor::apply() {
     p.moeRouting = old->parallelism.moeRouting;
   }
   try {
-    const Preset& preset = findPreset(toStd(preset_->currentData().toString()));
+    const auto old = presetChoiceOf(project.workloads[workload_]);
+    const bool own = preset_->currentData().toString() == kOwnModel;
+    const Preset preset =
+        own && old ? modelOf(*old) : findPreset(toStd(preset_->currentData().toString()));
     // A new model brings its own batch and sequence unless the user set them.
-    if (preset.id != presetChoiceOf(project.workloads[workload_])->preset) {
+    if (!old || (!own && (!old->model.empty() || preset.id != old->preset))) {
       g.microBatch = 0;
       g.microBatches = 0;
       g.globalBatch = 0;
@@ -261,6 +316,101 @@ void PresetEditor::convertToPreset() {
     error_->setText(toQString(e.what()));
     error_->show();
   }
+}
+
+}  // namespace libra::studio
+
+namespace libra::studio {
+
+std::optional<Preset> PresetEditor::currentModel() const {
+  const auto& workloads = document_->project().workloads;
+  if (workload_ >= static_cast<int>(workloads.size())) return std::nullopt;
+  const auto choice = presetChoiceOf(workloads[workload_]);
+  if (!choice) return std::nullopt;
+  try {
+    return modelOf(*choice);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool PresetEditor::useModel(const Preset& model, QString* error) {
+  const auto& project = document_->project();
+  if (workload_ >= static_cast<int>(project.workloads.size())) return false;
+  try {
+    Parallelism p = model.defaults;
+    p.dp = 0;
+    const auto old = presetChoiceOf(project.workloads[workload_]);
+    const Device& device = findDevice(old ? old->device : std::string("h100"));
+    Workload w = generateWorkload(model, p, device, project.network);
+    w.weight = project.workloads[workload_].weight;
+    const int index = workload_;
+    document_->edit(tr("Use the model %1").arg(shownName(model.name)),
+                    [&](Project& proj) { proj.workloads[index] = w; });
+    error_->hide();
+    return true;
+  } catch (const std::exception& e) {
+    error_->setText(toQString(e.what()));
+    error_->show();
+    if (error) *error = error_->text();
+    return false;
+  }
+}
+
+bool PresetEditor::openModelFile(const QString& path, int sequenceLength, qint64 globalBatch,
+                                 QString* error) {
+  try {
+    Preset model = readModelFile(toStd(path));
+    completeModel(model, toStd(QFileInfo(path).fileName()), sequenceLength, globalBatch);
+    return useModel(model, error);
+  } catch (const std::exception& e) {
+    error_->setText(toQString(e.what()));
+    error_->show();
+    if (error) *error = error_->text();
+    return false;
+  }
+}
+
+void PresetEditor::chooseModelFile() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open Model File"), QString(),
+      tr("Model files (*.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  int sequence = 0;
+  qint64 batch = 0;
+  try {
+    const Preset read = readModelFile(toStd(path));
+    // A Hugging Face config gives no training batch: ask for it.
+    bool ok = true;
+    if (read.sequenceLength < 1) {
+      sequence = QInputDialog::getInt(this, tr("Sequence Length"),
+                                      tr("%1 gives no training sequence length (its context "
+                                         "window is not the length trained at). Tokens per "
+                                         "sample:")
+                                          .arg(QFileInfo(path).fileName()),
+                                      4096, 1, 1 << 22, 1, &ok);
+      if (!ok) return;
+    }
+    if (read.globalBatch < 1) {
+      batch = QInputDialog::getInt(this, tr("Global Batch"),
+                                   tr("Sequences per iteration (the global batch):"), 1024, 1,
+                                   std::numeric_limits<int>::max(), 1, &ok);
+      if (!ok) return;
+    }
+  } catch (const std::exception&) {
+    // openModelFile says why.
+  }
+  openModelFile(path, sequence, batch);
+}
+
+void PresetEditor::editHyperparameters() {
+  const auto model = currentModel();
+  if (!model || !std::holds_alternative<TransformerConfig>(model->model)) return;
+  ModelDialog dialog(*model, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const Preset edited = dialog.model();
+  if (edited == *model) return;
+  useModel(edited);
 }
 
 }  // namespace libra::studio

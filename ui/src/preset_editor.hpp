@@ -30,10 +30,24 @@ class PresetEditor : public QWidget {
 
   QString errorText() const;
 
+  // Regenerates the workload from `model` (a preset, a model read from a file
+  // or edited hyperparameters) with the model's default parallelism on the
+  // current network and device, as one undoable edit. False, with the reason
+  // in `error` and shown, when it cannot be generated.
+  bool useModel(const Preset& model, QString* error = nullptr);
+  // Reads a model file (a Hugging Face config.json or libra's model file);
+  // `sequenceLength` and `globalBatch` (> 0) complete one that gives none.
+  bool openModelFile(const QString& path, int sequenceLength, qint64 globalBatch,
+                     QString* error = nullptr);
+  // The model of the workload being edited; nullopt when it has none.
+  std::optional<Preset> currentModel() const;
+
  private:
   void sync();
   void apply();
   void convertToPreset();
+  void chooseModelFile();
+  void editHyperparameters();
 
   Document* document_;
   int workload_ = 0;
@@ -53,6 +67,8 @@ class PresetEditor : public QWidget {
   QComboBox* layout_;
   QLabel* error_;
   QLabel* details_;
+  QPushButton* openModel_;
+  QPushButton* editModel_;
 };
 
 }  // namespace libra::studio

@@ -175,8 +175,9 @@ void WorkloadPanel::sync() {
     const Workload& w = p.workloads[workload_];
     QString text = tr("%n layer(s)", nullptr, static_cast<int>(w.layers.size()));
     if (w.origin) {
-      text = tr("Generated from preset <b>%1</b>%2 · %3")
-                 .arg(toQString(w.origin->preset),
+      text = (w.origin->model.empty() ? tr("Generated from preset <b>%1</b>%2 · %3")
+                                      : tr("Generated from its own model <b>%1</b>%2 · %3"))
+                 .arg(shownName(w.origin->preset).toHtmlEscaped(),
                       w.origin->device.empty() ? QString()
                                                : tr(" on %1").arg(toQString(w.origin->device)),
                       text);
