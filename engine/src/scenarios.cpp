@@ -33,6 +33,15 @@ void checkNames(const std::vector<std::string>& names) {
   }
 }
 
+// A name given to one scenario (renamed, added) against the others': the
+// clash named by the name, as the user sees the scenarios.
+void checkFreeName(const std::vector<std::string>& others, const std::string& name) {
+  if (std::find(others.begin(), others.end(), name) != others.end() && !text::trim(name).empty()) {
+    throw InputError("another scenario is already named " + text::quotedName(name) +
+                     "; scenario names must differ");
+  }
+}
+
 void checkIndex(const Project& project, std::size_t index) {
   const std::size_t count = scenarioCount(project);
   if (index >= count) {
@@ -148,6 +157,7 @@ void duplicateScenario(Project& project, const std::string& name) {
   const std::size_t at = project.activeScenario;
   const std::string original = names[at].empty() ? std::string("Scenario 1") : names[at];
   names[at] = original;
+  checkFreeName(names, name);
   names.insert(names.begin() + static_cast<std::ptrdiff_t>(at) + 1, name);
   checkNames(names);
   std::vector<NamedScenario> list = take(project);
@@ -161,6 +171,9 @@ void duplicateScenario(Project& project, const std::string& name) {
 void renameScenario(Project& project, std::size_t index, const std::string& name) {
   checkIndex(project, index);
   std::vector<std::string> names = scenarioNames(project);
+  std::vector<std::string> others = names;
+  others.erase(others.begin() + static_cast<std::ptrdiff_t>(index));
+  checkFreeName(others, name);
   names[index] = name;
   checkNames(names);
   if (index == project.activeScenario) {

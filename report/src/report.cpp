@@ -44,6 +44,13 @@ std::string shortNumber(double v) {
   return buffer;
 }
 
+// A rate as the GUI shows it: with thousands separators from 1,000
+// ("1,371,105 tokens/s", not "1.371e+06"), three decimals below.
+std::string rate(double v) {
+  if (!std::isfinite(v)) return "-";
+  return std::fabs(v) >= 1000 ? formatCount(v) : formatFixed(v, 3);
+}
+
 // report::ratioWords of a ratio that may be missing ("-").
 std::string ratioWords(const std::optional<double>& ratio, std::string_view better,
                        std::string_view worse) {
@@ -370,7 +377,7 @@ std::string optimum(const DesignComparison& d, int level) {
   if (th.tokensPerSecond) {
     group("training");
     trainingRow("  throughput (tokens/s)", &Throughput::tokensPerSecond,
-                [](double v) { return shortNumber(v); });
+                [](double v) { return rate(v); });
     trainingRow("  model TFLOP/s per NPU", &Throughput::modelTflopsPerNpu,
                 [](double v) { return fixed(v, 1); });
     trainingRow("  MFU", &Throughput::mfu, [](double v) { return fixed(100 * v, 1) + " %"; });
@@ -387,7 +394,7 @@ std::string optimum(const DesignComparison& d, int level) {
                                            ? PerformanceMeasure::TokensPerSecond
                                            : PerformanceMeasure::IterationsPerSecond;
     const auto ppc = [&](const std::optional<double>& v) {
-      return v ? shortNumber(*v * 1e6) : std::string("-");
+      return v ? rate(*v * 1e6) : std::string("-");
     };
     row("perf per cost (" + ppcUnit + " per $1M)", ppc(d.perfPerCost),
         best ? ppc(perfPerCostIn(measure, bestTh, best->eval)) : "-",
@@ -706,7 +713,7 @@ std::string comparisonTable(const Comparison& c) {
   group("training");
   row("  throughput (tokens/s)", [&](const DesignComparison& d, std::size_t) {
     const auto& v = d.analysis.design.throughput.tokensPerSecond;
-    return d.ok() && v ? shortNumber(*v) : std::string("-");
+    return d.ok() && v ? rate(*v) : std::string("-");
   });
   row("  MFU", [&](const DesignComparison& d, std::size_t) {
     const auto& v = d.analysis.design.throughput.mfu;
@@ -727,7 +734,7 @@ std::string comparisonTable(const Comparison& c) {
   }
   row(tokens ? "perf per cost (tokens/s per $1M)" : "perf per cost (iterations/s per $1M)",
       [&](const DesignComparison& d, std::size_t) {
-        return d.perfPerCost ? shortNumber(*d.perfPerCost * 1e6) : std::string("-");
+        return d.perfPerCost ? rate(*d.perfPerCost * 1e6) : std::string("-");
       });
   group("against the baseline");
   auto ratio = [&](const DesignComparison& d, std::size_t i, const std::optional<double>& r,

@@ -35,8 +35,13 @@ std::string formatCount(double count) {
 }
 
 std::string formatTime(double ns) {
+  return formatTimeLike(ns, ns);
+}
+
+std::string formatTimeLike(double ns, double referenceNs) {
   if (!std::isfinite(ns)) return "∞";
-  const double a = std::fabs(ns);
+  if (!std::isfinite(referenceNs)) return formatTime(ns);
+  const double a = std::fabs(referenceNs);
   if (a >= 1e9) return formatFixed(ns / 1e9, 3) + " s";
   if (a >= 1e6) return formatFixed(ns / 1e6, 2) + " ms";
   if (a >= 1e3) return formatFixed(ns / 1e3, 2) + " µs";

@@ -113,7 +113,7 @@ TEST(Scenarios, DuplicateCopiesTheActiveOneAfterIt) {
 
   const Project before = q;
   EXPECT_EQ(thrownMessage<InputError>([&] { duplicateScenario(q, "a"); }),
-            "scenario 4: the name 'a' is already used by scenario 1");
+            "another scenario is already named 'a'; scenario names must differ");
   EXPECT_EQ(thrownMessage<InputError>([&] { duplicateScenario(q, "  "); }),
             "scenario 4: the name is empty; in a project of several scenarios each has a name");
   EXPECT_EQ(q, before);
@@ -126,7 +126,7 @@ TEST(Scenarios, RenameKeepsNamesUniqueAndNonEmpty) {
   EXPECT_EQ(scenarioNames(p), (std::vector<std::string>{"first", "second", "c"}));
   EXPECT_EQ(p.scenarioName, "second");
   EXPECT_EQ(thrownMessage<InputError>([&] { renameScenario(p, 2, "first"); }),
-            "scenario 3: the name 'first' is already used by scenario 1");
+            "another scenario is already named 'first'; scenario names must differ");
   EXPECT_THAT(thrownMessage<InputError>([&] { renameScenario(p, 0, ""); }),
               HasSubstr("scenario 1: the name is empty"));
   EXPECT_EQ(scenarioNames(p), (std::vector<std::string>{"first", "second", "c"}));

@@ -130,6 +130,13 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatCount(1.153e18), "1.153e+18");
   EXPECT_EQ(formatCount(NAN), "-");
   EXPECT_EQ(formatCount(INFINITY), "-");
+  // The parts of a sum in the sum's unit (issue 28 item 9: "1.990 s = ... +
+  // 449.27 ms").
+  EXPECT_EQ(formatTimeLike(449.27e6, 1.990e9), "0.449 s");
+  EXPECT_EQ(formatTimeLike(12.4e3, 843.49e6), "0.01 ms");
+  EXPECT_EQ(formatTimeLike(807.28e6, 843.49e6), "807.28 ms");
+  EXPECT_EQ(formatTimeLike(5, INFINITY), "5 ns");
+  EXPECT_EQ(formatTimeLike(INFINITY, 1e9), "∞");
 }
 
 // "1.000x slower" was printed when the optimum and the equal split are the
@@ -265,9 +272,9 @@ TEST(Report, BundledExampleShowsTheEngineNumbers) {
   EXPECT_THAT(html, HasSubstr(formatTime(j["communication_time_ns"].get<double>())));
   EXPECT_THAT(html, HasSubstr(formatCost(j["network_cost_usd"].get<double>())));
   EXPECT_THAT(html, HasSubstr(formatFixed(100 * j["mfu"].get<double>(), 1) + " %"));
-  char tokens[32];
-  std::snprintf(tokens, sizeof tokens, "%.4g", j["tokens_per_second"].get<double>());
-  EXPECT_THAT(html, HasSubstr(std::string(">") + tokens + "<"));
+  // Written as the GUI writes it (issue 28 item 9: the report printed
+  // 1.545e+06 where the GUI printed 1,580,866).
+  EXPECT_THAT(html, HasSubstr(">" + formatCount(j["tokens_per_second"].get<double>()) + "<"));
   EXPECT_THAT(html, HasSubstr(a.training.memory.describe()));
   // The equal split and how the optimum compares.
   ASSERT_TRUE(a.baseline && a.baseline->speedup);
@@ -296,10 +303,8 @@ TEST(Report, BundledExampleShowsTheEngineNumbers) {
   // from the tokens per iteration, each design's time and its cost.
   {
     const auto ppc = [&](const Evaluation& e) {
-      char buffer[32];
-      std::snprintf(buffer, sizeof buffer, "%.4g",
-                    *a.training.tokensPerIteration / (e.iterationNs * 1e-9) / e.costUsd * 1e6);
-      return std::string(buffer);
+      return formatCount(*a.training.tokensPerIteration / (e.iterationNs * 1e-9) / e.costUsd *
+                         1e6);
     };
     const std::size_t at = html.find("perf per cost (tokens/s per $1M)");
     ASSERT_NE(at, std::string::npos);

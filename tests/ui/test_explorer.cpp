@@ -521,6 +521,15 @@ class ExplorerTest : public QObject {
 
   void startsWithTheEnginesOptimum() {
     verifyChartMatchesEngine();
+    // The iteration and its parts in one unit (it read "2.294 s = compute
+    // 1.541 s + communication 753.70 ms").
+    const QRegularExpression sum(
+        QStringLiteral("iteration <b>[0-9.]+ (\\S+)</b> = compute [0-9.]+ (\\S+) \\+ "
+                       "communication [0-9.]+ (\\S+)"));
+    const QRegularExpressionMatch m = sum.match(results()->summaryText());
+    QVERIFY2(m.hasMatch(), qPrintable(results()->summaryText()));
+    QCOMPARE(m.captured(2), m.captured(1));
+    QCOMPARE(m.captured(3), m.captured(1));
     QVERIFY(window_->statusLabel()->text().startsWith(QStringLiteral("Solved in")));
     QVERIFY(!results()->isMarkedStale());
     QCOMPARE(window_->findChild<QLabel*>(QStringLiteral("totalNpus"))->text(),
@@ -1087,12 +1096,19 @@ class ExplorerTest : public QObject {
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
     QVERIFY(results()->summaryText().contains(QStringLiteral("4 chunks per collective")));
-    // A bad count changes nothing.
-    chunks->lineEdit()->selectAll();
-    QTest::keyClicks(chunks->lineEdit(), QStringLiteral("0"));
-    QTest::keyClick(chunks->lineEdit(), Qt::Key_Return);
-    QVERIFY(doc()->project().model.collectives.chunks == ChunkSetting::fixed(4));
-    QCOMPARE(chunks->currentText(), QStringLiteral("4"));
+    // A bad count changes nothing, and the status bar says why (issue 28
+    // item 9: it was reverted without a word).
+    for (const QString& bad : {QStringLiteral("0"), QStringLiteral("5000"), QStringLiteral("abc")}) {
+      window_->statusBar()->clearMessage();
+      chunks->lineEdit()->selectAll();
+      QTest::keyClicks(chunks->lineEdit(), bad);
+      QTest::keyClick(chunks->lineEdit(), Qt::Key_Return);
+      QVERIFY(doc()->project().model.collectives.chunks == ChunkSetting::fixed(4));
+      QCOMPARE(chunks->currentText(), QStringLiteral("4"));
+      const QString said = window_->statusBar()->currentMessage();
+      QVERIFY2(said.contains(QStringLiteral("'%1' is not a chunk count").arg(bad)),
+               qPrintable(said));
+    }
     // The ideal model from the list.
     chunks->setCurrentIndex(chunks->findData(QStringLiteral("ideal")));
     Q_EMIT chunks->activated(chunks->currentIndex());
@@ -1110,6 +1126,17 @@ class ExplorerTest : public QObject {
     QVERIFY(table->model()->setData(latency, QStringLiteral("2000")));
     QCOMPARE(doc()->project().network.dims[3].latencyNs, 2000.0);
     QVERIFY(!table->model()->setData(latency, QStringLiteral("-1")));
+    QVERIFY2(window_->statusBar()->currentMessage().contains(
+                 QStringLiteral("Latency of pod not changed: '-1' is not a latency")),
+             qPrintable(window_->statusBar()->currentMessage()));
+    QVERIFY(!table->model()->setData(latency, QStringLiteral("abc")));
+    QVERIFY(window_->statusBar()->currentMessage().contains(QStringLiteral("'abc'")));
+    const QModelIndex npus = table->model()->index(3, DimensionTableModel::Npus);
+    QVERIFY(!table->model()->setData(npus, QStringLiteral("1")));
+    QVERIFY2(window_->statusBar()->currentMessage().contains(
+                 QStringLiteral("NPUs of pod not changed: a dimension has at least 2 NPUs, not 1")),
+             qPrintable(window_->statusBar()->currentMessage()));
+    QCOMPARE(doc()->project().network.dims[3].npus, 32);
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
   }

@@ -238,7 +238,7 @@ class ScenariosTest : public QObject {
                       QStringLiteral("Scenario 1"));
     QCOMPARE(said.size(), 1);
     QVERIFY2(said[0].contains(QStringLiteral("not duplicated")) &&
-                 said[0].contains(QStringLiteral("'Scenario 1' is already used by scenario 1")),
+                 said[0].contains(QStringLiteral("Another scenario is already named 'Scenario 1'")),
              qPrintable(said[0]));
     said = answerDialogs([&] { QTest::mouseClick(button("renameScenarioAction"), Qt::LeftButton); },
                          QString());

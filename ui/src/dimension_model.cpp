@@ -163,20 +163,31 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
   const int col = index.column();
   const Dimension& current = document_->project().network.dims[row];
   const QString dimLabel = shownName(current.name);
+  // Not applied: the cell shows the project's value again, and the window why.
+  auto refuse = [&](const QString& why) {
+    const QString what = headerData(col, Qt::Horizontal, Qt::DisplayRole).toString();
+    Q_EMIT document_->inputRefused(
+        tr("%1 of %2 not changed: %3").arg(what, dimLabel, why));
+    return false;
+  };
+  const QString typed = value.toString().trimmed();
 
   switch (col) {
     case Name: {
       const QString name = value.toString().trimmed();
-      if (name.isEmpty()) return false;
+      if (name.isEmpty()) return refuse(tr("a dimension needs a name"));
       const auto other = document_->project().network.indexOf(toStd(name));
-      if (other && *other != row) return false;  // names are unique
+      if (other && *other != row)
+        return refuse(tr("dimension %1 is already named %2").arg(*other).arg(name));
       document_->reportingEdit(tr("Rename dimension %1 to %2").arg(dimLabel, name),
                                [&](Project& p) { return renameDimension(p, row, toStd(name)); });
       return true;
     }
     case Block: {
       const auto block = parseBuildingBlock(toStd(value.toString()));
-      if (!block) return false;
+      if (!block)
+        return refuse(tr("'%1' is not a building block (%2)")
+                          .arg(typed, buildingBlockNames().join(QStringLiteral(", "))));
       document_->edit(tr("Set %1 building block").arg(dimLabel),
                       [&](Project& p) { p.network.dims[row].block = *block; });
       return true;
@@ -184,14 +195,15 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
     case Npus: {
       bool ok = false;
       const int npus = value.toInt(&ok);
-      if (!ok || npus < 2) return false;
+      if (!ok) return refuse(tr("'%1' is not a whole number").arg(typed));
+      if (npus < 2) return refuse(tr("a dimension has at least 2 NPUs, not %1").arg(npus));
       document_->reportingEdit(tr("Set %1 NPUs to %2").arg(dimLabel).arg(npus),
                                [&](Project& p) { return setDimensionNpus(p, row, npus); });
       return true;
     }
     case CostLevel: {
       const QString level = value.toString().trimmed();
-      if (level.isEmpty()) return false;
+      if (level.isEmpty()) return refuse(tr("a dimension needs a cost level"));
       document_->edit(tr("Set %1 cost level").arg(dimLabel),
                       [&](Project& p) { p.network.dims[row].costLevel = toStd(level); });
       return true;
@@ -201,7 +213,8 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
       if (text.endsWith(QStringLiteral("ns"))) text.chop(2);
       bool ok = false;
       const double ns = text.trimmed().toDouble(&ok);
-      if (!ok || !std::isfinite(ns) || ns < 0) return false;
+      if (!ok || !std::isfinite(ns) || ns < 0)
+        return refuse(tr("'%1' is not a latency in ns (a number >= 0)").arg(typed));
       document_->edit(tr("Set %1 latency to %2 ns").arg(dimLabel, plainNumber(ns)),
                       [&](Project& p) { p.network.dims[row].latencyNs = ns; });
       return true;
@@ -212,7 +225,8 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
       if (!text.isEmpty() && text != QStringLiteral("—")) {
         bool ok = false;
         const double v = text.toDouble(&ok);
-        if (!ok || !std::isfinite(v) || v < 0) return false;
+        if (!ok || !std::isfinite(v) || v < 0)
+          return refuse(tr("'%1' is not a bandwidth in GB/s (a number >= 0, or empty)").arg(text));
         bound = v;
       }
       const QString what = headerData(col, Qt::Horizontal, Qt::DisplayRole).toString();

@@ -94,6 +94,9 @@ class Document : public QObject {
   void modifiedChanged(bool modified);
   // What an edit did that the user did not ask for, in a sentence or more.
   void editReported(const QString& notes);
+  // A value typed into a panel that was not applied, and why (the panel shows
+  // the project's value again).
+  void inputRefused(const QString& why);
 
  private:
   Project project_;

@@ -1,5 +1,7 @@
 #include "export_controller.hpp"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QCoreApplication>
 #include <QDir>
@@ -216,6 +218,15 @@ void ExportController::exportAstraSimInteractively() {
                "last change.");
   }
   text += QLatin1Char('\n') + tr("README.md there says how to run the simulator.");
+  if (!warnings.isEmpty()) {
+    // The warning icon says there is one: the text says what (the whole list
+    // is under Show Details).
+    constexpr int kShown = 3;
+    text += QStringLiteral("\n\n") + tr("%n warning(s):", nullptr, static_cast<int>(warnings.size()));
+    for (int i = 0; i < std::min<int>(kShown, static_cast<int>(warnings.size())); ++i)
+      text += QStringLiteral("\n• ") + warnings[i];
+    if (warnings.size() > kShown) text += QStringLiteral("\n") + tr("… (Show Details)");
+  }
   QMessageBox box(warnings.isEmpty() ? QMessageBox::Information : QMessageBox::Warning,
                   tr("Exported for ASTRA-sim 2"), text, QMessageBox::Ok, window_);
   if (!warnings.isEmpty()) box.setDetailedText(warnings.join(QLatin1Char('\n')));

@@ -134,6 +134,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   // shows over the solve status for a while.
   connect(document_, &Document::editReported, this,
           [this](const QString& notes) { statusBar()->showMessage(notes, 15000); });
+  connect(document_, &Document::inputRefused, this,
+          [this](const QString& why) { statusBar()->showMessage(why, 15000); });
   connect(exports_, &ExportController::exported, this,
           [this](const QString& message) { statusBar()->showMessage(message, 15000); });
   connect(explorer_->solver(), &SolverController::resultReady, this,

@@ -91,8 +91,10 @@ QString designSummary(const Analysis& a, const QString& label) {
                      .arg(label,
                           a.objective == Objective::Performance ? QObject::tr("performance")
                                                                 : QObject::tr("perf per cost"),
-                          formatTimeNs(e.iterationNs), formatTimeNs(e.computeNs),
-                          formatTimeNs(e.communicationNs), cost,
+                          formatTimeNs(e.iterationNs),
+                          toQString(report::formatTimeLike(e.computeNs, e.iterationNs)),
+                          toQString(report::formatTimeLike(e.communicationNs, e.iterationNs)),
+                          cost,
                           formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
                                       a.design.bandwidth));
   if (a.baseline) {

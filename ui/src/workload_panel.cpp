@@ -118,9 +118,11 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
 void WorkloadPanel::applyChunks(const QString& text) {
   const auto parsed = parseChunkSetting(toStd(text.trimmed()));
   if (!parsed) {
-    chunks_->setToolTip(tr("'%1' is not a chunk count: use ideal, auto or a whole number 1 to %2")
-                            .arg(text)
-                            .arg(kMaxChunks));
+    Q_EMIT document_->inputRefused(
+        tr("Chunks not changed: '%1' is not a chunk count; use ideal, auto or a whole number 1 "
+           "to %2")
+            .arg(text.trimmed())
+            .arg(kMaxChunks));
     sync();  // back to the project's value
     return;
   }

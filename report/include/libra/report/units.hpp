@@ -29,6 +29,9 @@ Unit costUnitFor(double maxUsd);
 // One value in the unit that suits it: "701.34 ms", "12.40 µs", "3 ns", "1.250 s";
 // "∞" when not finite.
 std::string formatTime(double ns);
+// `ns` in the unit and decimals formatTime gives `referenceNs`: the parts of a
+// sum in the sum's unit ("1.990 s = 1.541 s + 0.449 s", not "+ 449.27 ms").
+std::string formatTimeLike(double ns, double referenceNs);
 // "$12.35 M", "$830.0 k", "$1.200 B", "$2.147 T", "$12"; scientific from
 // $1e15 ("$1.235e+15"); "∞" when not finite.
 std::string formatCost(double usd);
