@@ -714,6 +714,30 @@ class ChartsTest : public QObject {
     }
   }
 
+  // The cost budget's legend entry is there while its line is on the chart
+  // (issue 28 item 9: it stayed for a budget far right of the front).
+  void theBudgetsLegendEntryFollowsItsLine() {
+    auto hasEntry = [&] { return legendLabels(pareto()).contains(QStringLiteral("Cost budget")); };
+    doc()->edit(QStringLiteral("budget"), [](Project& p) { setCostBudget(p, 15e6); });
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(hasEntry());
+    QCOMPARE(pareto()->budgetSeries()->count(), 2);
+    doc()->edit(QStringLiteral("budget"), [](Project& p) { setCostBudget(p, 5e9); });
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(pareto()->costRange().hi < 5e9);
+    QVERIFY(!hasEntry());
+    QCOMPARE(pareto()->budgetSeries()->count(), 0);
+    doc()->edit(QStringLiteral("budget"), [](Project& p) { setCostBudget(p, 15e6); });
+    QVERIFY(waitForCurrentFrame());
+    QVERIFY(hasEntry());
+    // Zoomed in far left of it: the line and its entry go; reset, they return.
+    for (int i = 0; i < 6; ++i) pareto()->zoomAt(pareto()->frontPointPosition(0), 0.5);
+    QVERIFY(pareto()->costRange().hi < 15e6);
+    QVERIFY(!hasEntry());
+    pareto()->resetZoom();
+    QVERIFY(hasEntry());
+  }
+
   // At the window's minimum size the network table shows every row of the
   // 4-dimension example (it showed a row and a half) and every column with its
   // header (the dock scrolled Max and Fixed out), and no chart cuts a label.

@@ -696,16 +696,6 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   traceEvent("pareto replaced");
   applyRanges();
   traceEvent("pareto ranges");
-  bool legendChanged = false;
-  for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
-    if (m->isVisible() != a.costBudgetUsd.has_value()) {
-      m->setVisible(a.costBudgetUsd.has_value());
-      legendChanged = true;
-    }
-  }
-  // A marker shown or hidden does not lay the legend out again by itself: its
-  // entries overlapped, or left a gap where the hidden one was.
-  if (legendChanged) chart()->legend()->layout()->invalidate();
   // The chart shows a generation once its front is drawn too: a design over an
   // older front is not yet the chart of that change.
   if (front && front->generation == result.generation) setShownGeneration(result.generation);
@@ -762,11 +752,25 @@ void ParetoChartView::applyRanges() {
   const double top = logTime_ ? logAxisY_->max() : axisY_->max();
   const double bottom = logTime_ ? logAxisY_->min() : axisY_->min();
   QList<QPointF> budget;
+  const double left = logCost_ ? logAxisX_->min() : axisX_->min();
+  const double right = logCost_ ? logAxisX_->max() : axisX_->max();
   if (budgetUsd_ && (!logCost_ || *budgetUsd_ > 0)) {
     const double b = *budgetUsd_ / units_.usdPerUnit;
-    budget = {QPointF(b, bottom), QPointF(b, top)};
+    if (b >= left && b <= right) budget = {QPointF(b, bottom), QPointF(b, top)};
   }
   budget_->replace(budget);
+  // Its legend entry only while the line is on the chart (it stayed when a
+  // zoom or a far budget left the line off it).
+  bool legendChanged = false;
+  for (QLegendMarker* m : chart()->legend()->markers(budget_)) {
+    if (m->isVisible() != !budget.isEmpty()) {
+      m->setVisible(!budget.isEmpty());
+      legendChanged = true;
+    }
+  }
+  // A marker shown or hidden does not lay the legend out again by itself: its
+  // entries overlapped, or left a gap where the hidden one was.
+  if (legendChanged) chart()->legend()->layout()->invalidate();
 }
 
 QPointF ParetoChartView::valueAt(const QPointF& at) const {

@@ -142,6 +142,7 @@ class ParetoChartView : public ResultChartView {
 
   QLineSeries* frontSeries() const { return frontLine_; }
   QScatterSeries* optimumSeries() const { return optimum_; }
+  QLineSeries* budgetSeries() const { return budget_; }
   QScatterSeries* perfPerCostSeries() const { return perfPerCost_; }
   QScatterSeries* equalSplitSeries() const { return equalSplit_; }
   QScatterSeries* selectedSeries() const { return selected_; }
