@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "libra/error.hpp"
+#include "libra/presets.hpp"
+#include "libra/training.hpp"
 #include "result_json.hpp"
 #include "text.hpp"
 
@@ -69,6 +74,27 @@ std::optional<double> costOf(const DesignComparison& d) {
   return d.ok() ? positive(d.analysis.design.eval.costUsd) : std::nullopt;
 }
 
+// What a design runs, for telling designs of different work apart: each
+// workload's model (a generated one) or name, with its tokens per iteration.
+std::string workloadsOf(const Project& project) {
+  std::string out;
+  for (const Workload& w : project.workloads) {
+    std::string label = displayName(w.name);
+    if (const auto choice = presetChoiceOf(w)) {
+      try {
+        label = displayName(modelOf(*choice).name);
+      } catch (const InputError&) {
+        // Its own name.
+      }
+    }
+    out += (out.empty() ? "" : " + ") + label;
+  }
+  const TrainingFacts facts = trainingFacts(project);
+  if (facts.tokensPerIteration)
+    out += " (" + text::formatNumber(*facts.tokensPerIteration) + " tokens per iteration)";
+  return out.empty() ? "no workload" : out;
+}
+
 void addNotes(Comparison& c) {
   std::vector<std::string> withResult, withoutThroughput;
   std::vector<std::string> scopes[2];
@@ -93,6 +119,29 @@ void addNotes(Comparison& c) {
     c.notes.push_back("the designs count cost differently (network only: " + listOf(scopes[0]) +
                       "; NPUs and network: " + listOf(scopes[1]) +
                       "): their cost and perf-per-cost ratios mix the two scopes");
+  }
+  // Designs of different sizes or workloads: the ratios compare systems, not
+  // bandwidth splits of one system (a 128-NPU design against 4096-NPU ones).
+  std::map<std::int64_t, std::vector<std::string>> bySize;
+  std::map<std::string, std::vector<std::string>> byWorkload;
+  for (const DesignComparison& d : c.designs) {
+    bySize[d.input.project.network.npuCount()].push_back(d.input.name);
+    byWorkload[workloadsOf(d.input.project)].push_back(d.input.name);
+  }
+  if (bySize.size() > 1) {
+    std::string list;
+    for (const auto& [npus, names] : bySize)
+      list += (list.empty() ? "" : "; ") + std::to_string(npus) +
+              " NPUs: " + listOf(names);
+    c.notes.push_back("the designs differ in NPU count (" + list +
+                      "): the ratios compare systems of different sizes, not splits of one");
+  }
+  if (byWorkload.size() > 1) {
+    std::string list;
+    for (const auto& [workload, names] : byWorkload)
+      list += (list.empty() ? "" : "; ") + workload + ": " + listOf(names);
+    c.notes.push_back("the designs run different workloads (" + list +
+                      "): their times are not of the same work");
   }
   const DesignComparison& base = c.baselineDesign();
   if (!base.ok()) {

@@ -275,9 +275,15 @@ TEST(Compare, ThroughputIsThePerformanceWhenEveryDesignKnowsIt) {
                                        {"imported", "", "", oneCollective({"total == 500"})}};
   const Comparison m = compareDesigns(mixed);
   EXPECT_EQ(m.measure, PerformanceMeasure::IterationsPerSecond);
-  ASSERT_EQ(m.notes.size(), 1u);
+  ASSERT_EQ(m.notes.size(), 3u);
   EXPECT_THAT(m.notes[0], HasSubstr("iterations per second"));
   EXPECT_THAT(m.notes[0], HasSubstr("'imported'"));
+  // And that they are of different sizes and work (issue 28 item 11: a
+  // 128-NPU design was '2.601x better' than 4096-NPU ones without a word).
+  EXPECT_THAT(m.notes[1], HasSubstr("differ in NPU count"));
+  EXPECT_THAT(m.notes[1], HasSubstr("4096 NPUs: '500'"));
+  EXPECT_THAT(m.notes[2], HasSubstr("different workloads"));
+  EXPECT_THAT(m.notes[2], HasSubstr("GPT-3 175B (3145728 tokens per iteration): '500'"));
   EXPECT_TRUE(relNear(*m.designs[0].performance,
                       1e9 / m.designs[0].analysis.design.eval.iterationNs, 1e-15));
 }

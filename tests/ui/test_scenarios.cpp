@@ -737,6 +737,17 @@ class ScenariosTest : public QObject {
     QTableWidget* table = comparison()->table();
     QCOMPARE(table->columnCount(), 3);
     QCOMPARE(table->item(comparison()->rowOf(QStringLiteral("status")), 2)->text(), status);
+    // Why, in the table (issue 28 item 11), and the size of each design.
+    const QString why = table->item(comparison()->rowOf(QStringLiteral("reason")), 2)->text();
+    QVERIFY2(why.contains(QStringLiteral("cannot all hold together")), qPrintable(why));
+    QCOMPARE(table->item(comparison()->rowOf(QStringLiteral("reason")), 0)->text(), QString());
+    for (int col = 0; col < 3; ++col)
+      QCOMPARE(table->item(comparison()->rowOf(QStringLiteral("npus")), col)->text(),
+               QStringLiteral("64"));
+    QVERIFY(comparison()->rowOf(QStringLiteral("mfu")) >= 0);
+    QVERIFY(comparison()->rowOf(QStringLiteral("memory_per_npu_bytes")) >= 0);
+    QTest::qWait(50);  // the notes laid out
+    test::saveScreenshot(window_.get(), QStringLiteral("comparison-infeasible"));
     QVERIFY(!table->item(comparison()->rowOf(QStringLiteral("speedup")), 2)
                  ->data(Qt::UserRole)
                  .isValid());

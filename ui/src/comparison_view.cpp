@@ -1,4 +1,5 @@
 #include "comparison_view.hpp"
+#include "wrap_label.hpp"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -75,7 +76,7 @@ ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWi
   table_->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->verticalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  notes_ = new QLabel;
+  notes_ = new WrapLabel;  // its height follows its width: long notes wrap
   notes_->setObjectName(QStringLiteral("comparisonNotes"));
   notes_->setWordWrap(true);
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -223,6 +224,21 @@ void ComparisonView::fill(const Comparison& c) {
          return Cell{toQString(statusWord(d.analysis)), std::nullopt,
                      d.ok() ? QString() : capitalized(d.analysis.message)};
        }});
+  // Why a design has no result, in the table and not only in a tooltip.
+  if (std::any_of(c.designs.begin(), c.designs.end(),
+                  [](const DesignComparison& d) { return !d.ok(); })) {
+    rows.push_back(
+        {QStringLiteral("reason"), tr("Why not solved"), [](const DesignComparison& d, std::size_t) {
+           if (d.ok()) return Cell{QString(), std::nullopt, {}};
+           // Short in the cell (a column as wide as the message pushed the
+           // other cells out of sight), whole in the tooltip.
+           constexpr int kShownChars = 48;
+           const QString why = capitalized(d.analysis.message);
+           const QString shown =
+               why.size() > kShownChars ? why.left(kShownChars - 1).trimmed() + QChar(0x2026) : why;
+           return Cell{shown, std::nullopt, why};
+         }});
+  }
   rows.push_back(
       {QStringLiteral("objective"), tr("Objective"), [](const DesignComparison& d, std::size_t) {
          return Cell{d.analysis.objective == Objective::Performance ? tr("performance")
@@ -234,6 +250,10 @@ void ComparisonView::fill(const Comparison& c) {
       {QStringLiteral("network"), tr("Network"), [](const DesignComparison& d, std::size_t) {
          return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
        }});
+  rows.push_back({QStringLiteral("npus"), tr("NPUs"), [](const DesignComparison& d, std::size_t) {
+                    const auto n = static_cast<double>(d.input.project.network.npuCount());
+                    return Cell{formatNpus(static_cast<long long>(n)), n, {}};
+                  }});
   // The split: one row per dimension name when every design has the same
   // dimensions, else one per position with the name in the cell.
   std::vector<std::string> dimNames;
@@ -285,6 +305,22 @@ void ComparisonView::fill(const Comparison& c) {
                   [&](const DesignComparison& d, std::size_t) {
                     if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
                     return Cell{number(*d.performance, perfDecimals), d.performance, {}};
+                  }});
+  rows.push_back(
+      {QStringLiteral("mfu"), tr("MFU"), [](const DesignComparison& d, std::size_t) {
+         const auto& mfu = d.analysis.design.throughput.mfu;
+         if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
+         return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
+       }});
+  rows.push_back({QStringLiteral("memory_per_npu_bytes"), tr("Memory per NPU"),
+                  [](const DesignComparison& d, std::size_t) {
+                    const MemoryEstimate& m = d.analysis.training.memory;
+                    if (!m.use) return Cell{QStringLiteral("–"), std::nullopt, toQString(m.note)};
+                    QString text = toQString(report::formatBytes(m.use->total()));
+                    if (m.capacityBytes > 0)
+                      text += tr(" of %1").arg(toQString(report::formatBytes(m.capacityBytes)));
+                    if (!m.fits()) text += tr(" (does not fit)");
+                    return Cell{text, m.use->total(), toQString(m.describe())};
                   }});
   rows.push_back({QString(), tr("Cost (%1)").arg(costUnit), {}});
   rows.push_back({QStringLiteral("network_cost_usd"), tr("    network"),
