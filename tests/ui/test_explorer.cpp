@@ -43,6 +43,7 @@
 #include <QStyle>
 #include <QStyleOptionSlider>
 #include <QTabBar>
+#include <QTextBrowser>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,6 +67,7 @@
 #include "export_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
+#include "help.hpp"
 #include "main_window.hpp"
 #include "model_dialog.hpp"
 #include "preset_editor.hpp"
@@ -1524,6 +1526,41 @@ class ExplorerTest : public QObject {
     QVERIFY(chooseInCombo(combo, QStringLiteral("Llama 3 70B")));
     QVERIFY(doc()->project().workloads.front().origin->model.empty());
     QCOMPARE(combo->findData(QStringLiteral("@model")), -1);
+  }
+
+  // Help, offline: the glossary and the guide from the Help menu, and a tour
+  // whose every step frames a part of the window that is on screen (issue 28
+  // item 3 of the deliverables).
+  void helpHasAGlossaryAGuideAndATour() {
+    QVERIFY(clickMenuPath({QStringLiteral("&Help"), QStringLiteral("&Glossary")}));
+    auto* help = window_->findChild<HelpDialog*>();
+    QVERIFY(help && help->isVisible());
+    const QString glossary = help->page(QStringLiteral("glossary"))->toPlainText();
+    for (const char* term : {"Equal split", "Surrogate", "Chunks", "Sensitivity", "MFU",
+                             "Perf per cost", "Time to train"})
+      QVERIFY2(glossary.contains(QLatin1String(term)), term);
+    QVERIFY(clickMenuPath({QStringLiteral("&Help"), QStringLiteral("&User Guide")}));
+    QVERIFY(!help->page(QStringLiteral("gui"))->toPlainText().isEmpty());
+    help->close();
+
+    Tour* tour = window_->tour();
+    QSignalSpy finished(tour, &Tour::finished);
+    QVERIFY(clickMenuPath({QStringLiteral("&Help"), QStringLiteral("&Tour of the Window")}));
+    int shown = 0;
+    while (tour->step() >= 0) {
+      QWidget* part = tour->target();
+      QVERIFY(part && part->isVisible());
+      const QRect at(part->mapTo(window_.get(), QPoint(0, 0)), part->size());
+      QVERIFY2(tour->highlight()->geometry().contains(at & window_->rect()),
+               qPrintable(part->objectName()));
+      QVERIFY(window_->rect().contains(tour->geometry()));
+      if (shown == 2) test::saveScreenshot(window_.get(), QStringLiteral("tour-pareto"));
+      ++shown;
+      QTest::mouseClick(tour->findChild<QPushButton*>(QStringLiteral("tourNext")), Qt::LeftButton);
+    }
+    QCOMPARE(shown, tour->stepCount());
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!tour->isVisible() && !tour->highlight()->isVisible());
   }
 
   // Exports start next to a saved project and confirm what they wrote.

@@ -29,6 +29,7 @@
 #include "explorer_controller.hpp"
 #include "export_controller.hpp"
 #include "file_controller.hpp"
+#include "help.hpp"
 #include "network_panel.hpp"
 #include "results_view.hpp"
 #include "scenario_panel.hpp"
@@ -152,6 +153,16 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
        {scenarioDock, networkDock, workloadDock, budgetDock, costDock, historyDock})
     view->addAction(d->toggleViewAction());
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* guide = help->addAction(tr("&User Guide"), this,
+                                   [this] { showHelp(QStringLiteral("gui")); });
+  guide->setObjectName(QStringLiteral("userGuideAction"));
+  guide->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&Glossary"), this, [this] { showHelp(QStringLiteral("glossary")); })
+      ->setObjectName(QStringLiteral("glossaryAction"));
+  tour_ = new Tour(this);
+  help->addAction(tr("&Tour of the Window"), tour_, &Tour::start)
+      ->setObjectName(QStringLiteral("tourAction"));
+  help->addSeparator();
   help->addAction(tr("&About Libra Studio"), this, [this] {
     QMessageBox::about(
         this, tr("About Libra Studio"),
@@ -169,13 +180,24 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
     size = size.boundedTo(s->availableGeometry().size() - QSize(0, kTitleBarAllowance));
   resize(size.expandedTo(minimumSizeHint()));
   if (restoreWindowState) {
-    const QSettings settings;
+    QSettings settings;
+    // The first start shows the tour once (Help > Tour of the Window again).
+    if (!settings.value(QStringLiteral("help/tourShown")).toBool()) {
+      settings.setValue(QStringLiteral("help/tourShown"), true);
+      QTimer::singleShot(0, tour_, &Tour::start);
+    }
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   }
 }
 
 MainWindow::~MainWindow() = default;
+
+HelpDialog* MainWindow::showHelp(const QString& page) {
+  if (!help_) help_ = new HelpDialog(this);
+  help_->showPage(page);
+  return help_;
+}
 
 AutosaveController* MainWindow::enableAutosave(const QString& directory) {
   delete autosave_;

@@ -20,6 +20,8 @@ class ChartController;
 class ComparisonView;
 class ExportController;
 class FileController;
+class HelpDialog;
+class Tour;
 class NetworkPanel;
 class ResultsView;
 class ScenarioController;
@@ -59,6 +61,9 @@ class MainWindow : public QMainWindow {
   // Autosaves the document to a recovery file in `directory` (see autosave.hpp);
   // its failures show in the status bar.
   AutosaveController* enableAutosave(const QString& directory);
+  // Help > User Guide / Glossary: the help window at `page` ("gui", "glossary").
+  HelpDialog* showHelp(const QString& page);
+  Tour* tour() const { return tour_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -87,6 +92,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_;
   AutosaveController* autosave_ = nullptr;
   QLabel* status_;
+  HelpDialog* help_ = nullptr;
+  Tour* tour_ = nullptr;
 };
 
 }  // namespace libra::studio
