@@ -681,6 +681,24 @@ class ExplorerTest : public QObject {
     const double hiddenCost =
         results()->shownResult()->a().baseline->design.eval.costUsd / chart->units().usdPerUnit;
     QVERIFY(chart->costAxis()->max() < hiddenCost);
+    // The exported figure is the chart on screen: its cost axis ends where the
+    // screen's does (issue 28 item 8: the hidden equal split came back and
+    // stretched it).
+    {
+      QTemporaryDir dir;
+      const QString svg = dir.filePath(QStringLiteral("hidden.svg"));
+      QString error;
+      QVERIFY2(window_->exports()->exportTo(svg, &error), qPrintable(error));
+      QFile file(svg);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      const QString text = QString::fromUtf8(file.readAll());
+      const QString last = QString::asprintf(chart->costAxis()->labelFormat().toLatin1().constData(),
+                                             chart->costAxis()->max());
+      QVERIFY2(text.contains(QStringLiteral(">%1<").arg(last)), qPrintable(last));
+      const QString beyond = QString::asprintf(
+          chart->costAxis()->labelFormat().toLatin1().constData(), std::ceil(hiddenCost / 10) * 10);
+      QVERIFY2(!text.contains(QStringLiteral(">%1<").arg(beyond)), qPrintable(beyond));
+    }
     const QPoint greyed = legendEntryPosition(chart, markers.front()->label());
     QVERIFY(chart->viewport()->rect().contains(greyed));
     QTest::mouseClick(chart->viewport(), Qt::LeftButton, Qt::NoModifier, greyed);

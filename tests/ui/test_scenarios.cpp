@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
@@ -49,6 +50,7 @@
 #include "document.hpp"
 #include "examples.hpp"
 #include "explorer_controller.hpp"
+#include "export_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
 #include "main_window.hpp"
@@ -815,6 +817,31 @@ class ScenariosTest : public QObject {
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
     verifyShowsOnlyThisProject();
+  }
+
+  // A figure is what the screen shows (issue 28 item 8): the other scenarios'
+  // fronts and their names, this scenario's name in the heading and on its
+  // front, in PNG, SVG and PDF alike.
+  void exportsShowWhatTheScreenShows() {
+    makeThreeScenarios();
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(pareto()->overlays().size(), 2);
+    QTemporaryDir dir;
+    QString error;
+    const QString svg = dir.filePath(QStringLiteral("figure.svg"));
+    QVERIFY2(window_->exports()->exportTo(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    for (const char* shown : {">Wide<", ">Value (system cost)<", ">Base (active)<",
+                              "— scenario Base — objective"})
+      QVERIFY2(text.contains(QString::fromUtf8(shown)), shown);
+    // The others were written by the same drawing; they exist and are not empty.
+    for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("pdf")}) {
+      const QString path = dir.filePath(QStringLiteral("figure.") + suffix);
+      QVERIFY2(window_->exports()->exportTo(path, &error), qPrintable(error));
+      QVERIFY(QFileInfo(path).size() > 1000);
+    }
   }
 
   // The screenshot a person looks at: three scenarios overlaid.

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QBuffer>
+#include <QLineSeries>
 #include <QChart>
 #include <QChartView>
 #include <QFileInfo>
@@ -49,11 +50,26 @@ QString figureHeading(const QString& projectName, const SolveResult& result) {
   return heading;
 }
 
+FigureView figureViewOf(const ParetoChartView& chart) {
+  FigureView v;
+  v.equalSplitShown = chart.equalSplitShown();
+  v.logCost = chart.logCost();
+  v.logTime = chart.logTime();
+  v.overlays = chart.overlays();
+  v.frontName = chart.frontSeries()->name();
+  return v;
+}
+
 bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
-                  FigureFormat format, QString* error, QSize size) {
+                  FigureFormat format, QString* error, const FigureView& shown, QSize size) {
   ResultsView view;
   view.setAttribute(Qt::WA_DontShowOnScreen);
   view.setHeading(heading);
+  ParetoChartView* pareto = view.paretoChart();
+  pareto->setEqualSplitShown(shown.equalSplitShown);
+  pareto->setLogAxes(shown.logCost, shown.logTime);
+  pareto->setOverlays(shown.overlays);
+  if (!shown.frontName.isEmpty()) pareto->setFrontName(shown.frontName);
   view.setAutoFillBackground(true);
   view.setPalette(QPalette(Qt::white));
   view.resize(size);

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QSize>
 #include <QString>
 
+#include "charts.hpp"
 #include "solver_controller.hpp"
 
 namespace libra::studio {
@@ -17,10 +19,23 @@ std::optional<FigureFormat> figureFormatFor(const QString& path);
 
 inline constexpr QSize kFigureSize{1600, 1000};
 
-// Draws the figure of `result` under `heading` and writes it atomically. Returns
-// false and says why in `error`.
+// What the window's Pareto chart shows besides the result, so that a figure is
+// what the screen shows: the equal split shown or hidden, log axes, the other
+// scenarios' fronts and the name of this one.
+struct FigureView {
+  bool equalSplitShown = true;
+  bool logCost = false;
+  bool logTime = false;
+  QList<FrontOverlay> overlays;
+  QString frontName;  // empty: "Pareto front"
+};
+FigureView figureViewOf(const ParetoChartView& chart);
+
+// Draws the figure of `result` under `heading` as `view` says and writes it
+// atomically. Returns false and says why in `error`.
 bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
-                  FigureFormat format, QString* error, QSize size = kFigureSize);
+                  FigureFormat format, QString* error, const FigureView& view = {},
+                  QSize size = kFigureSize);
 
 // One row per design: the optimum, the perf-per-cost optimum, every Pareto point and
 // the equal split (libra::designsCsv).

@@ -1,7 +1,5 @@
 #include "export_controller.hpp"
 
-#include <algorithm>
-
 #include <QAction>
 #include <QCoreApplication>
 #include <QDir>
@@ -12,6 +10,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <libra/astra_export.hpp>
 #include <libra/display_text.hpp>
 #include <libra/error.hpp>
@@ -21,6 +20,7 @@
 #include "export.hpp"
 #include "format.hpp"
 #include "report_export.hpp"
+#include "charts.hpp"
 #include "results_view.hpp"
 #include "scenario_results.hpp"
 
@@ -82,9 +82,16 @@ bool ExportController::exportTo(const QString& path, QString* error) const {
     return false;
   }
   const QString suffix = QFileInfo(path).suffix().toLower();
-  const QString name = shownText(document_->project().name, kDisplayTitleLimit);
+  const Project& project = document_->project();
+  QString name = shownText(project.name, kDisplayTitleLimit);
+  // The scenario on screen, when the project has several.
+  if (scenarioCount(project) > 1) {
+    name += tr(" — scenario %1")
+                .arg(shownName(scenarioNames(project)[project.activeScenario]));
+  }
   if (auto format = figureFormatFor(path)) {
-    return exportFigure(*result, figureHeading(name, *result), path, *format, error);
+    return exportFigure(*result, figureHeading(name, *result), path, *format, error,
+                        figureViewOf(*results_->paretoChart()));
   }
   if (suffix == QStringLiteral("csv")) return writeFileAtomic(path, resultsCsv(*result), error);
   if (suffix == QStringLiteral("json")) return writeFileAtomic(path, resultsJson(*result), error);
