@@ -750,6 +750,39 @@ class ScenariosTest : public QObject {
     QVERIFY(comparison()->rowOf(QStringLiteral("memory_per_npu_bytes")) >= 0);
     QTest::qWait(50);  // the notes laid out
     test::saveScreenshot(window_.get(), QStringLiteral("comparison-infeasible"));
+    // Exported (issue 28 item 11): the engine's rows as CSV, the table as shown
+    // as PNG, SVG and PDF.
+    {
+      QTemporaryDir out;
+      QString failed;
+      const QString csv = out.filePath(QStringLiteral("comparison.csv"));
+      QVERIFY2(comparison()->exportTo(csv, &failed), qPrintable(failed));
+      QFile csvFile(csv);
+      QVERIFY(csvFile.open(QIODevice::ReadOnly));
+      const QStringList lines =
+          QString::fromUtf8(csvFile.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+      QCOMPARE(lines.size(), 4);
+      QVERIFY(lines[0].startsWith(QStringLiteral("name,file,scenario,status")));
+      QVERIFY(lines[3].startsWith(QStringLiteral("infeasible,")));
+      const QString svg = out.filePath(QStringLiteral("comparison.svg"));
+      QVERIFY2(comparison()->exportTo(svg, &failed), qPrintable(failed));
+      QFile svgFile(svg);
+      QVERIFY(svgFile.open(QIODevice::ReadOnly));
+      // Unbreakable spaces (the cells do not wrap) read as spaces.
+      const QString svgText = QString::fromUtf8(svgFile.readAll()).replace(QChar(0xa0), QLatin1Char(' '));
+
+
+      for (const QString& shown : {QStringLiteral("Why not solved<"), QStringLiteral(">infeasible<"),
+                                   QStringLiteral("Iterations per second<")})
+        QVERIFY2(svgText.contains(shown), qPrintable(shown));
+      for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("pdf")}) {
+        const QString path = out.filePath(QStringLiteral("comparison.") + suffix);
+        QVERIFY2(comparison()->exportTo(path, &failed), qPrintable(failed));
+        QVERIFY(QFileInfo(path).size() > 1000);
+      }
+      QVERIFY(!comparison()->exportTo(out.filePath(QStringLiteral("c.txt")), &failed));
+      QVERIFY(failed.contains(QStringLiteral(".csv, .png, .svg or .pdf")));
+    }
     QVERIFY(!table->item(comparison()->rowOf(QStringLiteral("speedup")), 2)
                  ->data(Qt::UserRole)
                  .isValid());

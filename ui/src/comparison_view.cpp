@@ -1,10 +1,21 @@
 #include "comparison_view.hpp"
+#include "export.hpp"
 #include "wrap_label.hpp"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QBuffer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QPushButton>
+#include <QSvgGenerator>
+#include <QTextDocument>
 #include <QLocale>
 #include <QShowEvent>
 #include <QTableWidget>
@@ -89,6 +100,11 @@ ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWi
   top->addWidget(baseline_);
   top->addSpacing(12);
   top->addWidget(status_, 1);
+  export_ = new QPushButton(tr("Export…"));
+  export_->setObjectName(QStringLiteral("exportComparison"));
+  export_->setToolTip(tr("Write the comparison as CSV, or the table as PNG, SVG or PDF"));
+  top->addWidget(export_);
+  connect(export_, &QPushButton::clicked, this, &ComparisonView::chooseExport);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addLayout(top);
@@ -424,6 +440,114 @@ void ComparisonView::fill(const Comparison& c) {
   for (const std::string& note : c.notes) notes << QStringLiteral("• ") + capitalized(note) + '.';
   notes_->setText(notes.join(QLatin1Char('\n')));
   notes_->setVisible(!notes.isEmpty());
+}
+
+}  // namespace libra::studio
+
+namespace libra::studio {
+
+QString ComparisonView::tableHtml(bool withNotes) const {
+  QString html = QStringLiteral(
+      "<html><body style='font-family: sans-serif; font-size: 10pt'>"
+      "<table border='1' cellspacing='0' cellpadding='3' style='border-collapse: collapse'>"
+      "<tr><th></th>");
+  for (int col = 0; col < table_->columnCount(); ++col) {
+    const QTableWidgetItem* h = table_->horizontalHeaderItem(col);
+    html += QStringLiteral("<th>%1</th>")
+                .arg((h ? h->text() : QString()).toHtmlEscaped().replace(QLatin1Char('\n'),
+                                                                          QStringLiteral("<br>")));
+  }
+  html += QStringLiteral("</tr>");
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    const QTableWidgetItem* head = table_->verticalHeaderItem(row);
+    const bool group = head && head->data(Qt::UserRole).toString().isEmpty();
+    const QString label = (head ? head->text() : QString()).trimmed().toHtmlEscaped();
+    html += group ? QStringLiteral("<tr><td><b>%1</b></td>").arg(label)
+                  : QStringLiteral("<tr><td>&nbsp;&nbsp;%1</td>").arg(label);
+    for (int col = 0; col < table_->columnCount(); ++col) {
+      const QTableWidgetItem* item = table_->item(row, col);
+      html += QStringLiteral("<td align='right'>%1</td>")
+                  .arg(item ? item->text().toHtmlEscaped() : QString());
+    }
+    html += QStringLiteral("</tr>");
+  }
+  html += QStringLiteral("</table>");
+  if (withNotes && !notes_->text().isEmpty())
+    html += QStringLiteral("<p>%1</p>")
+                .arg(notes_->text().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+  return html + QStringLiteral("</body></html>");
+}
+
+bool ComparisonView::exportTo(const QString& path, QString* error) const {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == QStringLiteral("csv")) {
+    if (!shown_) {
+      if (error) *error = tr("The comparison is not computed yet.");
+      return false;
+    }
+    return writeFileAtomic(path, QByteArray::fromStdString(comparisonCsv(*shown_)), error);
+  }
+  const auto format = figureFormatFor(path);
+  if (!format) {
+    if (error) *error = tr("%1: use .csv, .png, .svg or .pdf").arg(path);
+    return false;
+  }
+  QTextDocument doc;
+  doc.setDefaultStyleSheet(QStringLiteral("td, th { white-space: nowrap; }"));
+  // As wide as the table; the notes wrap to it.
+  doc.setHtml(tableHtml(false));
+  const qreal width = doc.idealWidth();
+  doc.setHtml(tableHtml());
+  doc.setTextWidth(width);
+  const QSize size = doc.size().toSize() + QSize(2, 2);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (*format == FigureFormat::Png) {
+    const qreal ratio = 1.5;
+    QImage image(size * ratio, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(ratio);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    doc.drawContents(&painter);
+    painter.end();
+    image.save(&buffer, "PNG");
+  } else if (*format == FigureFormat::Svg) {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setResolution(logicalDpiY());
+    svg.setTitle(tr("Comparison of the scenarios"));
+    QPainter painter(&svg);
+    doc.drawContents(&painter);
+    painter.end();
+  } else {
+    QPdfWriter pdf(&buffer);
+    pdf.setTitle(tr("Comparison of the scenarios"));
+    pdf.setCreator(QStringLiteral("Libra Studio"));
+    pdf.setPageSize(QPageSize(QPageSize::A4));
+    pdf.setPageOrientation(QPageLayout::Landscape);
+    pdf.setPageMargins(QMarginsF(10, 10, 10, 10), QPageLayout::Millimeter);
+    QPainter painter(&pdf);
+    const QRect page = painter.viewport();
+    const double scale = std::min(page.width() / static_cast<double>(size.width()),
+                                  page.height() / static_cast<double>(size.height()));
+    painter.scale(scale, scale);
+    doc.drawContents(&painter);
+    painter.end();
+  }
+  buffer.close();
+  return writeFileAtomic(path, bytes, error);
+}
+
+void ComparisonView::chooseExport() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export Comparison"), QStringLiteral("comparison.csv"),
+      tr("CSV (*.csv);;PNG image (*.png);;SVG image (*.svg);;PDF (*.pdf)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export Failed"), error);
 }
 
 }  // namespace libra::studio

@@ -20,6 +20,7 @@
 QT_BEGIN_NAMESPACE
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 QT_END_NAMESPACE
 
@@ -53,6 +54,12 @@ class ComparisonView : public QWidget {
   // Rebuilds at once (tests, exports).
   void rebuild();
 
+  // The table as shown (and its notes) as HTML, for the figure exports.
+  QString tableHtml(bool withNotes = true) const;
+  // Writes the comparison: .csv the engine's rows (as `libra compare --csv`),
+  // .png / .svg / .pdf the table as shown. Atomic; false with the reason.
+  bool exportTo(const QString& path, QString* error) const;
+
  Q_SIGNALS:
   void rebuilt();
 
@@ -61,11 +68,13 @@ class ComparisonView : public QWidget {
 
  private:
   void scheduleRebuild();
+  void chooseExport();
   void fill(const Comparison& comparison);
 
   Document* document_;
   ScenarioResults* results_;
   QComboBox* baseline_;
+  QPushButton* export_;
   QLabel* status_;
   QTableWidget* table_;
   QLabel* notes_;
