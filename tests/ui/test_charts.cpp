@@ -844,8 +844,19 @@ class ChartsTest : public QObject {
       QVERIFY(waitForCurrentFrame());
       const AxisRange x = pareto()->costRange(), y = pareto()->timeRange();
       const AxisRange fx = pareto()->fittedCostRange();
-      // Held: the axes are those of before the drag unless the data left them.
-      const bool dataInside = x0.contains(fx.lo, fx.hi);
+      // Held: the axes are those of before the drag unless the data left them
+      // (every point drawn, in $ and ns).
+      bool dataInside = true;
+      for (QXYSeries* series : std::initializer_list<QXYSeries*>{
+               pareto()->frontSeries(), pareto()->optimumSeries(), pareto()->perfPerCostSeries(),
+               pareto()->equalSplitSeries()}) {
+        if (!series->isVisible()) continue;
+        for (const QPointF& p : series->points()) {
+          const double usd = p.x() * pareto()->units().usdPerUnit;
+          const double ns = p.y() * pareto()->units().nsPerUnit;
+          dataInside = dataInside && x0.contains(usd, usd) && y0.contains(ns, ns);
+        }
+      }
       if (dataInside) {
         QVERIFY(sameRange(x, x0) && sameRange(y, y0));
         QCOMPARE(formatsSet(), formatsBefore);

@@ -410,6 +410,10 @@ bool fallsTowardNoBandwidth(const Problem& problem, const SolveOptions& options,
 }
 
 // The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
+// The point count whose first step above an unreachable cheapest cost every
+// front starts at (the default of paretoFront).
+constexpr int kFrontReachPoints = 50;
+
 ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
                     const Solution& best, double ppcTolerance) {
   ParetoFront front;
@@ -457,10 +461,14 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
   Solution cheapest;
   if (!divergesAtMin) cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
   const bool includeMin = cheapest.ok();
+  // Without the cheapest design the scan starts one step of a 50-point front
+  // above it, whatever the point count: a coarse front (a drag's 16 points)
+  // reaches as far into the steep end as the finer one that follows, so the
+  // chart does not jump when it arrives.
+  const double first = includeMin ? 0.0 : 1.0 / std::max(points, kFrontReachPoints);
   std::vector<double> budgets(points);
   for (int i = 0; i < points; ++i) {
-    const double f =
-        includeMin ? static_cast<double>(i) / (points - 1) : static_cast<double>(i + 1) / points;
+    const double f = first + (1 - first) * static_cast<double>(i) / (points - 1);
     budgets[i] = cMin + f * span;
   }
   const std::vector<double>* warm = nullptr;
