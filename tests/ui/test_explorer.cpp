@@ -1499,13 +1499,27 @@ class ExplorerTest : public QObject {
     QVERIFY(!editor->openModelFile(config, 0, 0, &error));  // no batch in a config
     QVERIFY2(error.contains(QStringLiteral("sequence length")), qPrintable(error));
     QVERIFY(doc()->project() == before);
-    QVERIFY2(editor->openModelFile(config, 8192, 4096, &error), qPrintable(error));
+    // 512 sequences on 4096 NPUs: the model's default (TP 1 x DP 4096) cannot
+    // split the batch; the execution of least compute time that fits is chosen
+    // in the background, as `libra new` chooses it.
+    QSignalSpy applied(editor, &PresetEditor::modelApplied);
+    QVERIFY2(editor->openModelFile(config, 8192, 512, &error), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 60000);
+    QVERIFY(applied.front().front().toBool());
+    QVERIFY(!editor->choosingExecution());
     const auto& origin = doc()->project().workloads.front().origin;
+    const auto chosen = presetChoiceOf(doc()->project().workloads.front());
+    QVERIFY(chosen);
+    QVERIFY(chosen->parallelism.dp <= 512);
+    QVERIFY2(window_->statusBar()->currentMessage().contains(QStringLiteral("least compute time")),
+             qPrintable(window_->statusBar()->currentMessage()));
     QVERIFY(origin && !origin->model.empty());
     auto* combo = window_->findChild<QComboBox*>(QStringLiteral("presetCombo"));
     QCOMPARE(combo->currentText(), QStringLiteral("meta-llama/Meta-Llama-3-8B (own model)"));
     QVERIFY(waitForCurrentFrame());
-    QVERIFY2(results()->summaryText().contains(QStringLiteral("33,554,432 tokens per iteration")),
+    QVERIFY2(results()->summaryText().contains(QStringLiteral("4,194,304 tokens per iteration")),
+             qPrintable(results()->summaryText()));
+    QVERIFY2(!results()->summaryText().contains(QStringLiteral("does not fit")),
              qPrintable(results()->summaryText()));
     test::saveScreenshot(window_.get(), QStringLiteral("workload-own-model"));
     doc()->undoStack()->undo();
@@ -1530,6 +1544,7 @@ class ExplorerTest : public QObject {
     const Preset bigger = dialog.model();
     QVERIFY(bigger.parameterCount() > model->parameterCount());
     QVERIFY(editor->useModel(bigger, &error));
+    QTRY_VERIFY_WITH_TIMEOUT(!editor->choosingExecution(), 60000);
     QCOMPARE(std::get<TransformerConfig>(editor->currentModel()->model).layers, 36);
 
     // Saved and opened again: the same model, in the combo.

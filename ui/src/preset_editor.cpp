@@ -15,6 +15,8 @@
 #include <exception>
 #include <limits>
 #include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
+#include <libra/training.hpp>
 
 #include "document.hpp"
 #include "format.hpp"
@@ -164,6 +166,31 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
     connect(s, &QSpinBox::valueChanged, this, &PresetEditor::apply);
   for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_})
     connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
+  choosing_ = new QFutureWatcher<std::optional<Execution>>(this);
+  connect(choosing_, &QFutureWatcher<std::optional<Execution>>::finished, this, [this] {
+    if (!pendingModel_ || choosing_->isCanceled()) return;
+    const Preset model = *pendingModel_;
+    pendingModel_.reset();
+    const std::optional<Execution> chosen = choosing_->result();
+    if (!chosen) {
+      error_->setText(tr("No execution of %1 fits %2 NPUs of this device (memory or batch); "
+                         "try more NPUs, another device or a smaller global batch.")
+                          .arg(shownName(model.name))
+                          .arg(document_->project().network.npuCount()));
+      error_->show();
+      Q_EMIT modelApplied(false);
+      return;
+    }
+    Parallelism p = parallelismOf(*chosen);
+    p.dp = 0;
+    const bool ok = applyModel(model, p, generatorOf(*chosen, {}), nullptr);
+    if (ok) {
+      Q_EMIT document_->editReported(
+          tr("%1: chose %2, the execution of least compute time that fits (as libra new does)")
+              .arg(shownName(model.name), toQString(chosen->label())));
+    }
+    Q_EMIT modelApplied(ok);
+  });
   connect(convert_, &QPushButton::clicked, this, &PresetEditor::convertToPreset);
   connect(openModel_, &QPushButton::clicked, this, &PresetEditor::chooseModelFile);
   connect(editModel_, &QPushButton::clicked, this, &PresetEditor::editHyperparameters);
@@ -334,15 +361,14 @@ std::optional<Preset> PresetEditor::currentModel() const {
   }
 }
 
-bool PresetEditor::useModel(const Preset& model, QString* error) {
+bool PresetEditor::applyModel(const Preset& model, const Parallelism& parallelism,
+                              const GeneratorOptions& generator, QString* error) {
   const auto& project = document_->project();
   if (workload_ >= static_cast<int>(project.workloads.size())) return false;
   try {
-    Parallelism p = model.defaults;
-    p.dp = 0;
     const auto old = presetChoiceOf(project.workloads[workload_]);
     const Device& device = findDevice(old ? old->device : std::string("h100"));
-    Workload w = generateWorkload(model, p, device, project.network);
+    Workload w = generateWorkload(model, parallelism, device, project.network, generator);
     w.weight = project.workloads[workload_].weight;
     const int index = workload_;
     document_->edit(tr("Use the model %1").arg(shownName(model.name)),
@@ -355,6 +381,58 @@ bool PresetEditor::useModel(const Preset& model, QString* error) {
     if (error) *error = error_->text();
     return false;
   }
+}
+
+bool PresetEditor::choosingExecution() const {
+  return choosing_->isRunning();
+}
+
+bool PresetEditor::useModel(const Preset& model, QString* error) {
+  const auto& project = document_->project();
+  if (workload_ >= static_cast<int>(project.workloads.size())) return false;
+  Parallelism p = model.defaults;
+  p.dp = 0;
+  const auto old = presetChoiceOf(project.workloads[workload_]);
+  Device device;
+  try {
+    device = findDevice(old ? old->device : std::string("h100"));
+    // The model's own default, where it runs and fits.
+    const Parallelism resolved = resolveDegrees(p, project.network.npuCount());
+    (void)planBatch(model, resolved, {});
+    Project trial;
+    trial.network = project.network;
+    trial.workloads = {generateWorkload(model, p, device, project.network)};
+    if (trainingFacts(trial).memory.fits()) {
+      const bool ok = applyModel(model, p, {}, error);
+      Q_EMIT modelApplied(ok);
+      return ok;
+    }
+  } catch (const std::exception&) {
+    // Does not run as it is: an execution is chosen.
+  }
+  // The execution of least compute time that fits, chosen off the window's
+  // thread (a large model on thousands of NPUs takes a while).
+  if (choosing_->isRunning()) choosing_->cancel();
+  pendingModel_ = model;
+  error_->setText(tr("Choosing an execution of %1 that fits %2 NPUs…")
+                      .arg(shownName(model.name))
+                      .arg(project.network.npuCount()));
+  error_->show();
+  const std::int64_t npus = project.network.npuCount();
+  choosing_->setFuture(QtConcurrent::run([model, device, npus]() -> std::optional<Execution> {
+    ExecutionSearchOptions so;
+    so.choices.base = model.defaults;
+    so.choices.searchPlacements = false;
+    so.device = device;
+    try {
+      const PreparedExecutions prepared = prepareExecutions(model, npus, so);
+      if (prepared.candidates.empty()) return std::nullopt;
+      return prepared.candidates.front().execution;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }));
+  return true;
 }
 
 bool PresetEditor::openModelFile(const QString& path, int sequenceLength, qint64 globalBatch,

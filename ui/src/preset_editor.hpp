@@ -4,7 +4,9 @@
 // combination that does not fit the network is reported and not applied.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QWidget>
+#include <libra/execution.hpp>
 #include <libra/presets.hpp>
 #include <optional>
 #include <string>
@@ -30,11 +32,22 @@ class PresetEditor : public QWidget {
 
   QString errorText() const;
 
+ Q_SIGNALS:
+  // A model's workload was applied (at once, or after its execution was chosen).
+  void modelApplied(bool ok);
+
+ public:
+
   // Regenerates the workload from `model` (a preset, a model read from a file
-  // or edited hyperparameters) with the model's default parallelism on the
-  // current network and device, as one undoable edit. False, with the reason
-  // in `error` and shown, when it cannot be generated.
+  // or edited hyperparameters) on the current network and device, as one
+  // undoable edit: with the model's default parallelism where that fits the
+  // device's memory and the batch, else (in the background: the edit follows,
+  // and modelApplied says so) the execution of least compute time that fits,
+  // as `libra new` and `sweep` choose it. False, with the reason in `error`
+  // and shown, when it cannot be generated.
   bool useModel(const Preset& model, QString* error = nullptr);
+  // Whether an execution is being chosen in the background.
+  bool choosingExecution() const;
   // Reads a model file (a Hugging Face config.json or libra's model file);
   // `sequenceLength` and `globalBatch` (> 0) complete one that gives none.
   bool openModelFile(const QString& path, int sequenceLength, qint64 globalBatch,
@@ -48,6 +61,9 @@ class PresetEditor : public QWidget {
   void convertToPreset();
   void chooseModelFile();
   void editHyperparameters();
+  // Generates `model` with `parallelism` and `generator` as one edit.
+  bool applyModel(const Preset& model, const Parallelism& parallelism,
+                  const GeneratorOptions& generator, QString* error);
 
   Document* document_;
   int workload_ = 0;
@@ -69,6 +85,8 @@ class PresetEditor : public QWidget {
   QLabel* details_;
   QPushButton* openModel_;
   QPushButton* editModel_;
+  QFutureWatcher<std::optional<Execution>>* choosing_;
+  std::optional<Preset> pendingModel_;  // the model whose execution is being chosen
 };
 
 }  // namespace libra::studio
