@@ -8,7 +8,7 @@
 #
 #   packaging/endurance.sh [-s SECONDS] [-b BUILD_DIR]     (defaults: 60, build/ci)
 #
-# Bounds. GUI (libra-studio --endurance, see ui/src/endurance.hpp): after a
+# Bounds. GUI (libra-studio --endurance, see ui/harness/endurance.hpp): after a
 # warm-up that fills the undo history, the resident set grows at most 16 MB and
 # the heap in use at most 4 MB; every checkpoint's request is answered within
 # 30 s; the solver ends idle; the autosave reads back as the document. Sweeps:
