@@ -66,6 +66,234 @@ QString capitalized(const std::string& text) {
   return s;
 }
 
+
+// One row of the table: its key (empty: a group heading), its label and how
+// each design's cell reads.
+struct Row {
+  QString key;
+  QString label;
+  std::function<Cell(const DesignComparison&, std::size_t)> cell;
+};
+
+Cell valueCell(const DesignComparison& d, double value, double unit, int decimals) {
+  if (!d.ok()) return Cell{QStringLiteral("–"), std::nullopt, {}};
+  return Cell{number(value / unit, decimals), value, {}};
+}
+
+// One unit per group of rows, from the largest value in it (report/units.hpp).
+struct Scales {
+  report::Unit time, cost;
+  int timeDecimals = 2, costDecimals = 2, perfDecimals = 2, perfPerCostDecimals = 2;
+  bool tokens = false;
+  bool anySystem = false;
+};
+
+Scales scalesOf(const Comparison& c) {
+  Scales s;
+  s.tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  const bool tokens = s.tokens;
+  double maxTime = 0, maxCost = 0, maxPerf = 0;
+  for (const DesignComparison& d : c.designs) {
+    s.anySystem = s.anySystem || d.analysis.costScope == CostScope::System;
+    if (!d.ok()) continue;
+    const Evaluation& e = d.analysis.design.eval;
+    if (std::isfinite(e.iterationNs)) maxTime = std::max(maxTime, std::fabs(e.iterationNs));
+    for (double usd : {e.costUsd, e.networkCostUsd})
+      if (std::isfinite(usd)) maxCost = std::max(maxCost, std::fabs(usd));
+    if (d.performance) maxPerf = std::max(maxPerf, *d.performance);
+  }
+  s.time = report::timeUnitFor(maxTime);
+  s.cost = report::costUnitFor(maxCost);
+  s.timeDecimals = decimalsFor(s.time.of(maxTime));
+  s.costDecimals = decimalsFor(s.cost.of(maxCost));
+  s.perfDecimals = tokens ? (maxPerf >= 100 ? 0 : 2) : decimalsFor(maxPerf);
+  double maxPerfPerCost = 0;
+  for (const DesignComparison& d : c.designs)
+    if (d.perfPerCost) maxPerfPerCost = std::max(maxPerfPerCost, *d.perfPerCost * s.cost.size);
+  s.perfPerCostDecimals = decimalsFor(maxPerfPerCost);
+  return s;
+}
+
+
+// Status, why not, objective, network, NPUs and the split.
+void addDesignRows(std::vector<Row>& rows, const Comparison& c) {
+  rows.push_back(
+      {QStringLiteral("status"), ComparisonView::tr("Status"), [](const DesignComparison& d, std::size_t) {
+         return Cell{toQString(statusWord(d.analysis)), std::nullopt,
+                     d.ok() ? QString() : capitalized(d.analysis.message)};
+       }});
+  // Why a design has no result, in the table and not only in a tooltip.
+  if (std::any_of(c.designs.begin(), c.designs.end(),
+                  [](const DesignComparison& d) { return !d.ok(); })) {
+    rows.push_back(
+        {QStringLiteral("reason"), ComparisonView::tr("Why not solved"), [](const DesignComparison& d, std::size_t) {
+           if (d.ok()) return Cell{QString(), std::nullopt, {}};
+           // Short in the cell (a column as wide as the message pushed the
+           // other cells out of sight), whole in the tooltip.
+           constexpr int kShownChars = 48;
+           const QString why = capitalized(d.analysis.message);
+           const QString shown =
+               why.size() > kShownChars ? why.left(kShownChars - 1).trimmed() + QChar(0x2026) : why;
+           return Cell{shown, std::nullopt, why};
+         }});
+  }
+  rows.push_back(
+      {QStringLiteral("objective"), ComparisonView::tr("Objective"), [](const DesignComparison& d, std::size_t) {
+         return Cell{d.analysis.objective == Objective::Performance ? ComparisonView::tr("performance")
+                                                                    : ComparisonView::tr("perf per cost"),
+                     std::nullopt,
+                     {}};
+       }});
+  rows.push_back(
+      {QStringLiteral("network"), ComparisonView::tr("Network"), [](const DesignComparison& d, std::size_t) {
+         return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
+       }});
+  rows.push_back({QStringLiteral("npus"), ComparisonView::tr("NPUs"), [](const DesignComparison& d, std::size_t) {
+                    const auto n = static_cast<double>(d.input.project.network.npuCount());
+                    return Cell{formatNpus(static_cast<long long>(n)), n, {}};
+                  }});
+  // The split: one row per dimension name when every design has the same
+  // dimensions, else one per position with the name in the cell.
+  std::vector<std::string> dimNames;
+  bool sameDims = true;
+  std::size_t widest = 0;
+  for (const DesignComparison& d : c.designs) {
+    if (!d.ok() || !d.analysis.problem) continue;
+    const std::vector<std::string>& n = d.analysis.problem->dimNames;
+    if (dimNames.empty()) dimNames = n;
+    sameDims = sameDims && n == dimNames;
+    widest = std::max(widest, n.size());
+  }
+  rows.push_back({QString(), ComparisonView::tr("Bandwidth per NPU (GB/s)"), {}});
+  for (std::size_t k = 0; k < widest; ++k) {
+    const QString label =
+        sameDims && k < dimNames.size() ? toQString(dimNames[k]) : ComparisonView::tr("dimension %1").arg(k + 1);
+    rows.push_back({QStringLiteral("bandwidth_gbps/%1").arg(k), QStringLiteral("    ") + label,
+                    [k, sameDims](const DesignComparison& d, std::size_t) {
+                      const DesignResult& r = d.analysis.design;
+                      if (!d.ok() || k >= r.bandwidth.size())
+                        return Cell{QStringLiteral("–"), std::nullopt, {}};
+                      QString text = number(r.bandwidth[k], 1);
+                      if (!sameDims && d.analysis.problem)
+                        text = toQString(d.analysis.problem->dimNames[k]) + QLatin1Char(' ') + text;
+                      return Cell{text, r.bandwidth[k], {}};
+                    }});
+  }
+  rows.push_back({QStringLiteral("total_bandwidth_gbps"), ComparisonView::tr("    total"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.totalBandwidth(), 1, 1);
+                  }});
+}
+
+// Times, performance, training and costs, in the comparison's units.
+void addMeasureRows(std::vector<Row>& rows, const Scales& s) {
+  const report::Unit& time = s.time;
+  const report::Unit& cost = s.cost;
+  const QString timeUnit = toQString(time.name), costUnit = toQString(cost.name);
+  const int timeDecimals = s.timeDecimals, costDecimals = s.costDecimals;
+  const int perfDecimals = s.perfDecimals, perfPerCostDecimals = s.perfPerCostDecimals;
+  const bool tokens = s.tokens, anySystem = s.anySystem;
+  rows.push_back({QString(), ComparisonView::tr("Time per iteration (%1)").arg(timeUnit), {}});
+  rows.push_back({QStringLiteral("iteration_time_ns"), ComparisonView::tr("    iteration"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.iterationNs, time.size,
+                                     timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("compute_time_ns"), ComparisonView::tr("    compute"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.computeNs, time.size, timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("communication_time_ns"), ComparisonView::tr("    exposed communication"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.communicationNs, time.size,
+                                     timeDecimals);
+                  }});
+  rows.push_back({QStringLiteral("performance"),
+                  tokens ? ComparisonView::tr("Throughput (tokens/s)") : ComparisonView::tr("Iterations per second"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
+                    return Cell{number(*d.performance, perfDecimals), d.performance, {}};
+                  }});
+  rows.push_back(
+      {QStringLiteral("mfu"), ComparisonView::tr("MFU"), [](const DesignComparison& d, std::size_t) {
+         const auto& mfu = d.analysis.design.throughput.mfu;
+         if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
+         return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
+       }});
+  rows.push_back({QStringLiteral("memory_per_npu_bytes"), ComparisonView::tr("Memory per NPU"),
+                  [](const DesignComparison& d, std::size_t) {
+                    const MemoryEstimate& m = d.analysis.training.memory;
+                    if (!m.use) return Cell{QStringLiteral("–"), std::nullopt, toQString(m.note)};
+                    QString text = toQString(report::formatBytes(m.use->total()));
+                    if (m.capacityBytes > 0)
+                      text += ComparisonView::tr(" of %1").arg(toQString(report::formatBytes(m.capacityBytes)));
+                    if (!m.fits()) text += ComparisonView::tr(" (does not fit)");
+                    return Cell{text, m.use->total(), toQString(m.describe())};
+                  }});
+  rows.push_back({QString(), ComparisonView::tr("Cost (%1)").arg(costUnit), {}});
+  rows.push_back({QStringLiteral("network_cost_usd"), ComparisonView::tr("    network"),
+                  [=](const DesignComparison& d, std::size_t) {
+                    return valueCell(d, d.analysis.design.eval.networkCostUsd, cost.size,
+                                     costDecimals);
+                  }});
+  if (anySystem) {
+    rows.push_back({QStringLiteral("cost_usd"), ComparisonView::tr("    system (NPUs + network)"),
+                    [=](const DesignComparison& d, std::size_t) {
+                      if (d.analysis.costScope != CostScope::System)
+                        return Cell{ComparisonView::tr("(network only)"), std::nullopt,
+                                    ComparisonView::tr("This scenario counts the network's cost only")};
+                      return valueCell(d, d.analysis.design.eval.costUsd, cost.size, costDecimals);
+                    }});
+  }
+  rows.push_back(
+      {QStringLiteral("perf_per_cost"),
+       tokens ? ComparisonView::tr("Perf per cost (tokens/s per %1)").arg(costUnit)
+              : ComparisonView::tr("Perf per cost (iterations/s per %1)").arg(costUnit),
+       [=](const DesignComparison& d, std::size_t) {
+         if (!d.perfPerCost) return Cell{QStringLiteral("–"), std::nullopt, {}};
+         return Cell{number(*d.perfPerCost * cost.size, perfPerCostDecimals), d.perfPerCost, {}};
+       }});
+}
+
+// Each design against the baseline.
+void addRatioRows(std::vector<Row>& rows, const Comparison& c) {
+  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  const QString baseName = shownName(c.baselineDesign().input.name);
+  rows.push_back({QString(), ComparisonView::tr("Against the baseline, %1").arg(baseName), {}});
+  auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
+                        const std::optional<double>& shown, const QString& better,
+                        const QString& worse) {
+    if (i == c.baseline) return Cell{d.ok() ? ComparisonView::tr("baseline") : QStringLiteral("–"), r, {}};
+    if (!r || !shown || !(*shown > 0)) return Cell{QStringLiteral("–"), r, {}};
+    return Cell{ratioWords(*shown, better, worse), r, {}};
+  };
+  rows.push_back({QStringLiteral("speedup"), tokens ? ComparisonView::tr("    throughput") : ComparisonView::tr("    speed"),
+                  [=](const DesignComparison& d, std::size_t i) {
+                    return ratioCell(d, i, d.speedup, d.speedup, ComparisonView::tr("faster"), ComparisonView::tr("slower"));
+                  }});
+  rows.push_back(
+      {QStringLiteral("cost_ratio"), ComparisonView::tr("    cost"), [=](const DesignComparison& d, std::size_t i) {
+         const std::optional<double> cheaper = d.costRatio && *d.costRatio > 0
+                                                   ? std::optional<double>(1 / *d.costRatio)
+                                                   : std::nullopt;
+         return ratioCell(d, i, d.costRatio, cheaper, ComparisonView::tr("cheaper"), ComparisonView::tr("more expensive"));
+       }});
+  rows.push_back({QStringLiteral("perf_per_cost_ratio"), ComparisonView::tr("    perf per cost"),
+                  [=](const DesignComparison& d, std::size_t i) {
+                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio, ComparisonView::tr("better"),
+                                     ComparisonView::tr("worse"));
+                  }});
+
+}
+
+std::vector<Row> comparisonRows(const Comparison& c) {
+  std::vector<Row> rows;
+  addDesignRows(rows, c);
+  addMeasureRows(rows, scalesOf(c));
+  addRatioRows(rows, c);
+  return rows;
+}
+
 }  // namespace
 
 ComparisonView::ComparisonView(Document* document, ScenarioResults* results, QWidget* parent)
@@ -202,190 +430,7 @@ void ComparisonView::fill(const Comparison& c) {
   std::vector<bool> current(c.designs.size());
   for (std::size_t i = 0; i < c.designs.size(); ++i) current[i] = results_->entry(i).current;
 
-  // One unit per group of rows, from the largest value in it (report/units.hpp).
-  double maxTime = 0, maxCost = 0, maxPerf = 0;
-  bool anySystem = false;
-  for (const DesignComparison& d : c.designs) {
-    anySystem = anySystem || d.analysis.costScope == CostScope::System;
-    if (!d.ok()) continue;
-    const Evaluation& e = d.analysis.design.eval;
-    if (std::isfinite(e.iterationNs)) maxTime = std::max(maxTime, std::fabs(e.iterationNs));
-    for (double usd : {e.costUsd, e.networkCostUsd})
-      if (std::isfinite(usd)) maxCost = std::max(maxCost, std::fabs(usd));
-    if (d.performance) maxPerf = std::max(maxPerf, *d.performance);
-  }
-  const report::Unit time = report::timeUnitFor(maxTime);
-  const report::Unit cost = report::costUnitFor(maxCost);
-  const QString timeUnit = toQString(time.name), costUnit = toQString(cost.name);
-  const int timeDecimals = decimalsFor(time.of(maxTime));
-  const int costDecimals = decimalsFor(cost.of(maxCost));
-  const int perfDecimals = tokens ? (maxPerf >= 100 ? 0 : 2) : decimalsFor(maxPerf);
-  double maxPerfPerCost = 0;
-  for (const DesignComparison& d : c.designs)
-    if (d.perfPerCost) maxPerfPerCost = std::max(maxPerfPerCost, *d.perfPerCost * cost.size);
-  const int perfPerCostDecimals = decimalsFor(maxPerfPerCost);
-
-  struct Row {
-    QString key;  // empty: a group heading
-    QString label;
-    std::function<Cell(const DesignComparison&, std::size_t)> cell;
-  };
-  std::vector<Row> rows;
-  auto valueCell = [](const DesignComparison& d, double value, double unit, int decimals) {
-    if (!d.ok()) return Cell{QStringLiteral("–"), std::nullopt, {}};
-    return Cell{number(value / unit, decimals), value, {}};
-  };
-  rows.push_back(
-      {QStringLiteral("status"), tr("Status"), [](const DesignComparison& d, std::size_t) {
-         return Cell{toQString(statusWord(d.analysis)), std::nullopt,
-                     d.ok() ? QString() : capitalized(d.analysis.message)};
-       }});
-  // Why a design has no result, in the table and not only in a tooltip.
-  if (std::any_of(c.designs.begin(), c.designs.end(),
-                  [](const DesignComparison& d) { return !d.ok(); })) {
-    rows.push_back(
-        {QStringLiteral("reason"), tr("Why not solved"), [](const DesignComparison& d, std::size_t) {
-           if (d.ok()) return Cell{QString(), std::nullopt, {}};
-           // Short in the cell (a column as wide as the message pushed the
-           // other cells out of sight), whole in the tooltip.
-           constexpr int kShownChars = 48;
-           const QString why = capitalized(d.analysis.message);
-           const QString shown =
-               why.size() > kShownChars ? why.left(kShownChars - 1).trimmed() + QChar(0x2026) : why;
-           return Cell{shown, std::nullopt, why};
-         }});
-  }
-  rows.push_back(
-      {QStringLiteral("objective"), tr("Objective"), [](const DesignComparison& d, std::size_t) {
-         return Cell{d.analysis.objective == Objective::Performance ? tr("performance")
-                                                                    : tr("perf per cost"),
-                     std::nullopt,
-                     {}};
-       }});
-  rows.push_back(
-      {QStringLiteral("network"), tr("Network"), [](const DesignComparison& d, std::size_t) {
-         return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
-       }});
-  rows.push_back({QStringLiteral("npus"), tr("NPUs"), [](const DesignComparison& d, std::size_t) {
-                    const auto n = static_cast<double>(d.input.project.network.npuCount());
-                    return Cell{formatNpus(static_cast<long long>(n)), n, {}};
-                  }});
-  // The split: one row per dimension name when every design has the same
-  // dimensions, else one per position with the name in the cell.
-  std::vector<std::string> dimNames;
-  bool sameDims = true;
-  std::size_t widest = 0;
-  for (const DesignComparison& d : c.designs) {
-    if (!d.ok() || !d.analysis.problem) continue;
-    const std::vector<std::string>& n = d.analysis.problem->dimNames;
-    if (dimNames.empty()) dimNames = n;
-    sameDims = sameDims && n == dimNames;
-    widest = std::max(widest, n.size());
-  }
-  rows.push_back({QString(), tr("Bandwidth per NPU (GB/s)"), {}});
-  for (std::size_t k = 0; k < widest; ++k) {
-    const QString label =
-        sameDims && k < dimNames.size() ? toQString(dimNames[k]) : tr("dimension %1").arg(k + 1);
-    rows.push_back({QStringLiteral("bandwidth_gbps/%1").arg(k), QStringLiteral("    ") + label,
-                    [k, sameDims](const DesignComparison& d, std::size_t) {
-                      const DesignResult& r = d.analysis.design;
-                      if (!d.ok() || k >= r.bandwidth.size())
-                        return Cell{QStringLiteral("–"), std::nullopt, {}};
-                      QString text = number(r.bandwidth[k], 1);
-                      if (!sameDims && d.analysis.problem)
-                        text = toQString(d.analysis.problem->dimNames[k]) + QLatin1Char(' ') + text;
-                      return Cell{text, r.bandwidth[k], {}};
-                    }});
-  }
-  rows.push_back({QStringLiteral("total_bandwidth_gbps"), tr("    total"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.totalBandwidth(), 1, 1);
-                  }});
-  rows.push_back({QString(), tr("Time per iteration (%1)").arg(timeUnit), {}});
-  rows.push_back({QStringLiteral("iteration_time_ns"), tr("    iteration"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.iterationNs, time.size,
-                                     timeDecimals);
-                  }});
-  rows.push_back({QStringLiteral("compute_time_ns"), tr("    compute"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.computeNs, time.size, timeDecimals);
-                  }});
-  rows.push_back({QStringLiteral("communication_time_ns"), tr("    exposed communication"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.communicationNs, time.size,
-                                     timeDecimals);
-                  }});
-  rows.push_back({QStringLiteral("performance"),
-                  tokens ? tr("Throughput (tokens/s)") : tr("Iterations per second"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
-                    return Cell{number(*d.performance, perfDecimals), d.performance, {}};
-                  }});
-  rows.push_back(
-      {QStringLiteral("mfu"), tr("MFU"), [](const DesignComparison& d, std::size_t) {
-         const auto& mfu = d.analysis.design.throughput.mfu;
-         if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
-         return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
-       }});
-  rows.push_back({QStringLiteral("memory_per_npu_bytes"), tr("Memory per NPU"),
-                  [](const DesignComparison& d, std::size_t) {
-                    const MemoryEstimate& m = d.analysis.training.memory;
-                    if (!m.use) return Cell{QStringLiteral("–"), std::nullopt, toQString(m.note)};
-                    QString text = toQString(report::formatBytes(m.use->total()));
-                    if (m.capacityBytes > 0)
-                      text += tr(" of %1").arg(toQString(report::formatBytes(m.capacityBytes)));
-                    if (!m.fits()) text += tr(" (does not fit)");
-                    return Cell{text, m.use->total(), toQString(m.describe())};
-                  }});
-  rows.push_back({QString(), tr("Cost (%1)").arg(costUnit), {}});
-  rows.push_back({QStringLiteral("network_cost_usd"), tr("    network"),
-                  [&](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.networkCostUsd, cost.size,
-                                     costDecimals);
-                  }});
-  if (anySystem) {
-    rows.push_back({QStringLiteral("cost_usd"), tr("    system (NPUs + network)"),
-                    [&](const DesignComparison& d, std::size_t) {
-                      if (d.analysis.costScope != CostScope::System)
-                        return Cell{tr("(network only)"), std::nullopt,
-                                    tr("This scenario counts the network's cost only")};
-                      return valueCell(d, d.analysis.design.eval.costUsd, cost.size, costDecimals);
-                    }});
-  }
-  rows.push_back(
-      {QStringLiteral("perf_per_cost"),
-       tokens ? tr("Perf per cost (tokens/s per %1)").arg(costUnit)
-              : tr("Perf per cost (iterations/s per %1)").arg(costUnit),
-       [&](const DesignComparison& d, std::size_t) {
-         if (!d.perfPerCost) return Cell{QStringLiteral("–"), std::nullopt, {}};
-         return Cell{number(*d.perfPerCost * cost.size, perfPerCostDecimals), d.perfPerCost, {}};
-       }});
-  const QString baseName = shownName(c.baselineDesign().input.name);
-  rows.push_back({QString(), tr("Against the baseline, %1").arg(baseName), {}});
-  auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
-                        const std::optional<double>& shown, const QString& better,
-                        const QString& worse) {
-    if (i == c.baseline) return Cell{d.ok() ? tr("baseline") : QStringLiteral("–"), r, {}};
-    if (!r || !shown || !(*shown > 0)) return Cell{QStringLiteral("–"), r, {}};
-    return Cell{ratioWords(*shown, better, worse), r, {}};
-  };
-  rows.push_back({QStringLiteral("speedup"), tokens ? tr("    throughput") : tr("    speed"),
-                  [&](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.speedup, d.speedup, tr("faster"), tr("slower"));
-                  }});
-  rows.push_back(
-      {QStringLiteral("cost_ratio"), tr("    cost"), [&](const DesignComparison& d, std::size_t i) {
-         const std::optional<double> cheaper = d.costRatio && *d.costRatio > 0
-                                                   ? std::optional<double>(1 / *d.costRatio)
-                                                   : std::nullopt;
-         return ratioCell(d, i, d.costRatio, cheaper, tr("cheaper"), tr("more expensive"));
-       }});
-  rows.push_back({QStringLiteral("perf_per_cost_ratio"), tr("    perf per cost"),
-                  [&](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio, tr("better"),
-                                     tr("worse"));
-                  }});
+  const std::vector<Row> rows = comparisonRows(c);
 
   table_->clear();
   table_->setColumnCount(columns);
