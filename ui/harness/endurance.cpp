@@ -18,6 +18,7 @@
 #include "charts.hpp"
 #include "document.hpp"
 #include "edit_driver.hpp"
+#include "wait.hpp"
 #include "explorer_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
@@ -46,17 +47,6 @@ long statusKb(const char* key) {
 // Bytes malloc handed out and not freed, in kB.
 long heapInUseKb() {
   return static_cast<long>(heapInUseBytes() / 1024);
-}
-
-template <typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs) {
-  QElapsedTimer timer;
-  timer.start();
-  while (!done()) {
-    if (timer.elapsed() > timeoutMs) return false;
-    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
-  }
-  return true;
 }
 
 struct Run {

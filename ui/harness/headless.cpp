@@ -23,6 +23,7 @@
 #include <map>
 #include <vector>
 
+#include "wait.hpp"
 #include "budget_panel.hpp"
 #include "charts.hpp"
 #include "document.hpp"
@@ -62,25 +63,6 @@ bool loadProject(const StudioOptions& options, Project& project, QString& error)
     error = toQString(e.what());
     return false;
   }
-}
-
-// Spins the event loop until `done` holds or `timeoutMs` pass.
-template <typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs) {
-  QElapsedTimer timer;
-  timer.start();
-  // Sleeps until an event comes, as the window's own event loop does; the
-  // ticks wake it to look again. (processEvents with a time limit would spin:
-  // it drops WaitForMoreEvents, and the spinning thread's CPU time would count
-  // as the window's.)
-  QTimer tick;
-  tick.setTimerType(Qt::PreciseTimer);
-  tick.start(1);
-  while (!done()) {
-    if (timer.elapsed() > timeoutMs) return false;
-    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
-  }
-  return true;
 }
 
 void printOptimum(const SolveResult& result) {
