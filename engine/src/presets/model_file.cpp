@@ -52,14 +52,10 @@ class Reader {
                                     std::int64_t max = std::numeric_limits<int>::max()) const {
     const Json* v = find(key);
     if (!v) return std::nullopt;
-    double x = 0;
-    if (v->is_number_integer() || v->is_number_unsigned()) {
-      x = v->get<double>();
-    } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>()) {
-      x = v->get<double>();
-    } else {
-      fail(key, "must be a whole number, not " + shown(*v));
-    }
+    const bool whole = v->is_number_integer() || v->is_number_unsigned() ||
+                       (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>());
+    if (!whole) fail(key, "must be a whole number, not " + shown(*v));
+    const double x = v->get<double>();
     if (!(x >= static_cast<double>(min) && x <= static_cast<double>(max))) {
       fail(key, "is " + text::formatNumber(x) + "; it must be between " + std::to_string(min) +
                     " and " + std::to_string(max));
