@@ -63,9 +63,9 @@ std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, 
 }
 
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
-  CLI::Option* preset =
-      cmd->add_option("--preset", flags.preset, "Model preset, e.g. gpt3-175b (see 'libra presets')")
-          ->type_name("NAME");
+  CLI::Option* preset = cmd->add_option("--preset", flags.preset,
+                                        "Model preset, e.g. gpt3-175b (see 'libra presets')")
+                            ->type_name("NAME");
   CLI::Option* model =
       cmd->add_option("--model", flags.model,
                       "Model file instead of --preset: a Hugging Face config.json (model_type "
@@ -151,7 +151,8 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
       throw InputError("give the model: --preset ID (see 'libra presets') or --model CONFIG.json");
     }
     try {
-      choice.preset = std::shared_ptr<const Preset>(&findPreset(flags.preset), [](const Preset*) {});
+      choice.preset =
+          std::shared_ptr<const Preset>(&findPreset(flags.preset), [](const Preset*) {});
     } catch (const InputError& e) {
       throw InputError(std::string("--preset: ") + e.what());
     }
@@ -162,8 +163,9 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
                              : static_cast<int>(parseWholeNumber(
                                    flags.sequenceLength, "--sequence-length", 1, kMaxDegree));
     const std::int64_t global =
-        flags.globalBatch.empty() ? 0
-                                  : parseWholeNumber(flags.globalBatch, "--global-batch", 1, kMaxCount);
+        flags.globalBatch.empty()
+            ? 0
+            : parseWholeNumber(flags.globalBatch, "--global-batch", 1, kMaxCount);
     completeModel(model, flags.model, sequence, global);
     choice.preset = std::make_shared<const Preset>(std::move(model));
   }

@@ -65,7 +65,8 @@ struct PresetChoice {
 // needs and has, what reduces it, and that --ignore-memory proceeds anyway.
 [[noreturn]] void refuseMemory(const std::string& what, const MemoryEstimate& memory);
 
-// Adds --preset or --model (one is required), --device, --tp, --ep, --pp, [--dp], --sequence-parallel,
+// Adds --preset or --model (one is required), --device, --tp, --ep, --pp, [--dp],
+// --sequence-parallel,
 // --zero3, --zero, --recompute, --selective-recompute, --attention, --moe-dispatcher,
 // --moe-routing, --global-batch, --micro-batch,
 // --micro-batches, --sequence-length, --virtual-stages, --train-tokens, --ignore-memory, --layout,

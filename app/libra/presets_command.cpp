@@ -2,8 +2,8 @@
 // `libra sweep` generate workloads from.
 #include <cstdio>
 #include <memory>
-#include <string>
 #include <ostream>
+#include <string>
 #include <variant>
 #include <vector>
 

@@ -131,8 +131,7 @@ void addNotes(Comparison& c) {
   if (bySize.size() > 1) {
     std::string list;
     for (const auto& [npus, names] : bySize)
-      list += (list.empty() ? "" : "; ") + std::to_string(npus) +
-              " NPUs: " + listOf(names);
+      list += (list.empty() ? "" : "; ") + std::to_string(npus) + " NPUs: " + listOf(names);
     c.notes.push_back("the designs differ in NPU count (" + list +
                       "): the ratios compare systems of different sizes, not splits of one");
   }

@@ -41,8 +41,8 @@ TEST_F(CliTest, NewReadsAHuggingFaceConfig) {
   EXPECT_EQ(s["tokens_per_iteration"], 512.0 * 8192);
   // 6 x 8.03e9 parameters x tokens (plus attention): the model FLOPs per token
   // of an 8 B model, within the attention's share at 8192 tokens.
-  const double flopsPerToken = s["model_tflops_per_npu"].get<double>() * 1e12 * 64 /
-                               s["tokens_per_second"].get<double>();
+  const double flopsPerToken =
+      s["model_tflops_per_npu"].get<double>() * 1e12 * 64 / s["tokens_per_second"].get<double>();
   EXPECT_GT(flopsPerToken, 6 * 8.03e9);
   EXPECT_LT(flopsPerToken, 6 * 8.03e9 * 1.4);
 }
@@ -57,8 +57,8 @@ TEST_F(CliTest, APresetsModelFileGivesThePresetsProject) {
   writeText(file, shown.out);
   const std::string net = dataFile("libra/tiny_network.yml");
   const std::string fromPreset = tmp("preset.json"), fromModel = tmp("model.json");
-  const std::vector<std::string> common{"--network", net, "--tp", "8", "--zero", "1",
-                                        "--execution", "given", "--ignore-memory"};
+  const std::vector<std::string> common{
+      "--network", net, "--tp", "8", "--zero", "1", "--execution", "given", "--ignore-memory"};
   std::vector<std::string> a{"new", "--preset", "llama3-70b", "-o", fromPreset};
   std::vector<std::string> b{"new", "--model", file, "-o", fromModel};
   a.insert(a.end(), common.begin(), common.end());
@@ -82,16 +82,36 @@ TEST_F(CliTest, APresetsModelFileGivesThePresetsProject) {
 }
 
 TEST_F(CliTest, SweepAndCodesignTakeAModel) {
-  const std::vector<std::string> sweep{"sweep",  "--model",          modelFile("mixtral-8x7b.json"),
-                                       "--sequence-length", "4096", "--global-batch", "256",
-                                       "--npus", "64",  "--top", "2", "--json"};
+  const std::vector<std::string> sweep{"sweep",
+                                       "--model",
+                                       modelFile("mixtral-8x7b.json"),
+                                       "--sequence-length",
+                                       "4096",
+                                       "--global-batch",
+                                       "256",
+                                       "--npus",
+                                       "64",
+                                       "--top",
+                                       "2",
+                                       "--json"};
   const ProcessResult s = runLibra(sweep);
   SCOPED_TRACE(describe(sweep, s));
   ASSERT_EQ(s.exitCode, 0);
   EXPECT_FALSE(parseJson(s.out)["best_performance"].empty()) << s.out;
-  const std::vector<std::string> codesign{
-      "codesign", "--model", modelFile("qwen2-72b.json"), "--sequence-length", "4096",
-      "--global-batch", "512", "--npus", "256", "--dims", "2", "--top", "2", "--json"};
+  const std::vector<std::string> codesign{"codesign",
+                                          "--model",
+                                          modelFile("qwen2-72b.json"),
+                                          "--sequence-length",
+                                          "4096",
+                                          "--global-batch",
+                                          "512",
+                                          "--npus",
+                                          "256",
+                                          "--dims",
+                                          "2",
+                                          "--top",
+                                          "2",
+                                          "--json"};
   const ProcessResult c = runLibra(codesign);
   SCOPED_TRACE(describe(codesign, c));
   ASSERT_EQ(c.exitCode, 0);
@@ -118,8 +138,8 @@ TEST_F(CliTest, BadModelsAreRefusedInOneLine) {
   expectUsageError({"new", "--model", broken, "--network", net, "-o", out}, {"broken.json:2:"});
   expectUsageError({"new", "--model", tmp("missing.json"), "--network", net, "-o", out},
                    {"missing.json"});
-  expectUsageError({"new", "--preset", "gpt3-175b", "--model", modelFile("gpt2.json"),
-                    "--network", net, "-o", out},
+  expectUsageError({"new", "--preset", "gpt3-175b", "--model", modelFile("gpt2.json"), "--network",
+                    net, "-o", out},
                    {"--preset", "--model"});
   expectUsageError({"new", "--network", net, "-o", out}, {"--preset", "--model"});
   expectUsageError({"presets", "--show", "gpt-9"}, {"gpt-9", "gpt3-175b"});

@@ -3,17 +3,17 @@
 // publish, libra's own model file written and read back for every preset, the
 // refusals, and a model that is not a preset carried by a project file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
+#include "engine_test_support.hpp"
 #include "libra/error.hpp"
 #include "libra/model_file.hpp"
 #include "libra/presets.hpp"
 #include "libra/project_io.hpp"
 #include "libra/training.hpp"
-#include "engine_test_support.hpp"
 #include "preset_test_support.hpp"
 
 namespace libra {
@@ -257,13 +257,15 @@ TEST(ModelFile, AProjectCarriesItsModel) {
 
   Workload w = read.workloads[0];
   std::string error;
-  ASSERT_TRUE(regenerateForNetwork(w, testing::ringNetwork({8, 32}, {"node", "pod"}), &error)) << error;
+  ASSERT_TRUE(regenerateForNetwork(w, testing::ringNetwork({8, 32}, {"node", "pod"}), &error))
+      << error;
   EXPECT_EQ(presetChoiceOf(w)->parallelism.tp, 8);
   EXPECT_EQ(modelOf(*presetChoiceOf(w)), p);
 
   // A built-in preset is stored by its id only.
-  const Project gpt = makeProject(findPreset("gpt3-175b"), findPreset("gpt3-175b").defaults,
-                                  findDevice("h100"), testing::ringNetwork({16, 256}, {"node", "pod"}));
+  const Project gpt =
+      makeProject(findPreset("gpt3-175b"), findPreset("gpt3-175b").defaults, findDevice("h100"),
+                  testing::ringNetwork({16, 256}, {"node", "pod"}));
   EXPECT_TRUE(gpt.workloads[0].origin->model.empty());
 }
 

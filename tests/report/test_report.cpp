@@ -303,8 +303,7 @@ TEST(Report, BundledExampleShowsTheEngineNumbers) {
   // from the tokens per iteration, each design's time and its cost.
   {
     const auto ppc = [&](const Evaluation& e) {
-      return formatCount(*a.training.tokensPerIteration / (e.iterationNs * 1e-9) / e.costUsd *
-                         1e6);
+      return formatCount(*a.training.tokensPerIteration / (e.iterationNs * 1e-9) / e.costUsd * 1e6);
     };
     const std::size_t at = html.find("perf per cost (tokens/s per $1M)");
     ASSERT_NE(at, std::string::npos);

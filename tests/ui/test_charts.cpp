@@ -358,8 +358,7 @@ class ChartsTest : public QObject {
     bool drawn = false;
     for (QGraphicsItem* item : breakdown->scene()->items()) {
       auto* text = dynamic_cast<QGraphicsTextItem*>(item);
-      if (!text || !text->isVisible() || text->toPlainText() != QStringLiteral("Point 7"))
-        continue;
+      if (!text || !text->isVisible() || text->toPlainText() != QStringLiteral("Point 7")) continue;
       drawn = true;
       const QRectF at = breakdown->mapFromScene(text->sceneBoundingRect()).boundingRect();
       const QRectF plot =
@@ -746,8 +745,9 @@ class ChartsTest : public QObject {
     QTRY_COMPARE(window_->size(), window_->minimumSizeHint().expandedTo(window_->minimumSize()));
     // A laptop's 1366x768 screen holds it with its title bar and panel
     // (issue 28 item 4: it was 1275x741).
-    QVERIFY2(window_->width() <= 1280 && window_->height() <= 700,
-             qPrintable(QStringLiteral("minimum %1x%2").arg(window_->width()).arg(window_->height())));
+    QVERIFY2(
+        window_->width() <= 1280 && window_->height() <= 700,
+        qPrintable(QStringLiteral("minimum %1x%2").arg(window_->width()).arg(window_->height())));
     test::saveScreenshot(window_.get(), QStringLiteral("minimum-size"));
     QTableView* table = window_->findChild<NetworkPanel*>()->table();
     const int last = table->model()->rowCount() - 1;

@@ -43,10 +43,10 @@
 #include <QStyle>
 #include <QStyleOptionSlider>
 #include <QTabBar>
-#include <QTextBrowser>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QUrl>
 #include <QValueAxis>
 #include <QXmlStreamReader>
@@ -692,8 +692,8 @@ class ExplorerTest : public QObject {
       QFile file(svg);
       QVERIFY(file.open(QIODevice::ReadOnly));
       const QString text = QString::fromUtf8(file.readAll());
-      const QString last = QString::asprintf(chart->costAxis()->labelFormat().toLatin1().constData(),
-                                             chart->costAxis()->max());
+      const QString last = QString::asprintf(
+          chart->costAxis()->labelFormat().toLatin1().constData(), chart->costAxis()->max());
       QVERIFY2(text.contains(QStringLiteral(">%1<").arg(last)), qPrintable(last));
       const QString beyond = QString::asprintf(
           chart->costAxis()->labelFormat().toLatin1().constData(), std::ceil(hiddenCost / 10) * 10);
@@ -1118,7 +1118,8 @@ class ExplorerTest : public QObject {
     QVERIFY(results()->summaryText().contains(QStringLiteral("4 chunks per collective")));
     // A bad count changes nothing, and the status bar says why (issue 28
     // item 9: it was reverted without a word).
-    for (const QString& bad : {QStringLiteral("0"), QStringLiteral("5000"), QStringLiteral("abc")}) {
+    for (const QString& bad :
+         {QStringLiteral("0"), QStringLiteral("5000"), QStringLiteral("abc")}) {
       window_->statusBar()->clearMessage();
       chunks->lineEdit()->selectAll();
       QTest::keyClicks(chunks->lineEdit(), bad);
@@ -1573,8 +1574,9 @@ class ExplorerTest : public QObject {
                              "Perf per cost", "Time to train"})
       QVERIFY2(glossary.contains(QLatin1String(term)), term);
     QVERIFY(clickMenuPath({QStringLiteral("&Help"), QStringLiteral("&User Guide")}));
-    QVERIFY2(help->page(QStringLiteral("gui"))->toPlainText().contains(QStringLiteral("the GUI guide")),
-             "docs/gui.md is compiled in");
+    QVERIFY2(
+        help->page(QStringLiteral("gui"))->toPlainText().contains(QStringLiteral("the GUI guide")),
+        "docs/gui.md is compiled in");
     help->close();
 
     Tour* tour = window_->tour();

@@ -35,9 +35,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QValueAxis>
 #include <QToolButton>
 #include <QUndoStack>
+#include <QValueAxis>
 #include <functional>
 #include <libra/compare.hpp>
 #include <libra/edits.hpp>
@@ -769,11 +769,12 @@ class ScenariosTest : public QObject {
       QFile svgFile(svg);
       QVERIFY(svgFile.open(QIODevice::ReadOnly));
       // Unbreakable spaces (the cells do not wrap) read as spaces.
-      const QString svgText = QString::fromUtf8(svgFile.readAll()).replace(QChar(0xa0), QLatin1Char(' '));
+      const QString svgText =
+          QString::fromUtf8(svgFile.readAll()).replace(QChar(0xa0), QLatin1Char(' '));
 
-
-      for (const QString& shown : {QStringLiteral("Why not solved<"), QStringLiteral(">infeasible<"),
-                                   QStringLiteral("Iterations per second<")})
+      for (const QString& shown :
+           {QStringLiteral("Why not solved<"), QStringLiteral(">infeasible<"),
+            QStringLiteral("Iterations per second<")})
         QVERIFY2(svgText.contains(shown), qPrintable(shown));
       for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("pdf")}) {
         const QString path = out.filePath(QStringLiteral("comparison.") + suffix);
@@ -866,8 +867,8 @@ class ScenariosTest : public QObject {
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(file.readAll());
-    for (const char* shown : {">Wide<", ">Value (system cost)<", ">Base (active)<",
-                              "— scenario Base — objective"})
+    for (const char* shown :
+         {">Wide<", ">Value (system cost)<", ">Base (active)<", "— scenario Base — objective"})
       QVERIFY2(text.contains(QString::fromUtf8(shown)), shown);
     // The others were written by the same drawing; they exist and are not empty.
     for (const QString& suffix : {QStringLiteral("png"), QStringLiteral("pdf")}) {

@@ -18,13 +18,13 @@
 #include "charts.hpp"
 #include "document.hpp"
 #include "edit_driver.hpp"
-#include "wait.hpp"
 #include "explorer_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
 #include "headless.hpp"
 #include "main_window.hpp"
 #include "results_view.hpp"
+#include "wait.hpp"
 
 namespace libra::studio {
 

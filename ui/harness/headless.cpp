@@ -23,7 +23,6 @@
 #include <map>
 #include <vector>
 
-#include "wait.hpp"
 #include "budget_panel.hpp"
 #include "charts.hpp"
 #include "document.hpp"
@@ -36,6 +35,7 @@
 #include "main_window.hpp"
 #include "results_view.hpp"
 #include "trace.hpp"
+#include "wait.hpp"
 
 namespace libra::studio {
 

@@ -1,24 +1,22 @@
 #include "comparison_view.hpp"
-#include "export.hpp"
-#include "wrap_label.hpp"
 
-#include <QComboBox>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QBuffer>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPushButton>
-#include <QSvgGenerator>
-#include <QTextDocument>
-#include <QLocale>
 #include <QShowEvent>
+#include <QSvgGenerator>
 #include <QTableWidget>
+#include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -27,9 +25,11 @@
 #include <libra/report/units.hpp>
 
 #include "document.hpp"
+#include "export.hpp"
 #include "format.hpp"
 #include "project_edits.hpp"
 #include "scenario_results.hpp"
+#include "wrap_label.hpp"
 
 namespace libra::studio {
 
@@ -65,7 +65,6 @@ QString capitalized(const std::string& text) {
   if (!s.isEmpty()) s[0] = s[0].toUpper();
   return s;
 }
-
 
 // One row of the table: its key (empty: a group heading), its label and how
 // each design's cell reads.
@@ -114,41 +113,44 @@ Scales scalesOf(const Comparison& c) {
   return s;
 }
 
-
 // Status, why not, objective, network, NPUs and the split.
 void addDesignRows(std::vector<Row>& rows, const Comparison& c) {
-  rows.push_back(
-      {QStringLiteral("status"), ComparisonView::tr("Status"), [](const DesignComparison& d, std::size_t) {
-         return Cell{toQString(statusWord(d.analysis)), std::nullopt,
-                     d.ok() ? QString() : capitalized(d.analysis.message)};
-       }});
+  rows.push_back({QStringLiteral("status"), ComparisonView::tr("Status"),
+                  [](const DesignComparison& d, std::size_t) {
+                    return Cell{toQString(statusWord(d.analysis)), std::nullopt,
+                                d.ok() ? QString() : capitalized(d.analysis.message)};
+                  }});
   // Why a design has no result, in the table and not only in a tooltip.
   if (std::any_of(c.designs.begin(), c.designs.end(),
                   [](const DesignComparison& d) { return !d.ok(); })) {
-    rows.push_back(
-        {QStringLiteral("reason"), ComparisonView::tr("Why not solved"), [](const DesignComparison& d, std::size_t) {
-           if (d.ok()) return Cell{QString(), std::nullopt, {}};
-           // Short in the cell (a column as wide as the message pushed the
-           // other cells out of sight), whole in the tooltip.
-           constexpr int kShownChars = 48;
-           const QString why = capitalized(d.analysis.message);
-           const QString shown =
-               why.size() > kShownChars ? why.left(kShownChars - 1).trimmed() + QChar(0x2026) : why;
-           return Cell{shown, std::nullopt, why};
-         }});
+    rows.push_back({QStringLiteral("reason"), ComparisonView::tr("Why not solved"),
+                    [](const DesignComparison& d, std::size_t) {
+                      if (d.ok()) return Cell{QString(), std::nullopt, {}};
+                      // Short in the cell (a column as wide as the message pushed the
+                      // other cells out of sight), whole in the tooltip.
+                      constexpr int kShownChars = 48;
+                      const QString why = capitalized(d.analysis.message);
+                      const QString shown =
+                          why.size() > kShownChars
+                              ? why.left(kShownChars - 1).trimmed() + QChar(0x2026)
+                              : why;
+                      return Cell{shown, std::nullopt, why};
+                    }});
   }
-  rows.push_back(
-      {QStringLiteral("objective"), ComparisonView::tr("Objective"), [](const DesignComparison& d, std::size_t) {
-         return Cell{d.analysis.objective == Objective::Performance ? ComparisonView::tr("performance")
-                                                                    : ComparisonView::tr("perf per cost"),
-                     std::nullopt,
-                     {}};
-       }});
-  rows.push_back(
-      {QStringLiteral("network"), ComparisonView::tr("Network"), [](const DesignComparison& d, std::size_t) {
-         return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
-       }});
-  rows.push_back({QStringLiteral("npus"), ComparisonView::tr("NPUs"), [](const DesignComparison& d, std::size_t) {
+  rows.push_back({QStringLiteral("objective"), ComparisonView::tr("Objective"),
+                  [](const DesignComparison& d, std::size_t) {
+                    return Cell{d.analysis.objective == Objective::Performance
+                                    ? ComparisonView::tr("performance")
+                                    : ComparisonView::tr("perf per cost"),
+                                std::nullopt,
+                                {}};
+                  }});
+  rows.push_back({QStringLiteral("network"), ComparisonView::tr("Network"),
+                  [](const DesignComparison& d, std::size_t) {
+                    return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
+                  }});
+  rows.push_back({QStringLiteral("npus"), ComparisonView::tr("NPUs"),
+                  [](const DesignComparison& d, std::size_t) {
                     const auto n = static_cast<double>(d.input.project.network.npuCount());
                     return Cell{formatNpus(static_cast<long long>(n)), n, {}};
                   }});
@@ -166,8 +168,9 @@ void addDesignRows(std::vector<Row>& rows, const Comparison& c) {
   }
   rows.push_back({QString(), ComparisonView::tr("Bandwidth per NPU (GB/s)"), {}});
   for (std::size_t k = 0; k < widest; ++k) {
-    const QString label =
-        sameDims && k < dimNames.size() ? toQString(dimNames[k]) : ComparisonView::tr("dimension %1").arg(k + 1);
+    const QString label = sameDims && k < dimNames.size()
+                              ? toQString(dimNames[k])
+                              : ComparisonView::tr("dimension %1").arg(k + 1);
     rows.push_back({QStringLiteral("bandwidth_gbps/%1").arg(k), QStringLiteral("    ") + label,
                     [k, sameDims](const DesignComparison& d, std::size_t) {
                       const DesignResult& r = d.analysis.design;
@@ -203,30 +206,32 @@ void addMeasureRows(std::vector<Row>& rows, const Scales& s) {
                   [=](const DesignComparison& d, std::size_t) {
                     return valueCell(d, d.analysis.design.eval.computeNs, time.size, timeDecimals);
                   }});
-  rows.push_back({QStringLiteral("communication_time_ns"), ComparisonView::tr("    exposed communication"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.communicationNs, time.size,
-                                     timeDecimals);
-                  }});
+  rows.push_back(
+      {QStringLiteral("communication_time_ns"), ComparisonView::tr("    exposed communication"),
+       [=](const DesignComparison& d, std::size_t) {
+         return valueCell(d, d.analysis.design.eval.communicationNs, time.size, timeDecimals);
+       }});
   rows.push_back({QStringLiteral("performance"),
-                  tokens ? ComparisonView::tr("Throughput (tokens/s)") : ComparisonView::tr("Iterations per second"),
+                  tokens ? ComparisonView::tr("Throughput (tokens/s)")
+                         : ComparisonView::tr("Iterations per second"),
                   [=](const DesignComparison& d, std::size_t) {
                     if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
                     return Cell{number(*d.performance, perfDecimals), d.performance, {}};
                   }});
-  rows.push_back(
-      {QStringLiteral("mfu"), ComparisonView::tr("MFU"), [](const DesignComparison& d, std::size_t) {
-         const auto& mfu = d.analysis.design.throughput.mfu;
-         if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
-         return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
-       }});
+  rows.push_back({QStringLiteral("mfu"), ComparisonView::tr("MFU"),
+                  [](const DesignComparison& d, std::size_t) {
+                    const auto& mfu = d.analysis.design.throughput.mfu;
+                    if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
+                    return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
+                  }});
   rows.push_back({QStringLiteral("memory_per_npu_bytes"), ComparisonView::tr("Memory per NPU"),
                   [](const DesignComparison& d, std::size_t) {
                     const MemoryEstimate& m = d.analysis.training.memory;
                     if (!m.use) return Cell{QStringLiteral("–"), std::nullopt, toQString(m.note)};
                     QString text = toQString(report::formatBytes(m.use->total()));
                     if (m.capacityBytes > 0)
-                      text += ComparisonView::tr(" of %1").arg(toQString(report::formatBytes(m.capacityBytes)));
+                      text += ComparisonView::tr(" of %1").arg(
+                          toQString(report::formatBytes(m.capacityBytes)));
                     if (!m.fits()) text += ComparisonView::tr(" (does not fit)");
                     return Cell{text, m.use->total(), toQString(m.describe())};
                   }});
@@ -240,8 +245,9 @@ void addMeasureRows(std::vector<Row>& rows, const Scales& s) {
     rows.push_back({QStringLiteral("cost_usd"), ComparisonView::tr("    system (NPUs + network)"),
                     [=](const DesignComparison& d, std::size_t) {
                       if (d.analysis.costScope != CostScope::System)
-                        return Cell{ComparisonView::tr("(network only)"), std::nullopt,
-                                    ComparisonView::tr("This scenario counts the network's cost only")};
+                        return Cell{
+                            ComparisonView::tr("(network only)"), std::nullopt,
+                            ComparisonView::tr("This scenario counts the network's cost only")};
                       return valueCell(d, d.analysis.design.eval.costUsd, cost.size, costDecimals);
                     }});
   }
@@ -263,27 +269,30 @@ void addRatioRows(std::vector<Row>& rows, const Comparison& c) {
   auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
                         const std::optional<double>& shown, const QString& better,
                         const QString& worse) {
-    if (i == c.baseline) return Cell{d.ok() ? ComparisonView::tr("baseline") : QStringLiteral("–"), r, {}};
+    if (i == c.baseline)
+      return Cell{d.ok() ? ComparisonView::tr("baseline") : QStringLiteral("–"), r, {}};
     if (!r || !shown || !(*shown > 0)) return Cell{QStringLiteral("–"), r, {}};
     return Cell{ratioWords(*shown, better, worse), r, {}};
   };
-  rows.push_back({QStringLiteral("speedup"), tokens ? ComparisonView::tr("    throughput") : ComparisonView::tr("    speed"),
+  rows.push_back({QStringLiteral("speedup"),
+                  tokens ? ComparisonView::tr("    throughput") : ComparisonView::tr("    speed"),
                   [=](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.speedup, d.speedup, ComparisonView::tr("faster"), ComparisonView::tr("slower"));
+                    return ratioCell(d, i, d.speedup, d.speedup, ComparisonView::tr("faster"),
+                                     ComparisonView::tr("slower"));
                   }});
-  rows.push_back(
-      {QStringLiteral("cost_ratio"), ComparisonView::tr("    cost"), [=](const DesignComparison& d, std::size_t i) {
-         const std::optional<double> cheaper = d.costRatio && *d.costRatio > 0
-                                                   ? std::optional<double>(1 / *d.costRatio)
-                                                   : std::nullopt;
-         return ratioCell(d, i, d.costRatio, cheaper, ComparisonView::tr("cheaper"), ComparisonView::tr("more expensive"));
-       }});
+  rows.push_back({QStringLiteral("cost_ratio"), ComparisonView::tr("    cost"),
+                  [=](const DesignComparison& d, std::size_t i) {
+                    const std::optional<double> cheaper =
+                        d.costRatio && *d.costRatio > 0 ? std::optional<double>(1 / *d.costRatio)
+                                                        : std::nullopt;
+                    return ratioCell(d, i, d.costRatio, cheaper, ComparisonView::tr("cheaper"),
+                                     ComparisonView::tr("more expensive"));
+                  }});
   rows.push_back({QStringLiteral("perf_per_cost_ratio"), ComparisonView::tr("    perf per cost"),
                   [=](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio, ComparisonView::tr("better"),
-                                     ComparisonView::tr("worse"));
+                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio,
+                                     ComparisonView::tr("better"), ComparisonView::tr("worse"));
                   }});
-
 }
 
 std::vector<Row> comparisonRows(const Comparison& c) {
@@ -499,8 +508,9 @@ QString ComparisonView::tableHtml(bool withNotes) const {
   for (int col = 0; col < table_->columnCount(); ++col) {
     const QTableWidgetItem* h = table_->horizontalHeaderItem(col);
     html += QStringLiteral("<th>%1</th>")
-                .arg((h ? h->text() : QString()).toHtmlEscaped().replace(QLatin1Char('\n'),
-                                                                          QStringLiteral("<br>")));
+                .arg((h ? h->text() : QString())
+                         .toHtmlEscaped()
+                         .replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   }
   html += QStringLiteral("</tr>");
   for (int row = 0; row < table_->rowCount(); ++row) {
@@ -518,8 +528,9 @@ QString ComparisonView::tableHtml(bool withNotes) const {
   }
   html += QStringLiteral("</table>");
   if (withNotes && !notes_->text().isEmpty())
-    html += QStringLiteral("<p>%1</p>")
-                .arg(notes_->text().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+    html +=
+        QStringLiteral("<p>%1</p>")
+            .arg(notes_->text().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   return html + QStringLiteral("</body></html>");
 }
 

@@ -166,8 +166,7 @@ bool DimensionTableModel::setData(const QModelIndex& index, const QVariant& valu
   // Not applied: the cell shows the project's value again, and the window why.
   auto refuse = [&](const QString& why) {
     const QString what = headerData(col, Qt::Horizontal, Qt::DisplayRole).toString();
-    Q_EMIT document_->inputRefused(
-        tr("%1 of %2 not changed: %3").arg(what, dimLabel, why));
+    Q_EMIT document_->inputRefused(tr("%1 of %2 not changed: %3").arg(what, dimLabel, why));
     return false;
   };
   const QString typed = value.toString().trimmed();

@@ -2,12 +2,12 @@
 
 #include <QApplication>
 #include <QBuffer>
-#include <QLineSeries>
 #include <QChart>
 #include <QChartView>
 #include <QFileInfo>
 #include <QImage>
 #include <QLegend>
+#include <QLineSeries>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>

@@ -16,11 +16,11 @@
 #include <libra/error.hpp>
 #include <libra/file_names.hpp>
 
+#include "charts.hpp"
 #include "document.hpp"
 #include "export.hpp"
 #include "format.hpp"
 #include "report_export.hpp"
-#include "charts.hpp"
 #include "results_view.hpp"
 #include "scenario_results.hpp"
 
@@ -86,8 +86,7 @@ bool ExportController::exportTo(const QString& path, QString* error) const {
   QString name = shownText(project.name, kDisplayTitleLimit);
   // The scenario on screen, when the project has several.
   if (scenarioCount(project) > 1) {
-    name += tr(" — scenario %1")
-                .arg(shownName(scenarioNames(project)[project.activeScenario]));
+    name += tr(" — scenario %1").arg(shownName(scenarioNames(project)[project.activeScenario]));
   }
   if (auto format = figureFormatFor(path)) {
     return exportFigure(*result, figureHeading(name, *result), path, *format, error,
@@ -229,7 +228,8 @@ void ExportController::exportAstraSimInteractively() {
     // The warning icon says there is one: the text says what (the whole list
     // is under Show Details).
     constexpr int kShown = 3;
-    text += QStringLiteral("\n\n") + tr("%n warning(s):", nullptr, static_cast<int>(warnings.size()));
+    text +=
+        QStringLiteral("\n\n") + tr("%n warning(s):", nullptr, static_cast<int>(warnings.size()));
     for (int i = 0; i < std::min<int>(kShown, static_cast<int>(warnings.size())); ++i)
       text += QStringLiteral("\n• ") + warnings[i];
     if (warnings.size() > kShown) text += QStringLiteral("\n") + tr("… (Show Details)");

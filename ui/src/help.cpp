@@ -186,8 +186,8 @@ void Tour::place() {
 }
 
 bool Tour::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == window_ && (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest) &&
-      step_ >= 0)
+  if (watched == window_ &&
+      (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest) && step_ >= 0)
     place();
   return QFrame::eventFilter(watched, event);
 }

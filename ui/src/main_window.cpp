@@ -111,9 +111,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   QDockWidget* budgetDock = dock(this, tr("Budget and Objective"), QStringLiteral("budgetDock"),
                                  scrolling(budget_), Qt::LeftDockWidgetArea);
   // The charts get the whole height; the workload shares the column with the budget.
-  QDockWidget* workloadDock =
-      dock(this, tr("Workload"), QStringLiteral("workloadDock"), scrolling(workload_),
-           Qt::LeftDockWidgetArea);
+  QDockWidget* workloadDock = dock(this, tr("Workload"), QStringLiteral("workloadDock"),
+                                   scrolling(workload_), Qt::LeftDockWidgetArea);
   tabifyDockWidget(budgetDock, workloadDock);
   QDockWidget* costDock = dock(this, tr("Cost Levels"), QStringLiteral("costLevelDock"),
                                scrolling(new CostLevelPanel(document_)), Qt::LeftDockWidgetArea);
@@ -153,8 +152,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
        {scenarioDock, networkDock, workloadDock, budgetDock, costDock, historyDock})
     view->addAction(d->toggleViewAction());
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  QAction* guide = help->addAction(tr("&User Guide"), this,
-                                   [this] { showHelp(QStringLiteral("gui")); });
+  QAction* guide =
+      help->addAction(tr("&User Guide"), this, [this] { showHelp(QStringLiteral("gui")); });
   guide->setObjectName(QStringLiteral("userGuideAction"));
   guide->setShortcut(QKeySequence::HelpContents);
   help->addAction(tr("&Glossary"), this, [this] { showHelp(QStringLiteral("glossary")); })

@@ -149,7 +149,8 @@ QString ModelDialog::problem() const {
 
 void ModelDialog::check() {
   const QString why = problem();
-  if (auto* ok = findChild<QDialogButtonBox*>()) ok->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
+  if (auto* ok = findChild<QDialogButtonBox*>())
+    ok->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
   if (!why.isEmpty()) {
     summary_->setText(tr("<span style='color:#b01818'>%1</span>").arg(why.toHtmlEscaped()));
     return;

@@ -3,25 +3,25 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
-#include <QInputDialog>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <exception>
-#include <limits>
-#include <QFileInfo>
-#include <QtConcurrent/QtConcurrentRun>
+#include <libra/model_file.hpp>
 #include <libra/training.hpp>
+#include <limits>
 
 #include "document.hpp"
 #include "format.hpp"
 #include "model_dialog.hpp"
-#include <libra/model_file.hpp>
 
 namespace libra::studio {
 
@@ -450,9 +450,8 @@ bool PresetEditor::openModelFile(const QString& path, int sequenceLength, qint64
 }
 
 void PresetEditor::chooseModelFile() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Model File"), QString(),
-      tr("Model files (*.json);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model File"), QString(),
+                                                    tr("Model files (*.json);;All files (*)"));
   if (path.isEmpty()) return;
   int sequence = 0;
   qint64 batch = 0;

@@ -37,7 +37,6 @@ class PresetEditor : public QWidget {
   void modelApplied(bool ok);
 
  public:
-
   // Regenerates the workload from `model` (a preset, a model read from a file
   // or edited hyperparameters) on the current network and device, as one
   // undoable edit: with the model's default parallelism where that fits the

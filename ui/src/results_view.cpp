@@ -93,8 +93,7 @@ QString designSummary(const Analysis& a, const QString& label) {
                                                                 : QObject::tr("perf per cost"),
                           formatTimeNs(e.iterationNs),
                           toQString(report::formatTimeLike(e.computeNs, e.iterationNs)),
-                          toQString(report::formatTimeLike(e.communicationNs, e.iterationNs)),
-                          cost,
+                          toQString(report::formatTimeLike(e.communicationNs, e.iterationNs)), cost,
                           formatSplit(a.problem ? a.problem->dimNames : std::vector<std::string>{},
                                       a.design.bandwidth));
   if (a.baseline) {

@@ -148,9 +148,7 @@ struct TransformerConfig {
   int vHeadDim = 0;       // per-head value dim
 
   bool mla() const { return kvLoraRank > 0; }
-  double headWidth() const {
-    return headDim > 0 ? headDim : static_cast<double>(hidden) / heads;
-  }
+  double headWidth() const { return headDim > 0 ? headDim : static_cast<double>(hidden) / heads; }
   double mlpMatrices() const { return gatedMlp ? 3.0 : 2.0; }
   double expertWidth() const { return expertFfn > 0 ? expertFfn : ffn; }
   // Whether block `block` (1-based, counted over the whole model) is a MoE block.

@@ -10,8 +10,8 @@
 
 #include "checked.hpp"
 #include "libra/error.hpp"
-#include "libra/presets.hpp"
 #include "libra/model_file.hpp"
+#include "libra/presets.hpp"
 #include "text.hpp"
 
 namespace libra {
@@ -1183,8 +1183,8 @@ bool regenerateForNetwork(Workload& workload, const Network& network, std::strin
   try {
     Parallelism p = choice->parallelism;
     p.dp = 0;  // the data-parallel degree follows the NPU count
-    Workload regenerated = generateWorkload(modelOf(*choice), p,
-                                            findDevice(choice->device), network, choice->generator);
+    Workload regenerated = generateWorkload(modelOf(*choice), p, findDevice(choice->device),
+                                            network, choice->generator);
     regenerated.weight = workload.weight;
     workload = std::move(regenerated);
     return true;

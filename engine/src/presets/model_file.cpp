@@ -233,8 +233,9 @@ Preset fromHuggingFace(const Reader& r, const std::string& type) {
     m.sharedExperts = r.integer("n_shared_experts", 0, 0);
     m.denseLayers = r.integer("first_k_dense_replace", 0, 0);
     if (r.integer("moe_layer_freq", 1, 1) != 1) {
-      r.fail("moe_layer_freq", "is not 1: only models with experts in every block after the "
-                               "first_k_dense_replace dense ones are read");
+      r.fail("moe_layer_freq",
+             "is not 1: only models with experts in every block after the "
+             "first_k_dense_replace dense ones are read");
     }
     if (r.integer("n_group", 1, 1) > 1) m.nodeLimit = r.integer("topk_group", 0, 0);
     m.qLoraRank = r.integer("q_lora_rank", 0, 0);
@@ -301,10 +302,26 @@ Json transformerJson(const TransformerConfig& t) {
 }
 
 TransformerConfig transformerOf(const Reader& r) {
-  r.onlyKeys({"layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab", "gated_mlp",
-              "tied_embeddings", "experts", "top_k", "expert_ffn", "shared_experts",
-              "dense_layers", "node_limit", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-              "qk_rope_head_dim", "v_head_dim"});
+  r.onlyKeys({"layers",
+              "hidden",
+              "ffn",
+              "heads",
+              "kv_heads",
+              "head_dim",
+              "vocab",
+              "gated_mlp",
+              "tied_embeddings",
+              "experts",
+              "top_k",
+              "expert_ffn",
+              "shared_experts",
+              "dense_layers",
+              "node_limit",
+              "q_lora_rank",
+              "kv_lora_rank",
+              "qk_nope_head_dim",
+              "qk_rope_head_dim",
+              "v_head_dim"});
   TransformerConfig t;
   t.layers = r.required("layers", "");
   t.hidden = r.required("hidden", "");
@@ -478,10 +495,26 @@ Reader member(const Reader& r, const std::string& key) {
 }
 
 Preset fromLibraModel(const Reader& r) {
-  r.onlyKeys({"format", "schema_version", "id", "name", "source", "notes", "family",
-              "transformer", "cnn", "dlrm", "sequence_length", "global_batch", "micro_batch",
-              "reference_micro_batch", "train_tokens", "bytes_per_element", "optimizer",
-              "defaults", "parameters", "active_parameters"});
+  r.onlyKeys({"format",
+              "schema_version",
+              "id",
+              "name",
+              "source",
+              "notes",
+              "family",
+              "transformer",
+              "cnn",
+              "dlrm",
+              "sequence_length",
+              "global_batch",
+              "micro_batch",
+              "reference_micro_batch",
+              "train_tokens",
+              "bytes_per_element",
+              "optimizer",
+              "defaults",
+              "parameters",
+              "active_parameters"});
   const auto version = r.count("schema_version", 1);
   if (version && *version > kModelFileVersion) {
     r.fail("schema_version", "is " + std::to_string(*version) + "; this libra reads version " +
@@ -516,11 +549,10 @@ Preset fromLibraModel(const Reader& r) {
     }
     p.model = t;
   }
-  p.sequenceLength = r.integer("sequence_length", p.family() == ModelFamily::Transformer ||
-                                                          p.family() == ModelFamily::MixtureOfExperts
-                                                      ? 0
-                                                      : 1,
-                               1);
+  p.sequenceLength = r.integer(
+      "sequence_length",
+      p.family() == ModelFamily::Transformer || p.family() == ModelFamily::MixtureOfExperts ? 0 : 1,
+      1);
   p.globalBatch = r.count("global_batch", 1, std::int64_t{1} << 53).value_or(0);
   p.microBatch = r.integer("micro_batch", 1, 1);
   p.referenceMicroBatch = r.integer("reference_micro_batch", 1, 1);
