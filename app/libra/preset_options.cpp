@@ -112,6 +112,15 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
                   "limit) or contiguous (k consecutive ids, NeMo AutoModel's balanced gate; "
                   "default random)")
       ->type_name("NAME");
+  cmd->add_option("--precision", flags.precision,
+                  "Weight GEMMs of the blocks: bf16 or fp8 (Transformer Engine's recipe: the "
+                  "linear layers at the device's FP8 rate; default: the preset's, bf16)")
+      ->type_name("P");
+  cmd->add_option("--utilization", flags.utilization,
+                  "Share of the device's matmul rate a training step sustains, in (0, 1]: your "
+                  "software stack's (default: fitted on Megatron-LM / NeMo runs, 0.77 for "
+                  "transformers)")
+      ->type_name("U");
   cmd->add_option("--global-batch", flags.globalBatch,
                   "Samples (sequences) per iteration (default: the preset's published batch)")
       ->type_name("N");
@@ -242,6 +251,27 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
     moeOnly("--moe-routing");
     p.moeRouting = *routing;
   }
+  if (!flags.precision.empty()) {
+    const auto precision = parsePrecision(flags.precision);
+    if (!precision) {
+      throw InputError("--precision: '" + flags.precision +
+                       "' is not a precision; use bf16 or fp8");
+    }
+    if (*precision == Precision::Fp8 && !transformer) {
+      throw InputError("--precision fp8 applies to transformer presets; '" + choice.preset->id +
+                       "' is not one");
+    }
+    p.precision = *precision;
+  }
+  if (p.precision == Precision::Fp8 && !choice.device.hasFp8()) {
+    std::string withFp8;
+    for (const Device& d : devices()) {
+      if (d.hasFp8()) withFp8 += (withFp8.empty() ? "" : ", ") + d.id;
+    }
+    throw InputError("--precision fp8: device '" + choice.device.id + "' (" + choice.device.name +
+                     ") has no FP8 matrix units; use --precision bf16" +
+                     (withFp8.empty() ? std::string() : " or a device with FP8 (" + withFp8 + ")"));
+  }
 
   GeneratorOptions& g = choice.generator;
   auto count = [](const std::string& text, const std::string& flag, std::int64_t& into) {
@@ -254,6 +284,14 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   degree(flags.virtualStages, "--virtual-stages", g.virtualStages);
   if (!flags.trainTokens.empty())
     g.trainTokens = parsePositiveNumber(flags.trainTokens, "--train-tokens");
+  if (!flags.utilization.empty()) {
+    g.utilization = parsePositiveNumber(flags.utilization, "--utilization");
+    if (g.utilization > 1) {
+      throw InputError("--utilization: " + flags.utilization +
+                       " is above 1; give the share of the matmul rate a step sustains, in "
+                       "(0, 1] (e.g. 0.6)");
+    }
+  }
   choice.ignoreMemory = flags.ignoreMemory;
   if (!flags.layout.empty()) {
     const auto layout = parseWorkloadLayout(flags.layout);
@@ -341,7 +379,9 @@ const char* const kPresetHelp =
     "kernel's bytes / memory bandwidth when that is longer (norms, activations, attention\n"
     "scores unless --attention fused): the efficiency is the device's measured matmul\n"
     "fraction of its peak, the utilization the calibrated share of it a training step\n"
-    "sustains (transformers 0.77, CNNs 0.19; docs/workloads.md sections 2.8 and 2.11).\n"
+    "sustains (transformers 0.77, CNNs 0.19, fitted on Megatron-LM / NeMo runs; docs/\n"
+    "workloads.md sections 2.8 and 2.11; --utilization states your stack's). With\n"
+    "--precision fp8 the blocks' linear layers run at the device's FP8 peak (section 2.13).\n"
     "Mixtures of experts dispatch with --moe-dispatcher alltoall (one copy per expert) or\n"
     "deepep (one copy per destination node and NPU; section 2.5).";
 

@@ -32,6 +32,8 @@ struct PresetFlags {
   std::string attention;      // --attention materialized|fused
   std::string moeDispatcher;  // --moe-dispatcher alltoall|deepep
   std::string moeRouting;     // --moe-routing random|contiguous
+  std::string precision;      // --precision bf16|fp8
+  std::string utilization;    // --utilization U (0, 1]
   std::string globalBatch;
   std::string microBatch;
   std::string sequenceLength;
@@ -68,7 +70,7 @@ struct PresetChoice {
 // Adds --preset or --model (one is required), --device, --tp, --ep, --pp, [--dp],
 // --sequence-parallel,
 // --zero3, --zero, --recompute, --selective-recompute, --attention, --moe-dispatcher,
-// --moe-routing, --global-batch, --micro-batch,
+// --moe-routing, --precision, --utilization, --global-batch, --micro-batch,
 // --micro-batches, --sequence-length, --virtual-stages, --train-tokens, --ignore-memory, --layout,
 // --training-loop and --cost-model to `cmd`.
 void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel);

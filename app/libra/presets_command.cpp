@@ -208,6 +208,10 @@ Json deviceJson(const Device& device) {
   j["memory_bandwidth_bytes_per_s"] = device.memoryBandwidth;  // 0: unknown
   j["memory_bytes"] = device.memoryBytes;                      // 0: unknown
   j["efficiency"] = device.efficiency;
+  j["peak_fp8_flops"] = device.peakFp8Flops;  // 0: no FP8
+  j["fp8_efficiency"] =
+      device.hasFp8() && device.fp8Efficiency > 0 ? device.fp8Efficiency : device.efficiency;
+  j["fp8_source"] = device.fp8Source;
   j["utilization"] = {{"transformer", device.transformerUtilization},
                       {"cnn", device.cnnUtilization},
                       {"dlrm", device.dlrmUtilization}};
@@ -242,6 +246,7 @@ void printDevices(std::ostream& out, const Style& style) {
   table.addColumn("name", Table::Align::Left);
   table.addColumn("peak (TFLOP/s)");
   table.addColumn("precision", Table::Align::Left);
+  table.addColumn("FP8 (TFLOP/s)");
   table.addColumn("HBM (TB/s)");
   table.addColumn("HBM (GB)");
   table.addColumn("matmul eff.");
@@ -250,6 +255,7 @@ void printDevices(std::ostream& out, const Style& style) {
   table.addColumn("source", Table::Align::Left);
   for (const Device& d : devices()) {
     table.addRow({d.id, d.name, formatFixed(d.peakFlops / 1e12, 1), d.precision,
+                  d.hasFp8() ? formatFixed(d.peakFp8Flops / 1e12, 1) : "-",
                   d.memoryBandwidth > 0 ? formatFixed(d.memoryBandwidth / 1e12, 2) : "-",
                   d.memoryBytes > 0 ? formatFixed(d.memoryBytes / 1e9, 0) : "-",
                   formatFixed(d.efficiency, 3), formatFixed(d.transformerUtilization, 2),

@@ -105,15 +105,31 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
   double split = 2 * sb * (a.qkWidth + kWidth + vWidth)  // Q, K and V
                  + 2 * sb * a.vWidth;                    // projection input
   if (m.mla()) replicated += 2 * sb * (m.qLoraRank + m.kvLoraRank + m.qkRopeHeadDim);
+  // FP8 (section 2.13): the inputs the blocks' linear layers keep for their
+  // weight gradients are stored as 1-byte values, so half of each 16-bit term.
+  const bool fp8 = p.precision == Precision::Fp8;
+  if (fp8) {
+    replicated -= sb * h;    // QKV input
+    split -= sb * a.vWidth;  // projection input
+    if (m.mla()) replicated -= sb * (m.qLoraRank + m.kvLoraRank);
+  }
   if (m.moeBlock(block)) {
     // Router input and dropout mask; every token's hidden state goes to k routed
     // experts (and the shared ones), each of which keeps what a dense MLP of width
     // f_e keeps.
     replicated += 2 * sb * h + sb * h + m.topK * 2 * sb * h;
     split += (m.topK + m.sharedExperts) * 2 * sb * m.expertWidth() * m.mlpMatrices();
+    if (fp8) {
+      replicated -= m.topK * sb * h;  // the experts' inputs (the router stays BF16)
+      split -= (m.topK + m.sharedExperts) * sb * m.expertWidth();  // down-projection inputs
+    }
   } else {
     replicated += 2 * sb * h + sb * h;          // MLP input, dropout mask
     split += 2 * sb * m.ffn * m.mlpMatrices();  // up (and gate) outputs, down-projection input
+    if (fp8) {
+      replicated -= sb * h;  // MLP input
+      split -= sb * m.ffn;   // down-projection input
+    }
   }
   // Materialized scores keep the softmax, its mask and dropout (5 a s^2 b); a fused
   // kernel (FlashAttention) keeps only the softmax statistics, 4 a s b bytes (fp32).
@@ -175,12 +191,15 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     // stage that keeps `inFlight` micro-batches of their activations.
     auto stage = [&](int first, int count, double embeddingParams, double inFlight, double extra,
                      std::string where) {
-      double denseParams = embeddingParams, expertParams = 0, activations = 0;
+      double denseParams = embeddingParams, expertParams = 0, activations = 0, fp8Dense = 0,
+             fp8Experts = 0;
       for (int i = first; i < first + count; ++i) {
         const BlockWeights w = m->weights(i);
         denseParams += (w.attention + w.mlp) / t + w.router;
         // Each expert-parallel rank holds E / EP whole experts (EP divides E).
         expertParams += w.experts / ep / t;
+        fp8Dense += (w.attention + w.mlp) / t;
+        fp8Experts += w.experts / ep / t;
         activations += activationBytesPerLayer(*m, batch.sequenceLength, b, p, i);
       }
       MemoryUse u;
@@ -189,6 +208,14 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
       const ModelStates x = modelStateBytes(expertParams, static_cast<double>(p.dp), zero,
                                             preset.bytesPerElement, preset.optimizer);
       u.weights = d.weights + x.weights;
+      if (p.precision == Precision::Fp8) {
+        // Transformer Engine keeps an FP8 copy of each linear layer's weights and of
+        // their transpose across the micro-batches of a step (section 2.13): 2 bytes
+        // per weight held, sharded as the weights are under ZeRO-3.
+        const bool sharded = zero >= 3;
+        u.weights += 2 * (fp8Dense / (sharded ? denseReplicas : 1.0) +
+                          fp8Experts / (sharded ? static_cast<double>(p.dp) : 1.0));
+      }
       u.gradients = d.gradients + x.gradients;
       u.optimizer = d.optimizer + x.optimizer;
       u.activations = inFlight * activations + extra;

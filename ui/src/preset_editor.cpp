@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -98,6 +99,22 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   recompute_->setObjectName(QStringLiteral("recomputeCheck"));
   recompute_->setToolTip(
       tr("Full activation recomputation: the forward pass runs again in the backward pass"));
+  fp8_ = new QCheckBox(tr("FP8"));
+  fp8_->setObjectName(QStringLiteral("fp8Check"));
+  fp8_->setToolTip(
+      tr("FP8 weight GEMMs as Transformer Engine runs them: the blocks' linear layers at the "
+         "device's FP8 rate; attention, router, output layer and communication stay BF16"));
+  utilization_ = new QDoubleSpinBox;
+  utilization_->setObjectName(QStringLiteral("utilizationSpin"));
+  utilization_->setRange(0, 1);
+  utilization_->setSingleStep(0.01);
+  utilization_->setDecimals(2);
+  utilization_->setKeyboardTracking(false);
+  utilization_->setSpecialValueText(tr("calibrated"));
+  utilization_->setToolTip(
+      tr("Share of the device's matmul rate a training step sustains with your software "
+         "stack; \"calibrated\" uses the value fitted on Megatron-LM / NeMo runs (0.77 for "
+         "transformers)"));
   layout_ = new QComboBox;
   layout_->setObjectName(QStringLiteral("layoutCombo"));
   layout_->addItem(tr("Megatron-LM"), static_cast<int>(WorkloadLayout::Megatron));
@@ -149,8 +166,10 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   checks->addWidget(sequenceParallel_);
   checks->addWidget(zero3_);
   checks->addWidget(recompute_);
+  checks->addWidget(fp8_);
   checks->addStretch(1);
   form->addRow(QString(), checks);
+  form->addRow(tr("Utilization"), utilization_);
   form->addRow(tr("Layout"), layout_);
   form->addRow(error_);
   form->addRow(details_);
@@ -164,8 +183,9 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
     connect(c, &QComboBox::activated, this, &PresetEditor::apply);
   for (QSpinBox* s : {tp_, ep_, pp_, microBatch_, sequence_})
     connect(s, &QSpinBox::valueChanged, this, &PresetEditor::apply);
-  for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_})
+  for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_, fp8_})
     connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
+  connect(utilization_, &QDoubleSpinBox::valueChanged, this, &PresetEditor::apply);
   choosing_ = new QFutureWatcher<std::optional<Execution>>(this);
   connect(choosing_, &QFutureWatcher<std::optional<Execution>>::finished, this, [this] {
     if (!pendingModel_ || choosing_->isCanceled()) return;
@@ -218,7 +238,8 @@ void PresetEditor::sync() {
   editor_->setVisible(choice.has_value());
   if (!choice) return;
   const QSignalBlocker b1(preset_), b2(device_), b3(tp_), b4(ep_), b5(pp_), b6(microBatch_),
-      b7(sequence_), b8(sequenceParallel_), b9(zero3_), b10(recompute_), b11(layout_);
+      b7(sequence_), b8(sequenceParallel_), b9(zero3_), b10(recompute_), b11(layout_), b12(fp8_),
+      b13(utilization_);
   // A model of its own: one entry after the presets, named after it.
   const int own = preset_->findData(kOwnModel);
   if (choice->model.empty()) {
@@ -252,6 +273,14 @@ void PresetEditor::sync() {
   sequenceParallel_->setChecked(choice->parallelism.sequenceParallel);
   zero3_->setChecked(choice->parallelism.zero3);
   recompute_->setChecked(choice->parallelism.recompute);
+  fp8_->setChecked(choice->parallelism.precision == Precision::Fp8);
+  try {
+    fp8_->setEnabled(findDevice(choice->device).hasFp8() ||
+                     choice->parallelism.precision == Precision::Fp8);
+  } catch (const std::exception&) {
+    fp8_->setEnabled(false);
+  }
+  utilization_->setValue(choice->generator.utilization);
   layout_->setCurrentIndex(layout_->findData(static_cast<int>(choice->generator.layout)));
   try {
     const Preset preset = modelOf(*choice);
@@ -277,7 +306,9 @@ void PresetEditor::apply() {
   p.sequenceParallel = sequenceParallel_->isChecked();
   p.zero3 = zero3_->isChecked();
   p.recompute = recompute_->isChecked();
+  p.precision = fp8_->isChecked() ? Precision::Fp8 : Precision::Bf16;
   GeneratorOptions g;
+  g.utilization = utilization_->value();
   g.microBatch = microBatch_->value();
   g.sequenceLength = sequence_->value();
   g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
@@ -308,8 +339,11 @@ void PresetEditor::apply() {
       g.globalBatch = 0;
       g.trainTokens = 0;
       g.sequenceLength = 0;
+      const Precision precision = p.precision;
       p = preset.defaults;
       p.dp = 0;
+      // FP8 carries over to another transformer (other models have no FP8 recipe).
+      if (std::holds_alternative<TransformerConfig>(preset.model)) p.precision = precision;
     }
     Workload w = generateWorkload(preset, p, findDevice(toStd(device_->currentData().toString())),
                                   project.network, g);

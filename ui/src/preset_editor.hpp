@@ -14,6 +14,7 @@
 QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -79,6 +80,8 @@ class PresetEditor : public QWidget {
   QCheckBox* sequenceParallel_;
   QCheckBox* zero3_;
   QCheckBox* recompute_;
+  QCheckBox* fp8_;
+  QDoubleSpinBox* utilization_;
   QComboBox* layout_;
   QLabel* error_;
   QLabel* details_;

@@ -60,6 +60,14 @@ enum class MoeRouting { Random, Contiguous };
 std::string_view toString(MoeRouting routing);  // "random", "contiguous"
 std::optional<MoeRouting> parseMoeRouting(std::string_view text);
 
+// The number format of the weight GEMMs (docs/workloads.md section 2.13): BF16, or
+// FP8 as Transformer Engine's recipes run it (the linear layers of the blocks in FP8
+// at the device's FP8 rate; attention scores, router, embedding and output layer,
+// communication and optimizer in BF16 / FP32).
+enum class Precision { Bf16, Fp8 };
+std::string_view toString(Precision precision);  // "bf16", "fp8"
+std::optional<Precision> parsePrecision(std::string_view text);
+
 struct Parallelism {
   int tp = 1;                     // tensor parallel (Megatron style)
   int ep = 1;                     // expert parallel (mixture-of-experts layers only)
@@ -79,6 +87,7 @@ struct Parallelism {
   AttentionKernel attention = AttentionKernel::Materialized;
   MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
   MoeRouting moeRouting = MoeRouting::Random;
+  Precision precision = Precision::Bf16;  // of the blocks' weight GEMMs
   // Optional hand-given group sizes per dimension (innermost first). Empty = automatic
   // mapping. When any is given, all axes with degree > 1 must be given; an empty
   // vector then means "not used" (all 1).

@@ -35,10 +35,12 @@ std::string_view toString(ModelFamily family);  // "transformer", "moe", "cnn", 
 // How fast a device computes (docs/workloads.md section 2.8): compute_ns = FLOPs /
 // (peak x efficiency x utilization of the workload's family) x 1e9. `efficiency`
 // is a kernel-level figure of the device (the achieved fraction of the dense peak
-// in large BF16 matrix multiplications, measured); the utilizations say how much
-// of that matmul rate a training step's kernels sustain for each kind of model
-// (calibrated against published runs, section 2.11). Communication, pipeline
-// bubbles and recomputation are modelled separately and are not in either.
+// in large matrix multiplications, measured); the utilizations say how much of
+// that matmul rate a training step's kernels sustain for each kind of model
+// (calibrated against published runs, section 2.11, or stated by the user,
+// GeneratorOptions::utilization). Communication, pipeline bubbles and
+// recomputation are modelled separately and are not in either. FP8 GEMMs
+// (Precision::Fp8, section 2.13) run at the FP8 peak times the FP8 efficiency.
 struct Device {
   std::string id;              // e.g. "h100"
   std::string name;            // e.g. "NVIDIA H100 SXM5"
@@ -55,16 +57,19 @@ struct Device {
   std::string efficiencySource;  // where the efficiency and utilizations come from
   double listPriceUsd = 0;       // price of one device, $; 0 = unknown (cost scope "system")
   std::string priceSource;       // where the price comes from
+  double peakFp8Flops = 0;       // dense FP8 FLOP/s; 0 = the device has no FP8 matmuls
+  double fp8Efficiency = 0;      // achieved fraction of the FP8 peak; 0 = `efficiency`
+  std::string fp8Source;         // where the FP8 peak and efficiency come from
 
   double utilization(ModelFamily family) const;
-  // FLOP/s a training step of `family` sustains: peak x efficiency x utilization.
-  double achievedFlops(ModelFamily family) const {
-    return peakFlops * efficiency * utilization(family);
-  }
+  bool hasFp8() const { return peakFp8Flops > 0; }
+  // FLOP/s a training step of `family` sustains in GEMMs of `precision`: peak x
+  // efficiency x utilization (FP8: the FP8 peak and efficiency).
+  double achievedFlops(ModelFamily family, Precision precision = Precision::Bf16) const;
   // ns for `flops` floating-point operations of a `family` workload at the
   // sustained rate.
-  double computeNs(double flops, ModelFamily family) const {
-    return flops / achievedFlops(family) * 1e9;
+  double computeNs(double flops, ModelFamily family, Precision precision = Precision::Bf16) const {
+    return flops / achievedFlops(family, precision) * 1e9;
   }
   // ns to move `bytes` to or from device memory at its bandwidth (0 when unknown).
   double memoryNs(double bytes) const {
@@ -73,13 +78,17 @@ struct Device {
   // The roofline of one kernel that computes `flops` and moves `bytes` through device
   // memory: max(computeNs, memoryNs) (docs/workloads.md section 2.8). The only place
   // the generator turns FLOPs and bytes into time.
-  double kernelNs(double flops, double bytes, ModelFamily family) const {
-    const double compute = computeNs(flops, family);
+  double kernelNs(double flops, double bytes, ModelFamily family,
+                  Precision precision = Precision::Bf16) const {
+    const double compute = computeNs(flops, family, precision);
     const double memory = memoryNs(bytes);
     return compute > memory ? compute : memory;
   }
-  // Throws InputError when the numbers are not positive and finite, efficiency or a
-  // utilization not in (0, 1], or the list price is negative or not finite.
+  // The device with every family's utilization set to `utilization` (a stated
+  // efficiency of the user's software stack, section 2.11).
+  Device withUtilization(double utilization) const;
+  // Throws InputError when the numbers are not positive and finite, an efficiency or
+  // a utilization not in (0, 1], or the list price is negative or not finite.
   void validate() const;
   bool operator==(const Device&) const = default;
 };
@@ -304,6 +313,10 @@ struct GeneratorOptions {
   // Tokens (samples) to train for, recorded with the workload for the time to
   // train; 0 = the preset's.
   double trainTokens = 0;
+  // The share of the matmul rate a training step sustains, for every family (a
+  // user's stated efficiency of their software stack, section 2.11); 0 = the
+  // device's calibrated utilizations (fitted on Megatron-LM / NeMo runs).
+  double utilization = 0;
   // Data-parallel gradient bucket of CNN and DLRM workloads in the Megatron layout
   // (PyTorch DDP's default bucket_cap_mb = 25).
   double bucketBytes = 25.0 * 1024 * 1024;

@@ -22,6 +22,21 @@ double Device::utilization(ModelFamily family) const {
   return transformerUtilization;
 }
 
+double Device::achievedFlops(ModelFamily family, Precision precision) const {
+  if (precision == Precision::Fp8 && hasFp8()) {
+    return peakFp8Flops * (fp8Efficiency > 0 ? fp8Efficiency : efficiency) * utilization(family);
+  }
+  return peakFlops * efficiency * utilization(family);
+}
+
+Device Device::withUtilization(double value) const {
+  Device d = *this;
+  d.transformerUtilization = value;
+  d.cnnUtilization = value;
+  d.dlrmUtilization = value;
+  return d;
+}
+
 void Device::validate() const {
   const std::string where = "device '" + id + "'";
   if (!std::isfinite(peakFlops) || peakFlops <= 0) {
@@ -38,6 +53,11 @@ void Device::validate() const {
   fraction(transformerUtilization, "transformer utilization");
   fraction(cnnUtilization, "CNN utilization");
   fraction(dlrmUtilization, "DLRM utilization");
+  if (!std::isfinite(peakFp8Flops) || peakFp8Flops < 0) {
+    throw InputError(where + ": FP8 peak " + text::formatNumber(peakFp8Flops) +
+                     " FLOP/s must be a finite number >= 0 (0: no FP8)");
+  }
+  if (fp8Efficiency != 0) fraction(fp8Efficiency, "FP8 efficiency");
   if (!std::isfinite(memoryBandwidth) || memoryBandwidth < 0) {
     throw InputError(where + ": memory bandwidth " + text::formatNumber(memoryBandwidth) +
                      " bytes/s must be a finite number >= 0");
@@ -111,6 +131,17 @@ Device device(std::string id, std::string name, double peak, double memoryBandwi
   return d;
 }
 
+// FP8 (section 2.13): the dense FP8 peak from the same spec sheet; no FP8 matmul
+// benchmark of the devices' achieved fraction was found, so FP8 GEMMs are taken to
+// reach the same fraction of their peak as BF16 ones (fp8Efficiency 0).
+Device withFp8(Device d, double peak, std::string source) {
+  d.peakFp8Flops = peak;
+  d.fp8Source = std::move(source) +
+                "; achieved fraction assumed equal to the BF16 matmul efficiency (no FP8 "
+                "matmul benchmark of this device found)";
+  return d;
+}
+
 Device priced(Device d, double usd, const char* source) {
   d.listPriceUsd = usd;
   d.priceSource = source;
@@ -121,29 +152,44 @@ std::vector<Device> buildDevices() {
   // Peaks are dense BF16 tensor throughput per chip (the vendors' headline numbers
   // with 2:4 structured sparsity are twice these).
   std::vector<Device> list;
-  list.push_back(priced(
-      device(
-          "h100", "NVIDIA H100 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
-          "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
-          "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s)",
-          std::string("MAMF 794.5 of 989 TFLOPS (80.3 %), H100 SXM, torch 2.7.0+cu126: ") + kMamf),
-      30000, kHopperPrice));
-  list.push_back(priced(
-      device("b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 8.0e12, 180e9, 1745.0 / 2250.0,
-             "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 PFLOPS "
-             "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU; 1.44 TB of GPU "
-             "memory for 8 GPUs, i.e. 180 GB usable per GPU of the 192 GB on the package)",
-             std::string("MAMF 1745.0 of 2250 TFLOPS (77.6 %), B200 SXM, torch 2.7.1+cu128: ") +
-                 kMamf),
-      35000, kBlackwellPrice));
-  list.push_back(priced(
-      device("mi300x", "AMD Instinct MI300X", 1307.4e12, 5.3e12, 192e9, 668.4 / 1300.0,
-             "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
-             "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 192 GB, 5.3 TB/s)",
-             std::string("MAMF 668.4 of 1300 TFLOPS (51.4 %), MI300X, torch 2.5.1 ROCm 6.3, "
-                         "TunableOp: ") +
-                 kMamf),
-      15000, kMi300xPrice));
+  list.push_back(withFp8(
+      priced(
+          device("h100", "NVIDIA H100 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
+                 "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: BF16 Tensor Core 1,979 "
+                 "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s)",
+                 std::string("MAMF 794.5 of 989 TFLOPS (80.3 %), H100 SXM, torch 2.7.0+cu126: ") +
+                     kMamf),
+          30000, kHopperPrice),
+      1978.9e12,
+      "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: FP8 Tensor Core 3,958 TFLOPS "
+      "with sparsity, i.e. 1,979 dense)"));
+  list.push_back(withFp8(
+      priced(
+          device(
+              "b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 8.0e12, 180e9, 1745.0 / 2250.0,
+              "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP16/BF16 36 "
+              "PFLOPS "
+              "with sparsity, i.e. 2.25 PFLOPS dense per GPU; HBM3e 8 TB/s per GPU; 1.44 TB of GPU "
+              "memory for 8 GPUs, i.e. 180 GB usable per GPU of the 192 GB on the package)",
+              std::string("MAMF 1745.0 of 2250 TFLOPS (77.6 %), B200 SXM, torch 2.7.1+cu128: ") +
+                  kMamf),
+          35000, kBlackwellPrice),
+      4.5e15,
+      "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP8 72 PFLOPS with "
+      "sparsity, i.e. 4.5 PFLOPS dense per GPU)"));
+  list.push_back(withFp8(
+      priced(
+          device(
+              "mi300x", "AMD Instinct MI300X", 1307.4e12, 5.3e12, 192e9, 668.4 / 1300.0,
+              "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak BF16 "
+              "1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3 192 GB, 5.3 TB/s)",
+              std::string("MAMF 668.4 of 1300 TFLOPS (51.4 %), MI300X, torch 2.5.1 ROCm 6.3, "
+                          "TunableOp: ") +
+                  kMamf),
+          15000, kMi300xPrice),
+      2614.9e12,
+      "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak FP8 "
+      "2614.9 TFLOPS, 5229.8 with structured sparsity)"));
   list.push_back(priced(
       device("tpu-v5p", "Google Cloud TPU v5p", 459e12, 2765e9, 95e9, 794.5 / 989.0,
              "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "

@@ -144,7 +144,7 @@ std::vector<Op> recomputeOps(const std::vector<Op>& ops, bool (*selected)(const 
 struct Context {
   const Preset& preset;
   Parallelism par;  // resolved
-  const Device& device;
+  Device device;    // with the stated utilization (GeneratorOptions::utilization)
   const Network& network;
   ParallelismMapping map;
   GeneratorOptions options;
@@ -160,6 +160,10 @@ struct Context {
   // The roofline of one kernel (Device::kernelNs, section 2.8).
   double kernel(double flops, double bytesMoved) const {
     return device.kernelNs(flops, bytesMoved, preset.family());
+  }
+  // A weight GEMM of the blocks, in the run's precision (section 2.13).
+  double gemmKernel(double flops, double bytesMoved) const {
+    return device.kernelNs(flops, bytesMoved, preset.family(), par.precision);
   }
 };
 
@@ -377,11 +381,18 @@ Workload transformer(const Context& c) {
   // A weight GEMM line (section 2.8): `tokens` rows of width `in` times `weights` (per
   // NPU) into width `out`. Its input-gradient and weight-gradient GEMMs have the same
   // FLOPs and read and write the same three matrices, so every phase has one roofline.
+  // In FP8 (section 2.13) the blocks' linear layers read their input and weights as
+  // 1-byte values and write 16-bit outputs, at the device's FP8 rate; `blockLinear`
+  // false keeps a GEMM in BF16 (the router and the output layer, as Transformer
+  // Engine's recipes do).
+  const bool fp8 = p.precision == Precision::Fp8;
   auto gemm = [&](const std::string& name, double flops, double tokens, double in, double out,
-                  double weights) {
+                  double weights, bool blockLinear = true) {
     Op op;
     op.name = name;
-    const double t = c.kernel(flops, b * (tokens * (in + out) + weights));
+    const double t = fp8 && blockLinear
+                         ? c.gemmKernel(flops, tokens * in + weights + b * tokens * out)
+                         : c.kernel(flops, b * (tokens * (in + out) + weights));
     op.computeNs = {t, t, t};
     return op;
   };
@@ -556,8 +567,8 @@ Workload transformer(const Context& c) {
         // Megatron-LM's MoE layer with the AllToAll token dispatcher (section 2.5): the
         // layer's input stays sequence parallel (TP > 1 needs SP), so the router sees
         // the rank's T / TP tokens and sends their k copies to the experts.
-        Op router =
-            gemm(name("router"), 2 * T * h * m.experts / tp, T / tp, h, m.experts, h * m.experts);
+        Op router = gemm(name("router"), 2 * T * h * m.experts / tp, T / tp, h, m.experts,
+                         h * m.experts, false);
         block.push_back(router);
         if (m.sharedExperts > 0) {
           // Shared experts: a dense MLP of sharedExperts x f_e every token passes through.
@@ -666,7 +677,7 @@ Workload transformer(const Context& c) {
     if (withOutput && slot % chunks == 0) {
       // The output layer follows the stage's last chunk: once per micro-batch.
       Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp, T, h,
-                    m.vocab / tp, h * m.vocab / tp);
+                    m.vocab / tp, h * m.vocab / tp, false);
       enterTp(out);  // vocabulary-parallel output layer
       const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
       if (lastToFinish && denseGrad && ownWeights) {
@@ -955,9 +966,25 @@ Context makeContext(const Preset& preset, const Parallelism& parallelism, const 
         "workload generator: blocks, sequence length and virtual stages must be >= 0, the "
         "bucket size > 0 and the training tokens a finite number >= 0");
   }
+  if (!std::isfinite(options.utilization) || options.utilization < 0 || options.utilization > 1) {
+    throw InputError("utilization " + text::formatNumber(options.utilization) +
+                     " must be in (0, 1]: the share of the device's matmul rate a training "
+                     "step sustains (0: the device's calibrated value)");
+  }
+  if (parallelism.precision == Precision::Fp8) {
+    if (!device.hasFp8()) {
+      throw InputError("device '" + device.id + "' (" + device.name +
+                       ") has no FP8 matrix units; run it in BF16 or choose a device with FP8");
+    }
+    if (preset.family() != ModelFamily::Transformer &&
+        preset.family() != ModelFamily::MixtureOfExperts) {
+      throw InputError("preset '" + preset.id +
+                       "': FP8 applies to transformers only (Transformer Engine's recipes)");
+    }
+  }
   Context c{preset,
             resolveDegrees(parallelism, network.npuCount()),
-            device,
+            options.utilization > 0 ? device.withUtilization(options.utilization) : device,
             network,
             mapParallelism(network, parallelism),
             options};
@@ -1036,6 +1063,8 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["fused_attention"] = c.par.attention == AttentionKernel::Fused ? 1 : 0;
   q["deepep_dispatch"] = c.par.moeDispatcher == MoeDispatcher::DeepEp ? 1 : 0;
   q["contiguous_routing"] = c.par.moeRouting == MoeRouting::Contiguous ? 1 : 0;
+  if (c.par.precision == Precision::Fp8) q["fp8"] = 1;  // absent: BF16
+  if (options.utilization > 0) q["utilization"] = options.utilization;
   q["global_batch"] = static_cast<double>(c.batch.globalBatch);
   q["micro_batch"] = static_cast<double>(c.batch.microBatch);
   q["micro_batches"] = static_cast<double>(c.batch.microBatches);
@@ -1144,7 +1173,13 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
       choice("contiguous_routing", defaults.moeRouting == MoeRouting::Contiguous)
           ? MoeRouting::Contiguous
           : MoeRouting::Random;
+  c.parallelism.precision = choice("fp8", false) ? Precision::Fp8 : Precision::Bf16;
   GeneratorOptions& g = c.generator;
+  const auto utilization = o.parameters.find("utilization");
+  if (utilization != o.parameters.end() && std::isfinite(utilization->second) &&
+      utilization->second > 0 && utilization->second <= 1) {
+    g.utilization = utilization->second;
+  }
   g.sequenceLength = intParameter(o, "sequence_length", 0);
   g.blocks = intParameter(o, "blocks", 0);
   const int virtualStages = intParameter(o, "virtual_stages", 1);

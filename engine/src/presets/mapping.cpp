@@ -69,6 +69,17 @@ std::optional<MoeRouting> parseMoeRouting(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view toString(Precision precision) {
+  return precision == Precision::Fp8 ? "fp8" : "bf16";
+}
+
+std::optional<Precision> parsePrecision(std::string_view text) {
+  const std::string key = text::lower(text::trim(text));
+  if (key == "bf16") return Precision::Bf16;
+  if (key == "fp8") return Precision::Fp8;
+  return std::nullopt;
+}
+
 std::int64_t Parallelism::degree(ParallelAxis axis) const {
   switch (axis) {
     case ParallelAxis::Tensor:
@@ -99,6 +110,7 @@ std::string Parallelism::label() const {
   } else if (selectiveRecompute) {
     out += ", selective recompute";
   }
+  if (precision == Precision::Fp8) out += ", FP8";
   return out;
 }
 

@@ -447,12 +447,13 @@ Json parallelismJson(const Parallelism& p) {
   j["attention"] = std::string(toString(p.attention));
   j["moe_dispatcher"] = std::string(toString(p.moeDispatcher));
   j["moe_routing"] = std::string(toString(p.moeRouting));
+  j["precision"] = std::string(toString(p.precision));
   return j;
 }
 
 Parallelism parallelismOf(const Reader& r) {
   r.onlyKeys({"tp", "pp", "ep", "sequence_parallel", "zero", "recompute", "attention",
-              "moe_dispatcher", "moe_routing"});
+              "moe_dispatcher", "moe_routing", "precision"});
   Parallelism p;
   p.tp = r.integer("tp", 1, 1);
   p.pp = r.integer("pp", 1, 1);
@@ -483,6 +484,11 @@ Parallelism parallelismOf(const Reader& r) {
     const auto routing = parseMoeRouting(*m);
     if (!routing) r.fail("moe_routing", "is not random or contiguous");
     p.moeRouting = *routing;
+  }
+  if (const auto m = r.string("precision")) {
+    const auto precision = parsePrecision(*m);
+    if (!precision) r.fail("precision", "is not bf16 or fp8");
+    p.precision = *precision;
   }
   return p;
 }

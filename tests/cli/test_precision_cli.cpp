@@ -1,0 +1,79 @@
+// `--precision bf16|fp8` and `--utilization U` in `libra new` (and, through the
+// shared flags, `sweep` and `codesign`): FP8 makes the compute faster on a device
+// that has it, is refused with the devices that have it named where it cannot
+// run, and a stated utilization is kept in the project.
+#include "cli_test_support.hpp"
+
+namespace libra::testing {
+namespace {
+
+struct Made {
+  ProcessResult run;
+  json solved;
+};
+
+class PrecisionCli : public CliTest {
+ protected:
+  Made makeAndSolve(const std::string& name, const std::vector<std::string>& extra) {
+    const std::string out = tmp(name);
+    std::vector<std::string> args{
+        "new",         "--preset", "llama3-70b", "--network", dataFile("libra/tiny_network.yml"),
+        "--execution", "given",    "--tp",       "8",         "--ignore-memory",
+        "-o",          out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Made m;
+    m.run = runLibra(args);
+    if (m.run.exitCode != 0) return m;
+    const ProcessResult solved = runLibra({"solve", out, "--json"});
+    if (solved.exitCode == 0) m.solved = parseJson(solved.out);
+    return m;
+  }
+};
+
+TEST_F(PrecisionCli, Fp8ComputesFasterAndSaysSo) {
+  const Made bf16 = makeAndSolve("bf16.json", {});
+  const Made fp8 = makeAndSolve("fp8.json", {"--precision", "fp8"});
+  ASSERT_EQ(bf16.run.exitCode, 0) << bf16.run.err;
+  ASSERT_EQ(fp8.run.exitCode, 0) << fp8.run.err;
+  EXPECT_TRUE(contains(fp8.run.out, "FP8")) << fp8.run.out;
+  const double a = bf16.solved["compute_time_ns"].get<double>();
+  const double b = fp8.solved["compute_time_ns"].get<double>();
+  // The weight GEMMs are most of a 70B model's compute: at twice the rate the
+  // compute takes between half and all of the BF16 time.
+  EXPECT_LT(b, 0.8 * a);
+  EXPECT_GT(b, 0.5 * a);
+}
+
+TEST_F(PrecisionCli, Fp8OnADeviceWithoutItIsRefusedNamingTheOnesWithIt) {
+  const Made a100 = makeAndSolve("a100.json", {"--precision", "fp8", "--device", "a100"});
+  EXPECT_EQ(a100.run.exitCode, 2);
+  EXPECT_TRUE(contains(a100.run.err, "--precision fp8")) << a100.run.err;
+  EXPECT_TRUE(contains(a100.run.err, "'a100'")) << a100.run.err;
+  EXPECT_TRUE(contains(a100.run.err, "h100")) << a100.run.err;
+  const Made fp16 = makeAndSolve("fp16.json", {"--precision", "fp16"});
+  EXPECT_EQ(fp16.run.exitCode, 2);
+  EXPECT_TRUE(contains(fp16.run.err, "use bf16 or fp8")) << fp16.run.err;
+}
+
+TEST_F(PrecisionCli, AStatedUtilizationSlowsComputeAndStaysInTheProject) {
+  const Made calibrated = makeAndSolve("calibrated.json", {});
+  const Made stated = makeAndSolve("stated.json", {"--utilization", "0.385"});
+  ASSERT_EQ(stated.run.exitCode, 0) << stated.run.err;
+  // Half the calibrated 0.77: the compute-bound lines take twice as long; the
+  // memory-bound ones (norms, fused attention statistics) do not change, so the
+  // whole compute is between 1x and 2x.
+  const double ratio = stated.solved["compute_time_ns"].get<double>() /
+                       calibrated.solved["compute_time_ns"].get<double>();
+  EXPECT_GT(ratio, 1.8);
+  EXPECT_LE(ratio, 2.0 + 1e-9);
+  const json project = json::parse(readText(tmp("stated.json")));
+  EXPECT_EQ(project["workloads"][0]["origin"]["parameters"]["utilization"], 0.385);
+  for (const char* bad : {"0", "1.2", "abc"}) {
+    const Made m = makeAndSolve("bad.json", {"--utilization", bad});
+    EXPECT_EQ(m.run.exitCode, 2) << bad;
+    EXPECT_TRUE(contains(m.run.err, "--utilization")) << m.run.err;
+  }
+}
+
+}  // namespace
+}  // namespace libra::testing
