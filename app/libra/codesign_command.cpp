@@ -420,6 +420,7 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
         "dimension (each building block has its default otherwise)");
   }
   if (!model.latencyNs.empty()) shapes.latencyNs = model.latencyNs.front();
+  if (model.endpointDelayNs) shapes.endpointDelayNs = *model.endpointDelayNs;
   if (shapes.costScope == CostScope::System && !shapes.npuPriceUsd &&
       !(shapes.device.listPriceUsd > 0)) {
     throw InputError("--cost-scope system: the device " + shapes.device.id +

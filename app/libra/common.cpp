@@ -160,13 +160,16 @@ TrainingLoop parseTrainingLoopFlag(const std::string& text) {
 }
 
 const char* const kModelHelp =
-    "Collective model (overrides the project's \"chunks\" and \"latency_ns\"):\n"
+    "Collective model (overrides the project's \"chunks\", \"latency_ns\" and\n"
+    "\"endpoint_delay_ns\"):\n"
     "  --chunks ideal   LIBRA's model: infinitely many chunks, no latency (the default)\n"
     "  --chunks N       every collective in N chunks (1..1024) that pipeline through its\n"
     "                   stages, one chunk at a time per dimension, as ASTRA-sim 2 runs them\n"
     "  --chunks auto    per collective, the count that minimizes its time at the design\n"
     "  --latency NS     link latency of every dimension in ns, or NS0,NS1,... one per\n"
     "                   dimension (innermost first); a step of a Switch crosses two links\n"
+    "  --endpoint-delay NS  per-message overhead of an NPU (ASTRA-sim's endpoint-delay):\n"
+    "                   once at each phase's start and after each receive, per chunk\n"
     "Cost (overrides the project's \"cost_scope\" and \"npu_price_usd\"):\n"
     "  --cost-scope network  cost is the network's alone (LIBRA's model; the default)\n"
     "  --cost-scope system   cost is the NPUs' plus the network's: perf-per-cost, the\n"
@@ -185,6 +188,11 @@ void addModelFlags(CLI::App* command, ModelFlags& flags) {
                    "Link latency in ns: one value for every dimension or one per dimension; "
                    "default: the project's")
       ->type_name("NS[,NS...]");
+  command
+      ->add_option("--endpoint-delay", flags.endpointDelay,
+                   "Per-message overhead of an NPU in ns (ASTRA-sim's endpoint-delay), paid at "
+                   "each phase's start and after each receive; default: the project's")
+      ->type_name("NS");
   command
       ->add_option("--cost-scope", flags.costScope,
                    "What cost counts: network (the default) or system (NPUs + network); "
@@ -223,6 +231,15 @@ ModelOverrides parseModelFlags(const ModelFlags& flags) {
     }
   }
   o.npuPriceUsd = flags.npuPrice;  // applyModelOverrides checks the value
+  if (!flags.endpointDelay.empty()) {
+    const std::vector<double> ns =
+        parseNumberList(flags.endpointDelay, "--endpoint-delay", "NS", "ns");
+    if (ns.size() != 1 || !std::isfinite(ns[0]) || ns[0] < 0) {
+      throw InputError("--endpoint-delay: '" + flags.endpointDelay +
+                       "' is not one number >= 0 (ns per message bundle, every NPU)");
+    }
+    o.endpointDelayNs = ns[0];
+  }
   if (!flags.latency.empty()) {
     o.latencyNs = parseNumberList(flags.latency, "--latency", "NS", "ns");
     for (std::size_t i = 0; i < o.latencyNs.size(); ++i) {

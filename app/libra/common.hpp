@@ -57,6 +57,7 @@ TrainingLoop parseTrainingLoopFlag(const std::string& text);
 struct ModelFlags {
   std::string chunks;
   std::string latency;
+  std::string endpointDelay;
   std::string costScope;
   std::optional<double> npuPrice;
 };

@@ -167,7 +167,10 @@ std::string modelDescription(const Analysis& a) {
                          : std::to_string(chunks.count) + " chunks per collective";
   std::string latency;
   for (double ns : a.latencyNs) latency += (latency.empty() ? "" : " / ") + formatFixed(ns, 0);
-  return text + ", link latency " + (latency.empty() ? "0" : latency) + " ns";
+  text += ", link latency " + (latency.empty() ? "0" : latency) + " ns";
+  if (a.endpointDelayNs > 0)
+    text += ", endpoint delay " + formatFixed(a.endpointDelayNs, 0) + " ns";
+  return text;
 }
 
 std::string formatLongDuration(double seconds) {

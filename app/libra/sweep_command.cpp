@@ -394,6 +394,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
         "value for every dimension (each building block has its default otherwise)");
   }
   if (!model.latencyNs.empty()) options.latencyNs = model.latencyNs.front();
+  if (model.endpointDelayNs) options.endpointDelayNs = *model.endpointDelayNs;
   options.jobs = jobs;
   options.ignoreMemory = choice.ignoreMemory;
   checkConstraints(options);

@@ -95,6 +95,7 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   applyModelOverrides(posed, options.model);
   a.model = posed.model;
   for (const Dimension& d : posed.network.dims) a.latencyNs.push_back(d.latencyNs);
+  a.endpointDelayNs = posed.network.endpointDelayNs;
   a.limitViolations = limitViolations(posed.network, posed.limits);
   a.problem = std::make_shared<const Problem>(buildProblem(posed));
   a.costBudgetUsd = splitConstraints(a.constraints).costBudget;
@@ -421,6 +422,7 @@ std::string analysisJson(const Analysis& a, bool withFront) {
     j["chunks"] = chunks.toString();
   }
   j["latency_ns"] = numbers(a.latencyNs);
+  j["endpoint_delay_ns"] = number(a.endpointDelayNs);
   j["surrogate_iteration_time_ns"] = number(d.eval.surrogateIterationNs);
   j["surrogate_gap"] = optionalNumber(surrogateGap(d.eval));
   j["limit_violations"] = a.limitViolations;

@@ -26,6 +26,11 @@ namespace libra {
 
 namespace {
 
+// ASTRA-sim's endpoint delay is whole cycles (ns) and at least 1 (0 aborts it).
+long long astraEndpointDelay(const Network& network) {
+  return std::max(1LL, std::llround(network.endpointDelayNs));
+}
+
 using Json = nlohmann::ordered_json;
 
 constexpr double kAstraGigabyte = 1073741824.0;  // 2^30 bytes: ASTRA-sim's GB
@@ -309,8 +314,10 @@ std::string readme(const Project& posed, const Analysis& analysis, const std::st
   r += "| `system.json` | the system layer: " + std::to_string(splits) +
        " chunks per collective (`preferred-dataset-splits`), one chunk active per dimension, "
        "one collective algorithm per dimension (Ring: ring, FullyConnected: direct, Switch: "
-       "halvingDoubling; All-to-All: direct1 on Ring and Switch), endpoint delay 1 ns, local "
-       "reduction free (`local-mem-bw`) |\n";
+       "halvingDoubling; All-to-All: direct1 on Ring and Switch), endpoint delay " +
+       std::to_string(astraEndpointDelay(posed.network)) +
+       " ns (the project's, in whole ns and at least 1), local reduction free "
+       "(`local-mem-bw`) |\n";
   r += "| `remote_memory.json` | no remote memory (`NO_MEMORY_EXPANSION`) |\n";
   for (const WrittenWorkload& w : workloads) {
     if (w.path.empty()) continue;
@@ -438,9 +445,13 @@ std::string readme(const Project& posed, const Analysis& analysis, const std::st
        "0's input-gradient compute is left out; with `MODEL` layer 0's input-gradient "
        "collective is left out and an input-gradient collective overlaps the weight-gradient "
        "compute.\n";
-  r += "- ASTRA-sim adds what this tool's model leaves out: 1 ns of endpoint delay per message "
-       "bundle (a few per chunk and dimension) and the truncation of every message to whole "
-       "ns.\n";
+  if (static_cast<double>(astraEndpointDelay(posed.network)) != posed.network.endpointDelayNs) {
+    r += "- The project's endpoint delay of " + text::formatNumber(posed.network.endpointDelayNs) +
+         " ns is written as " + std::to_string(astraEndpointDelay(posed.network)) +
+         " ns: ASTRA-sim takes whole ns and at least 1.\n";
+  }
+  r += "- ASTRA-sim truncates every message's time to whole ns, which this tool's model does "
+       "not; it matters only for messages of a few ns.\n";
   if (posed.workloads.size() > 1) {
     r += "- The project weights " + std::to_string(posed.workloads.size()) +
          " workloads into one objective; each file is simulated on its own.\n";
@@ -494,7 +505,7 @@ std::string astraSystemJson(const Network& network, int datasetSplits) {
   }
   Json j;
   j["scheduling-policy"] = "LIFO";
-  j["endpoint-delay"] = 1;
+  j["endpoint-delay"] = astraEndpointDelay(network);
   j["active-chunks-per-dimension"] = 1;
   j["preferred-dataset-splits"] = datasetSplits;
   j["all-reduce-implementation"] = impl[0];

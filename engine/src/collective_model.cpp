@@ -334,6 +334,34 @@ double latencySteps(BuildingBlock block, CollectiveType stage, int n) {
   return 0;
 }
 
+double endpointBundles(BuildingBlock block, CollectiveType stage, int n) {
+  if (n <= 1) return 0;
+  // One bundle at the phase's start and one after every receive (ASTRA-sim 2,
+  // MemBus.cc): ring n - 1 receives per half; direct one per half; halving-doubling
+  // log2(n) per half; All-to-All one peer after another (direct1) except on a
+  // FullyConnected dimension (direct); a send to a peer one receive.
+  switch (stage) {
+    case CollectiveType::SendRecv:
+      return 2.0;
+    case CollectiveType::AllToAll:
+      return block == BuildingBlock::FullyConnected ? 2.0 : static_cast<double>(n);
+    default:
+      break;
+  }
+  const bool allReduce = stage == CollectiveType::AllReduce;
+  switch (block) {
+    case BuildingBlock::Ring:
+      return allReduce ? 2.0 * n - 1 : static_cast<double>(n);
+    case BuildingBlock::FullyConnected:
+      return allReduce ? 3.0 : 2.0;
+    case BuildingBlock::Switch: {
+      const double k = std::ceil(std::log2(static_cast<double>(n)) - 1e-12);
+      return allReduce ? 2 * k + 1 : k + 1;
+    }
+  }
+  return 0;
+}
+
 double placementShare(const Dimension& dim, CollectiveType type, int groupSize, int stride) {
   const int n = dim.npus, g = groupSize, s = std::max(stride, 1);
   if (g <= 1 || (g >= n && s == 1)) return 1.0;
@@ -370,7 +398,9 @@ std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
     const Dimension& dim = network.dims[d];
     const int stride = d < static_cast<int>(strides.size()) ? strides[d] : 1;
     const double hops = placementHops(dim, type, groupSizes[d], stride);
-    stages.push_back({d, latencySteps(dim.block, kind, groupSizes[d]) * hops * dim.latencyNs,
+    stages.push_back({d,
+                      latencySteps(dim.block, kind, groupSizes[d]) * hops * dim.latencyNs +
+                          endpointBundles(dim.block, kind, groupSizes[d]) * network.endpointDelayNs,
                       bytes / placementShare(dim, type, groupSizes[d], stride)});
   };
   switch (type) {
@@ -425,6 +455,10 @@ CollectiveModel defaultCollectiveModel() {
   CollectiveModel m;
   m.chunks = ChunkSetting::automatic();
   return m;
+}
+
+double defaultEndpointDelayNs() {
+  return 10.0;
 }
 
 double defaultLinkLatencyNs(BuildingBlock block) {

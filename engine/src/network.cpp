@@ -113,6 +113,10 @@ void Network::validate() const {
                        " exceeds maximum " + text::formatNumber(*d.maxBandwidth));
     }
   }
+  if (!std::isfinite(endpointDelayNs) || endpointDelayNs < 0) {
+    throw InputError("network: endpoint delay " + text::formatNumber(endpointDelayNs) +
+                     " ns is invalid; it must be a finite number >= 0");
+  }
 }
 
 std::string dimensionNameFromLevel(std::string_view level) {

@@ -225,6 +225,14 @@ void applyModelOverrides(Scenario& project, const ModelOverrides& overrides) {
     }
     project.npuPriceUsd = usd;
   }
+  if (overrides.endpointDelayNs) {
+    const double ns = *overrides.endpointDelayNs;
+    if (!std::isfinite(ns) || ns < 0) {
+      throw InputError("--endpoint-delay: " + text::formatNumber(ns) +
+                       " must be a finite number >= 0 ns");
+    }
+    project.network.endpointDelayNs = ns;
+  }
   const std::vector<double>& lat = overrides.latencyNs;
   if (lat.empty()) return;
   const int dims = project.network.size();

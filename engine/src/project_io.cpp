@@ -24,7 +24,8 @@
 // reading: the dimension bounds, a workload's "weight" (1) and "origin",
 // "device" and "parameters" inside an origin, a layer's "update_ns" (0), a
 // phase's own "groups" (written only when the phase has them), a dimension's
-// "latency_ns" (0), and in a scenario "training_loop" (no-overlap), "chunks"
+// "latency_ns" (0), a network's "endpoint_delay_ns" (0; written only when set),
+// and in a scenario "training_loop" (no-overlap), "chunks"
 // ("ideal": LIBRA's model; written only when not ideal), "limits" (the building
 // blocks' BlockLimits defaults; written only when not those), "constraints" ([]),
 // "objective" (performance), "cost_scope" (network; written only when "system"),
@@ -256,6 +257,9 @@ class Writer {
     }
     Json j = Json::object();
     j["dimensions"] = std::move(dims);
+    if (network.endpointDelayNs != 0) {
+      j["endpoint_delay_ns"] = number(network.endpointDelayNs, member(at, "endpoint_delay_ns"));
+    }
     return j;
   }
 
@@ -510,7 +514,8 @@ class Reader {
   // A scenario's keys in `obj` (the top level, or an element of "scenarios").
   Scenario scenario(const Object& obj) const {
     Scenario p;
-    p.network = network(Object(*this, obj.required("network"), obj.at("network"), {"dimensions"}));
+    p.network = network(Object(*this, obj.required("network"), obj.at("network"),
+                               {"dimensions", "endpoint_delay_ns"}));
     p.costModel = costModel(obj.required("cost_model"), obj.at("cost_model"));
 
     const Json& workloads = obj.required("workloads");
@@ -623,6 +628,8 @@ class Reader {
       }
       network.dims.push_back(std::move(d));
     }
+    if (const Json* v = obj.optional("endpoint_delay_ns"))
+      network.endpointDelayNs = nonNegative(*v, obj.at("endpoint_delay_ns"));
     return network;
   }
 

@@ -55,6 +55,7 @@ Network makeShape(const SweepOptions& o, const std::vector<int>& factors,
     dim.latencyNs = o.latencyNs ? *o.latencyNs : defaultLinkLatencyNs(dim.block);
     n.dims.push_back(std::move(dim));
   }
+  n.endpointDelayNs = o.endpointDelayNs ? *o.endpointDelayNs : defaultEndpointDelayNs();
   makeNamesUnique(n);
   return n;
 }

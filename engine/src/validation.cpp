@@ -109,6 +109,10 @@ ValidationData readValidationData(const std::filesystem::path& path) {
       v.chunks = static_cast<int>(chunks);
       v.endpointDelayNs =
           c.contains("endpoint_delay_ns") ? number(c, "endpoint_delay_ns", where) : 0;
+      if (v.endpointDelayNs < 0) {
+        throw InputError(where + ".endpoint_delay_ns: expected a number >= 0 ns");
+      }
+      v.network.endpointDelayNs = v.endpointDelayNs;
       v.simulatedNs = positive(c, "sim_time_ns", where,
                                "the error is relative to the simulated time; a simulator that "
                                "ran reports a positive time");

@@ -20,8 +20,8 @@ std::string validationData() {
 // --- libra validate on the bundled data set --------------------------------------
 
 // The recipe in tests/data/astra-sim/README.md reproduces every case; the
-// engine's schedule leaves out the endpoint delays and the per-message rounding
-// to whole ns, which the README bounds well below 1 % for messages of 64 MiB and
+// engine's schedule has the endpoint delays but not ASTRA-sim's truncation of
+// every message to whole ns, which is well below 1 % for messages of 64 MiB and
 // more.
 TEST_F(CliTest, ValidateBundledDataSetIsWithinOnePercent) {
   const std::vector<std::string> args{"validate", validationData(), "--summary", "--max-error",
@@ -45,7 +45,7 @@ TEST_F(CliTest, ValidateBundledDataSetIsWithinOnePercent) {
     ++lines;
   }
   EXPECT_EQ(lines, 2);
-  EXPECT_EQ(cases, 1324);
+  EXPECT_EQ(cases, 1804);
 }
 
 TEST_F(CliTest, ValidateJsonSummaryCountsEveryCase) {
@@ -56,29 +56,77 @@ TEST_F(CliTest, ValidateJsonSummaryCountsEveryCase) {
   ASSERT_EQ(r.exitCode, 0);
   const json j = parseJson(r.out);
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j["large"]["cases"].get<int>() + j["small"]["cases"].get<int>(), 1324);
+  EXPECT_EQ(j["large"]["cases"].get<int>() + j["small"]["cases"].get<int>(), 1804);
   EXPECT_LE(j["large"]["max_error"].get<double>(), 0.01);
-  // Messages under 64 MiB are latency-dominated and the model leaves out
-  // ASTRA-sim's per-message endpoint delay: the stated bound is 20 % (the worst
-  // case of the data set is 15.9 %: a 1 MiB All-to-All with C = 64 and zero
-  // latency, 3954 ns simulated against 3325 ns modelled).
-  EXPECT_LE(j["small"]["max_error"].get<double>(), 0.20);
+  // The worst small case is a zero-latency 1 MiB collective in 64 chunks with
+  // ASTRA-sim's least endpoint delay (1 ns), whose messages take 1 to 2 ns each:
+  // the simulator truncates each to whole ns, the model does not (see
+  // EndpointDelayRunsAreWithinFivePercentAtOneMib).
+  EXPECT_LE(j["small"]["max_error"].get<double>(), 0.40);
   EXPECT_GT(j["small"]["max_error"].get<double>(), j["large"]["max_error"].get<double>());
   EXPECT_EQ(j["cases_over"], 0);
   EXPECT_FALSE(j.contains("cases"));
 }
 
+// The runs that set an endpoint delay (10 and 100 ns per message bundle, the
+// "endpoint-delay-10" and "endpoint-delay-sweep" sets): every case within 5 % at
+// 1 MiB and within 1 % from 64 MiB (issue 26 item 6). The model is never faster
+// than the simulator (its one difference, the truncation of each message to
+// whole ns, only shortens the simulated time). Without the endpoint delay in the
+// model (the data set with its delays removed from the model's side only) the
+// same 1 MiB runs were up to 38 % optimistic.
+TEST_F(CliTest, EndpointDelayRunsAreWithinFivePercentAtOneMib) {
+  auto casesOf = [&](const std::string& file) {
+    const ProcessResult r = runLibra({"validate", file, "--json", "--max-error", "100"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return parseJson(r.out)["cases"];
+  };
+  const json cases = casesOf(validationData());
+  ASSERT_EQ(cases.size(), 1804u);
+  int delayed = 0, oneMib = 0;
+  for (const json& c : cases) {
+    const double error = c["error"].get<double>();
+    EXPECT_GE(error, -1e-3) << c.dump();
+    if (c["set"].get<std::string>().rfind("endpoint-delay", 0) != 0) continue;
+    ++delayed;
+    const double size = c["size_bytes"].get<double>();
+    if (size >= 64.0 * 1024 * 1024) {
+      EXPECT_LE(error, 0.01) << c.dump();
+    } else if (size == 1024.0 * 1024) {
+      ++oneMib;
+      EXPECT_LE(error, 0.05) << c.dump();
+    }
+  }
+  EXPECT_EQ(delayed, 600);
+  EXPECT_EQ(oneMib, 300);
+
+  // The model without endpoint delays: the simulated times stay, the model's
+  // delays go.
+  json data = json::parse(readText(validationData()));
+  for (json& c : data["cases"]) c["endpoint_delay_ns"] = 0;
+  const std::string without = tmp("without-delay.json");
+  writeText(without, data.dump());
+  double worst = 0;
+  for (const json& c : casesOf(without)) {
+    if (c["set"].get<std::string>() == "endpoint-delay-sweep")
+      worst = std::max(worst, std::abs(c["error"].get<double>()));
+  }
+  EXPECT_GT(worst, 0.30);
+}
+
 // --- libra validate on made-up data sets -----------------------------------------
 
+// Every case has an endpoint delay of 1 ns per message bundle.
 // Case 0: All-Reduce of 64 MiB = 67108864 B on one Ring(4) at 100 GB/s, no
-// latency, C = 1: one AR stage of 2 S 3/4 = 100663296 B, 1006632.96 ns.
+// latency, C = 1: one AR stage of 2 S 3/4 = 100663296 B, 1006632.96 ns, and
+// 2n - 1 = 7 bundles: 1006639.96 ns.
 // Case 1: Reduce-Scatter of 64 MiB on Ring(4) x FullyConnected(2) at (200, 100)
 // GB/s, latencies (10, 20) ns, C = 4 (a flow shop):
-//   P0 = 3 x 10 + (S 3/4) / (4 x 200) = 30 + 62914.56 = 62944.56
-//   P1 = 1 x 20 + (S/4 x 1/2) / (4 x 100) = 20 + 20971.52 = 20991.52
-//   T = P0 + P1 + 3 max = 4 x 62944.56 + 20991.52 = 272769.76 ns.
-constexpr double kCase0Ns = 1006632.96;
-constexpr double kCase1Ns = 272769.76;
+//   P0 = 3 x 10 + 4 bundles + (S 3/4) / (4 x 200) = 34 + 62914.56 = 62948.56
+//   P1 = 1 x 20 + 2 bundles + (S/4 x 1/2) / (4 x 100) = 22 + 20971.52 = 20993.52
+//   T = P0 + P1 + 3 max = 4 x 62948.56 + 20993.52 = 272787.76 ns.
+constexpr double kCase0Ns = 1006639.96;
+constexpr double kCase1Ns = 272787.76;
 
 json validationCase(int which, double simulatedNs) {
   json c;

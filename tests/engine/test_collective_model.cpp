@@ -1046,5 +1046,47 @@ TEST(Placement, ChunkedModelsChargeItAndTheIdealModelDoesNot) {
       v2 / 25);
 }
 
+// The endpoint delay (ASTRA-sim's endpoint-delay, docs/collective-model.md
+// section 3): each stage's fixed cost per chunk gains bundles x e, with the
+// bundles of ASTRA-sim's algorithms (Ring: n, All-Reduce 2n - 1; direct: 2, 3;
+// halving-doubling: log2 n + 1, 2 log2 n + 1; All-to-All one peer at a time n,
+// direct 2; a send 2). The bytes do not change.
+TEST(EndpointDelay, EachStagePaysItsBundles) {
+  struct Expect {
+    BuildingBlock block;
+    int n;
+    CollectiveType type;
+    double bundles;
+  };
+  const std::vector<Expect> table{
+      {BuildingBlock::Ring, 8, CollectiveType::ReduceScatter, 8},
+      {BuildingBlock::Ring, 8, CollectiveType::AllGather, 8},
+      {BuildingBlock::Ring, 8, CollectiveType::AllReduce, 15},
+      {BuildingBlock::Ring, 8, CollectiveType::AllToAll, 8},
+      {BuildingBlock::Ring, 8, CollectiveType::SendRecv, 2},
+      {BuildingBlock::FullyConnected, 8, CollectiveType::ReduceScatter, 2},
+      {BuildingBlock::FullyConnected, 8, CollectiveType::AllReduce, 3},
+      {BuildingBlock::FullyConnected, 8, CollectiveType::AllToAll, 2},
+      {BuildingBlock::Switch, 16, CollectiveType::AllGather, 5},
+      {BuildingBlock::Switch, 16, CollectiveType::AllReduce, 9},
+      {BuildingBlock::Switch, 16, CollectiveType::AllToAll, 16},
+  };
+  for (const Expect& x : table) {
+    Network net;
+    net.dims = {makeDim("d", x.block, x.n, "L")};
+    net.dims[0].latencyNs = 100;
+    const std::vector<int> groups{x.n};
+    const std::vector<Stage> without = collectiveStages(x.type, 1 << 20, groups, net);
+    net.endpointDelayNs = 10;
+    const std::vector<Stage> with = collectiveStages(x.type, 1 << 20, groups, net);
+    ASSERT_EQ(with.size(), 1u);
+    ASSERT_EQ(without.size(), 1u);
+    EXPECT_DOUBLE_EQ(with[0].latencyNs - without[0].latencyNs, 10 * x.bundles)
+        << toString(x.block) << " " << toString(x.type);
+    EXPECT_DOUBLE_EQ(with[0].bytes, without[0].bytes);
+    EXPECT_DOUBLE_EQ(endpointBundles(x.block, x.type, x.n), x.bundles);
+  }
+}
+
 }  // namespace
 }  // namespace libra

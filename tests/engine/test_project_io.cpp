@@ -333,6 +333,26 @@ TEST(ProjectIo, RoundTripThroughAFile) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"p.json"});
 }
 
+// The network's endpoint delay: written only when set, read back, and refused
+// when negative with the JSON path.
+TEST(ProjectIo, EndpointDelayRoundTripsAndIsChecked) {
+  Project p = sampleProject();
+  EXPECT_FALSE(Json::parse(projectToJson(p))["network"].contains("endpoint_delay_ns"));
+  p.network.endpointDelayNs = 12.5;
+  const std::string text = projectToJson(p);
+  EXPECT_EQ(Json::parse(text)["network"]["endpoint_delay_ns"], 12.5);
+  EXPECT_EQ(projectFromJson(text).network.endpointDelayNs, 12.5);
+  Json doc = Json::parse(text);
+  doc["network"]["endpoint_delay_ns"] = -1;
+  try {
+    (void)projectFromJson(doc.dump(), "p.json");
+    ADD_FAILURE() << "a negative endpoint delay was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("network.endpoint_delay_ns"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ProjectIo, WritesTheSchemaLayout) {
   Project p = sampleProject();
   p.network.dims.resize(1);

@@ -112,6 +112,7 @@ struct Analysis {
   std::shared_ptr<const Problem> problem;
   ModelOptions model;             // the model in force (after the overrides)
   std::vector<double> latencyNs;  // link latency per dimension in force
+  double endpointDelayNs = 0;     // per message bundle, every NPU, in force
   // What "cost" counts (Problem::fixedCostUsd): in the system scope every cost
   // includes npuCostUsd, N times the NPU price from npuPriceSource.
   CostScope costScope = CostScope::Network;

@@ -133,6 +133,10 @@ struct CollectiveModel {
 // HGX-H100-validated configuration; a Switch step crosses two links).
 CollectiveModel defaultCollectiveModel();
 double defaultLinkLatencyNs(BuildingBlock block);
+// The endpoint delay new projects and sweeps start from: 10 ns per message bundle,
+// ASTRA-sim 2's own default (Sys.cc: endpoint-delay when the system file gives
+// none; docs/collective-model.md section 3).
+double defaultEndpointDelayNs();
 
 // The convex form of `schedule` with C chunks: serial = every stage of one chunk,
 // pipelined = (C - 1) x each dimension's occupancy per chunk, occupancy = each
@@ -148,7 +152,8 @@ TimeTerm chunkedTerm(const Schedule& schedule, int chunks);
 //   Reduce-Scatter inner to outer;  All-Gather outer to inner;  All-to-All inner
 //                  to outer, each with the whole buffer;  SendRecv one hop on
 //                  each used dimension, inner to outer, with the whole buffer.
-// Each stage carries the traffic of model.md section 4 and steps x link latency.
+// Each stage carries the traffic of model.md section 4, and as its fixed cost per
+// chunk steps x link latency plus bundles x the network's endpoint delay.
 //
 // A group that takes part of a dimension (g_d < n_d) gets the share of the
 // dimension's bandwidth its links carry while every group of its kind on the
@@ -162,6 +167,11 @@ std::vector<Stage> collectiveStages(CollectiveType type, double sizeBytes,
 // Latency steps of one stage's algorithm on a block of n NPUs, in units of the
 // link latency (a Switch step crosses two links).
 double latencySteps(BuildingBlock block, CollectiveType stage, int n);
+// Message bundles an NPU handles in one stage (each costs the endpoint delay):
+// ring n (All-Reduce 2n - 1), direct 2 (3), halving-doubling log2(n) + 1
+// (2 log2(n) + 1), All-to-All n one peer at a time (2 on FullyConnected, all
+// peers at once), a send 2 (ASTRA-sim 2; docs/collective-model.md section 3).
+double endpointBundles(BuildingBlock block, CollectiveType stage, int n);
 
 // Groups on part of a dimension (docs/collective-model.md section 7): the share
 // of the dimension's per-NPU bandwidth bw_d that one group of g NPUs, stride s

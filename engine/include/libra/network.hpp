@@ -38,6 +38,12 @@ inline constexpr std::int64_t kMaxNpus = std::int64_t{1} << 40;
 
 struct Network {
   std::vector<Dimension> dims;
+  // What an NPU spends on each message bundle it sends or receives before the
+  // collective algorithm goes on, ns (ASTRA-sim 2's `endpoint-delay`; the per-message
+  // overhead o of LogP). A phase of a collective pays it once at its start and once
+  // per receive (docs/collective-model.md section 3). Used by chunked collective
+  // models; LIBRA's ideal model ignores it.
+  double endpointDelayNs = 0;
 
   int size() const { return static_cast<int>(dims.size()); }
   // N = n_0 * n_1 * ... * n_{D-1}.

@@ -105,8 +105,11 @@ struct ModelOverrides {
   // Link latency in ns: empty keeps the project's, one value sets every
   // dimension, otherwise one value per dimension, innermost first.
   std::vector<double> latencyNs;
+  std::optional<double> endpointDelayNs;  // --endpoint-delay, ns per message bundle
 
-  bool empty() const { return !chunks && latencyNs.empty() && !costScope && !npuPriceUsd; }
+  bool empty() const {
+    return !chunks && latencyNs.empty() && !costScope && !npuPriceUsd && !endpointDelayNs;
+  }
 };
 // Applies `overrides` to `project` (a Project: its active scenario). Throws
 // InputError naming the flag (--chunks, --latency) when a value does not fit: a

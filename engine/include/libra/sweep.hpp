@@ -51,6 +51,8 @@ struct SweepOptions {
   // not fit shapes of different dimension counts).
   CollectiveModel collectives = defaultCollectiveModel();
   std::optional<double> latencyNs;
+  // Every shape's endpoint delay per message bundle; none: defaultEndpointDelayNs.
+  std::optional<double> endpointDelayNs;
   // Shapes beyond a building block's physical limits are skipped, with the reason.
   BlockLimits limits;
   // The memory per NPU depends on the degrees and the batch only, the same for

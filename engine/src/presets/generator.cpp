@@ -1089,6 +1089,7 @@ Network projectNetwork(const Network& network, const ProjectOptions& options) {
     for (Dimension& d : out.dims) {
       if (d.latencyNs == 0) d.latencyNs = defaultLinkLatencyNs(d.block);
     }
+    if (out.endpointDelayNs == 0) out.endpointDelayNs = defaultEndpointDelayNs();
   }
   return out;
 }
