@@ -1160,6 +1160,21 @@ class ExplorerTest : public QObject {
     QCOMPARE(doc()->project().network.dims[3].npus, 32);
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
+
+    // The endpoint delay (issue 26 item 6): the bundled example has the default
+    // 10 ns; a new value is one undoable edit that re-solves.
+    auto* endpoint = window_->findChild<QDoubleSpinBox*>(QStringLiteral("endpointDelaySpin"));
+    QVERIFY(endpoint);
+    QCOMPARE(endpoint->value(), 10.0);
+    QCOMPARE(doc()->project().network.endpointDelayNs, 10.0);
+    endpoint->setValue(250);
+    QCOMPARE(doc()->project().network.endpointDelayNs, 250.0);
+    QVERIFY(doc()->undoStack()->undoText().contains(QStringLiteral("endpoint delay")));
+    QVERIFY(waitForCurrentFrame());
+    verifyChartMatchesEngine();
+    doc()->undoStack()->undo();
+    QCOMPARE(doc()->project().network.endpointDelayNs, 10.0);
+    QCOMPARE(endpoint->value(), 10.0);
   }
 
   // The same failures as typed by a user. A cost level no one defined, typed

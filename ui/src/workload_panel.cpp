@@ -1,6 +1,7 @@
 #include "workload_panel.hpp"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -73,6 +74,17 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
          "table's Latency column). auto: per collective, the count that minimizes its time.")
           .arg(kMaxChunks));
 
+  endpointDelay_ = new QDoubleSpinBox;
+  endpointDelay_->setObjectName(QStringLiteral("endpointDelaySpin"));
+  endpointDelay_->setRange(0, 1e6);
+  endpointDelay_->setDecimals(1);
+  endpointDelay_->setSuffix(tr(" ns"));
+  endpointDelay_->setKeyboardTracking(false);
+  endpointDelay_->setToolTip(
+      tr("What an NPU spends on each message bundle (ASTRA-sim's endpoint delay): once at the "
+         "start of every collective stage and after every receive, per chunk. Used with a "
+         "chunk count or auto; the ideal model ignores it."));
+
   layers_ = new LayerTableModel(document_, this);
   communicator_ = new CommunicatorTableModel(document_, this);
   layerTable_ = readOnlyTable(layers_, QStringLiteral("layerTable"));
@@ -84,6 +96,7 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
   form->addRow(tr("Workload"), workloadSelector_);
   form->addRow(tr("Training loop"), loop_);
   form->addRow(tr("Chunks"), chunks_);
+  form->addRow(tr("Endpoint delay"), endpointDelay_);
   auto* tabs = new QTabWidget;
   tabs->setObjectName(QStringLiteral("workloadTabs"));
   tabs->addTab(layerTable_, tr("Layers"));
@@ -107,6 +120,11 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
     // A typed count; the items' own texts ("ideal (LIBRA)") are not typed.
     const int item = chunks_->findText(chunks_->currentText());
     applyChunks(item >= 0 ? chunks_->itemData(item).toString() : chunks_->currentText());
+  });
+  connect(endpointDelay_, &QDoubleSpinBox::valueChanged, this, [this](double ns) {
+    if (ns == document_->project().network.endpointDelayNs) return;
+    document_->edit(tr("Set the endpoint delay to %1 ns").arg(ns),
+                    [&](Project& p) { p.network.endpointDelayNs = ns; });
   });
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Workloads | Document::Model | Document::Network)) sync();
@@ -172,6 +190,11 @@ void WorkloadPanel::sync() {
       chunks_->setCurrentIndex(-1);
       chunks_->setEditText(value);
     }
+  }
+  {
+    const QSignalBlocker block(endpointDelay_);
+    endpointDelay_->setValue(p.network.endpointDelayNs);
+    endpointDelay_->setEnabled(!p.model.collectives.chunks.isIdeal());
   }
   if (workload_ < static_cast<int>(p.workloads.size())) {
     const Workload& w = p.workloads[workload_];

@@ -9,6 +9,7 @@
 QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QSpinBox;
@@ -43,7 +44,8 @@ class WorkloadPanel : public QWidget {
   QLabel* description_;
   PresetEditor* presetEditor_;
   QComboBox* loop_;
-  QComboBox* chunks_;  // chunks per collective: ideal, auto or a count
+  QComboBox* chunks_;              // chunks per collective: ideal, auto or a count
+  QDoubleSpinBox* endpointDelay_;  // the network's endpoint delay, ns
   LayerTableModel* layers_;
   CommunicatorTableModel* communicator_;
   QTableView* layerTable_;
