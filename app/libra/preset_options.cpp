@@ -96,6 +96,10 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
                   "ZeRO stage 0-3: 1 shards optimizer states, 2 also gradients (memory only), "
                   "3 = --zero3")
       ->type_name("STAGE");
+  cmd->add_option("--shard-group", flags.shardGroup,
+                  "Hybrid sharding (HSDP): ZeRO shards over groups of N data-parallel NPUs, "
+                  "replicated across the rest (needs --zero 1-3; default: the whole group)")
+      ->type_name("N");
   cmd->add_flag("--recompute", flags.recompute, "Full activation recomputation");
   cmd->add_flag("--selective-recompute", flags.selectiveRecompute,
                 "Recompute the attention scores only (Korthikanti et al. 2022)");
@@ -205,6 +209,10 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
     } else {
       p.zeroStage = stage;
     }
+  }
+  if (!flags.shardGroup.empty()) {
+    p.shardGroup =
+        static_cast<int>(parseWholeNumber(flags.shardGroup, "--shard-group", 1, kMaxDegree));
   }
   p.recompute = p.recompute || flags.recompute;
   p.selectiveRecompute = p.selectiveRecompute || flags.selectiveRecompute;

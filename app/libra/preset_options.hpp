@@ -27,7 +27,8 @@ struct PresetFlags {
   bool sequenceParallel = false;
   bool zero3 = false;
   bool recompute = false;
-  std::string zero;  // --zero 0..3
+  std::string zero;        // --zero 0..3
+  std::string shardGroup;  // --shard-group N (hybrid sharding)
   bool selectiveRecompute = false;
   std::string attention;      // --attention materialized|fused
   std::string moeDispatcher;  // --moe-dispatcher alltoall|deepep

@@ -39,6 +39,7 @@ std::string Execution::label() const {
   if (p.recompute) out += ", full recompute";
   if (p.selectiveRecompute) out += ", selective recompute";
   if (p.sequenceParallel) out += ", sequence parallel";
+  if (p.shardGroup > 0) out += ", sharded over " + std::to_string(p.shardGroup);
   if (p.precision == Precision::Fp8) out += ", FP8";
   return out;
 }

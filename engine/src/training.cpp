@@ -184,7 +184,13 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     const int stageBlocks = (m->layers + stages - 1) / stages;
     const int ep = std::max(1, p.ep);
     const double vocab = static_cast<double>(m->vocab) * h / t;
-    const double denseReplicas = static_cast<double>(p.ep) * static_cast<double>(p.dp);
+    // ZeRO shards over the data-parallel group, or with hybrid sharding over its
+    // shard group only (section 2.14; EP is 1 then).
+    const double denseReplicas = p.shardGroup > 0
+                                     ? static_cast<double>(p.shardGroup)
+                                     : static_cast<double>(p.ep) * static_cast<double>(p.dp);
+    const double expertReplicas =
+        p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : static_cast<double>(p.dp);
     // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t).
     const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t;
     // The blocks first .. first + count - 1 (1-based, over the whole model) of a
@@ -205,7 +211,7 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
       MemoryUse u;
       const ModelStates d = modelStateBytes(denseParams, denseReplicas, zero,
                                             preset.bytesPerElement, preset.optimizer);
-      const ModelStates x = modelStateBytes(expertParams, static_cast<double>(p.dp), zero,
+      const ModelStates x = modelStateBytes(expertParams, expertReplicas, zero,
                                             preset.bytesPerElement, preset.optimizer);
       u.weights = d.weights + x.weights;
       if (p.precision == Precision::Fp8) {
@@ -214,7 +220,7 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
         // per weight held, sharded as the weights are under ZeRO-3.
         const bool sharded = zero >= 3;
         u.weights += 2 * (fp8Dense / (sharded ? denseReplicas : 1.0) +
-                          fp8Experts / (sharded ? static_cast<double>(p.dp) : 1.0));
+                          fp8Experts / (sharded ? expertReplicas : 1.0));
       }
       u.gradients = d.gradients + x.gradients;
       u.optimizer = d.optimizer + x.optimizer;

@@ -75,5 +75,18 @@ TEST_F(PrecisionCli, AStatedUtilizationSlowsComputeAndStaysInTheProject) {
   }
 }
 
+// --shard-group N (hybrid sharding, workloads.md section 2.14): labelled in what
+// `new` prints, kept in the project, refused without ZeRO with the fix named.
+TEST_F(PrecisionCli, ShardGroupIsLabelledStoredAndChecked) {
+  const Made hybrid = makeAndSolve("hybrid.json", {"--zero", "3", "--shard-group", "2"});
+  ASSERT_EQ(hybrid.run.exitCode, 0) << hybrid.run.err;
+  EXPECT_TRUE(contains(hybrid.run.out, "sharded over 2")) << hybrid.run.out;
+  const json project = json::parse(readText(tmp("hybrid.json")));
+  EXPECT_EQ(project["workloads"][0]["origin"]["parameters"]["shard_group"], 2);
+  const Made noZero = makeAndSolve("nozero.json", {"--shard-group", "2"});
+  EXPECT_EQ(noZero.run.exitCode, 2);
+  EXPECT_TRUE(contains(noZero.run.err, "ZeRO stage 1-3")) << noZero.run.err;
+}
+
 }  // namespace
 }  // namespace libra::testing

@@ -79,6 +79,11 @@ struct Parallelism {
   // data-parallel group: memory only, their traffic equals an AllReduce's
   // (Rajbhandari et al. 2020, section 7). 0 = none; zero3 means stage 3.
   int zeroStage = 0;
+  // Hybrid sharding (HSDP; Megatron's distributed-optimizer instances): ZeRO
+  // shards over groups of this many data-parallel NPUs (the inner ones), which
+  // are replicated across the rest (docs/workloads.md section 2.14). 0 = over the
+  // whole data-parallel group. Needs ZeRO 1-3 and EP 1.
+  int shardGroup = 0;
   bool recompute = false;           // full activation recomputation
   bool selectiveRecompute = false;  // recompute the attention scores only (Korthikanti et al.)
   // How the run computes attention and dispatches experts (each preset's default is
@@ -137,6 +142,17 @@ struct ParallelismMapping {
 
   bool operator==(const ParallelismMapping&) const = default;
 };
+
+// A group (sizes and strides per dimension, innermost first; empty strides = 1)
+// split for hybrid sharding: `inner` NPUs taken from the inside out (whole
+// dimensions while the remaining count is a multiple of the group's size there,
+// then a divisor of it), and the rest, which strides over them. Throws InputError
+// when `inner` cannot be formed that way.
+struct GroupSplit {
+  std::vector<int> inner, innerStrides;
+  std::vector<int> outer, outerStrides;
+};
+GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner);
 
 // Maps the (resolved or unresolved) degrees onto the network, automatically or
 // from the hand-given groups. Throws InputError naming the axis, its degree and

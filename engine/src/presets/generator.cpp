@@ -355,14 +355,44 @@ Workload transformer(const Context& c) {
     return sp ? Coll{CollectiveType::ReduceScatter, act, tpG, "tp", false, tpS}
               : Coll{CollectiveType::AllReduce, act, tpG, "tp", false, tpS};
   };
+  // Hybrid sharding (section 2.14): ZeRO shards over the data-parallel group's
+  // inner `shard` NPUs and is replicated across the rest (EP is 1, so the experts'
+  // data-parallel group is the dense one).
+  const int shard = p.shardGroup;
+  const GroupSplit hybrid = shard > 0 ? splitGroup(denseG, denseS, shard) : GroupSplit{};
   // Gradients of `params` weights per NPU: AllReduce, or ReduceScatter with ZeRO-3.
+  // Hybrid: ReduceScatter in the shard group, AllReduce of the shard across the
+  // replicas, and with ZeRO-1/2 the updated shard gathered back in the group.
   auto gradient = [&](double params, const std::vector<int>& groups,
-                      const std::vector<int>& strides) {
-    return p.zero3 ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false, strides}
-                   : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false, strides};
+                      const std::vector<int>& strides) -> std::vector<Coll> {
+    if (shard > 0) {
+      std::vector<Coll> out{{CollectiveType::ReduceScatter, params * b, hybrid.inner, "grad", false,
+                             hybrid.innerStrides},
+                            {CollectiveType::AllReduce, params * b / shard, hybrid.outer, "grad",
+                             false, hybrid.outerStrides}};
+      if (!p.zero3) {
+        out.push_back({CollectiveType::AllGather, params * b / shard, hybrid.inner, "params", false,
+                       hybrid.innerStrides});
+      }
+      return out;
+    }
+    return {p.zero3
+                ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false, strides}
+                : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false, strides}};
   };
+  auto addGradient = [&](Op& op, double params, const std::vector<int>& groups,
+                         const std::vector<int>& strides) {
+    for (Coll& coll : gradient(params, groups, strides))
+      op.at(PhaseKind::WeightGrad).push_back(std::move(coll));
+  };
+  // ZeRO-3's gather of `params` weights per NPU sharded over `degree` NPUs (hybrid:
+  // over the shard group).
   auto paramGather = [&](double params, const std::vector<int>& groups, double degree,
                          const std::vector<int>& strides) {
+    if (shard > 0) {
+      return Coll{CollectiveType::AllGather, params * b / shard, hybrid.inner, "params", true,
+                  hybrid.innerStrides};
+    }
     return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true, strides};
   };
   // Input of a column-parallel region (Megatron's f): SP gathers in forward and
@@ -481,7 +511,7 @@ Workload transformer(const Context& c) {
       e.computeNs = {lookup, 0, lookup};
       leaveTp(e);  // vocabulary-parallel embedding: partial sums over the TP group
       if (lastToFinish && denseGrad) {
-        e.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG, denseS));
+        addGradient(e, m.vocab * h / tp, denseG, denseS);
       }
       if (p.zero3 && denseGrad) {
         const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
@@ -505,7 +535,7 @@ Workload transformer(const Context& c) {
           params = 0;
           for (int j = 0; j < blocks; ++j) params += denseParams(global + j);
         }
-        q.at(PhaseKind::WeightGrad).push_back(gradient(params, denseG, denseS));
+        addGradient(q, params, denseG, denseS);
       }
       if (p.zero3 && denseGrad) {
         const Coll g = paramGather(denseParams(global), denseG, denseDegree, denseS);
@@ -627,7 +657,7 @@ Workload transformer(const Context& c) {
         Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp, T * m.topK, fe / tp, h,
                      localExperts * fe * h / tp);
         if (lastToFinish && expertGrad) {
-          w2.at(PhaseKind::WeightGrad).push_back(gradient(expertParams(global), dpG, dpS));
+          addGradient(w2, expertParams(global), dpG, dpS);
         }
         block.push_back(w2);
         // combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute. (Written AllToAll
@@ -681,7 +711,7 @@ Workload transformer(const Context& c) {
       enterTp(out);  // vocabulary-parallel output layer
       const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
       if (lastToFinish && denseGrad && ownWeights) {
-        out.at(PhaseKind::WeightGrad).push_back(gradient(m.vocab * h / tp, denseG, denseS));
+        addGradient(out, m.vocab * h / tp, denseG, denseS);
       }
       if (p.zero3 && denseGrad && ownWeights) {
         const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
@@ -971,6 +1001,13 @@ Context makeContext(const Preset& preset, const Parallelism& parallelism, const 
                      " must be in (0, 1]: the share of the device's matmul rate a training "
                      "step sustains (0: the device's calibrated value)");
   }
+  if (parallelism.shardGroup > 0 && (options.layout == WorkloadLayout::Libra ||
+                                     (preset.family() != ModelFamily::Transformer &&
+                                      preset.family() != ModelFamily::MixtureOfExperts))) {
+    throw InputError("preset '" + preset.id +
+                     "': hybrid sharding (a shard group) is modelled for transformers in the "
+                     "Megatron layout only");
+  }
   if (parallelism.precision == Precision::Fp8) {
     if (!device.hasFp8()) {
       throw InputError("device '" + device.id + "' (" + device.name +
@@ -1058,6 +1095,7 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["sequence_parallel"] = c.par.sequenceParallel ? 1 : 0;
   q["zero3"] = c.par.zero3 ? 1 : 0;
   q["zero_stage"] = c.par.zero();
+  if (c.par.shardGroup > 0) q["shard_group"] = c.par.shardGroup;
   q["recompute"] = c.par.recompute ? 1 : 0;
   q["selective_recompute"] = c.par.selectiveRecompute ? 1 : 0;
   q["fused_attention"] = c.par.attention == AttentionKernel::Fused ? 1 : 0;
@@ -1151,6 +1189,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   c.parallelism.sequenceParallel = intParameter(o, "sequence_parallel", 0) != 0;
   c.parallelism.zero3 = intParameter(o, "zero3", 0) != 0;
   c.parallelism.zeroStage = c.parallelism.zero3 ? 0 : intParameter(o, "zero_stage", 0);
+  c.parallelism.shardGroup = std::max(0, intParameter(o, "shard_group", 0));
   c.parallelism.recompute = intParameter(o, "recompute", 0) != 0;
   c.parallelism.selectiveRecompute = intParameter(o, "selective_recompute", 0) != 0;
   // Written before these existed: the preset's own choices (the model had none).

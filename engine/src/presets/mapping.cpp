@@ -110,6 +110,7 @@ std::string Parallelism::label() const {
   } else if (selectiveRecompute) {
     out += ", selective recompute";
   }
+  if (shardGroup > 0) out += ", sharded over " + std::to_string(shardGroup);
   if (precision == Precision::Fp8) out += ", FP8";
   return out;
 }
@@ -273,6 +274,26 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
                               : std::string("more NPUs than 64 bits can count")) +
                      ", but the network has " + std::to_string(npus) + " NPUs");
   }
+  if (p.shardGroup < 0) {
+    throw InputError("parallelism: the shard group " + std::to_string(p.shardGroup) +
+                     " must be at least 1 NPU (or 0: the whole data-parallel group)");
+  }
+  if (p.shardGroup > 0) {
+    if (p.zero() == 0) {
+      throw InputError("parallelism: a shard group of " + std::to_string(p.shardGroup) +
+                       " shards ZeRO's states; give a ZeRO stage 1-3 with it");
+    }
+    if (p.ep > 1) {
+      throw InputError("parallelism: hybrid sharding (shard group " + std::to_string(p.shardGroup) +
+                       ") is modelled for EP 1 only; the experts' data-parallel group differs");
+    }
+    if (p.dp % p.shardGroup != 0) {
+      throw InputError("parallelism: the shard group of " + std::to_string(p.shardGroup) +
+                       " NPUs does not divide the data-parallel degree DP " + std::to_string(p.dp) +
+                       "; give a divisor of it");
+    }
+    if (p.shardGroup == p.dp) p.shardGroup = 0;  // the whole group: plain ZeRO
+  }
   return p;
 }
 
@@ -295,6 +316,46 @@ std::vector<int> ParallelismMapping::strides(ParallelAxis axis) const {
     any = any || out[d] > 1;
   }
   return any ? out : std::vector<int>{};
+}
+
+GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner) {
+  GroupSplit out;
+  const std::size_t dims = groups.size();
+  out.inner.assign(dims, 1);
+  out.outer = groups;
+  out.innerStrides.assign(dims, 1);
+  out.outerStrides.assign(dims, 1);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int s = d < strides.size() ? std::max(strides[d], 1) : 1;
+    out.innerStrides[d] = s;
+    out.outerStrides[d] = s;
+  }
+  std::int64_t need = std::max(inner, 1);
+  for (std::size_t d = 0; d < dims && need > 1; ++d) {
+    const int g = groups[d];
+    if (g <= 1) continue;
+    if (need % g == 0) {
+      out.inner[d] = g;
+      out.outer[d] = 1;
+      need /= g;
+    } else if (g % need == 0) {
+      out.inner[d] = static_cast<int>(need);
+      out.outer[d] = g / static_cast<int>(need);
+      out.outerStrides[d] *= static_cast<int>(need);
+      need = 1;
+    } else {
+      throw InputError("parallelism: a shard group of " + std::to_string(inner) +
+                       " NPUs cannot be formed from the data-parallel group " +
+                       formatGroups(groups) + " from the inside out: " + std::to_string(need) +
+                       " NPUs are still needed at a dimension of " + std::to_string(g) +
+                       " of the group's NPUs, and neither divides the other");
+    }
+  }
+  if (need > 1) {
+    throw InputError("parallelism: a shard group of " + std::to_string(inner) +
+                     " NPUs is larger than the data-parallel group " + formatGroups(groups));
+  }
+  return out;
 }
 
 std::vector<int> ParallelismMapping::denseDataStrides() const {
