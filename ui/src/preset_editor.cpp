@@ -314,7 +314,7 @@ void PresetEditor::apply() {
   g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
   if (const auto old = presetChoiceOf(project.workloads[workload_])) {
     // What the editor has no widget for is kept: the batch, the token budget,
-    // the ZeRO stage, selective recomputation, the attention kernel and the
+    // the ZeRO stage and shard group, selective recomputation, the attention kernel and the
     // expert dispatch and routing (the engine's plan derives the rest again for
     // the new degrees).
     g.globalBatch = old->generator.globalBatch;
@@ -323,6 +323,8 @@ void PresetEditor::apply() {
     g.blocks = old->generator.blocks;
     p.zeroStage = p.zero3 ? 0 : old->parallelism.zeroStage;
     p.selectiveRecompute = !p.recompute && old->parallelism.selectiveRecompute;
+    // Hybrid sharding shards ZeRO's states: kept while a ZeRO stage is.
+    p.shardGroup = p.zero() > 0 ? old->parallelism.shardGroup : 0;
     p.attention = old->parallelism.attention;
     p.moeDispatcher = old->parallelism.moeDispatcher;
     p.moeRouting = old->parallelism.moeRouting;
