@@ -220,3 +220,27 @@ TEST(Fp8, PrecisionIsStoredWithTheWorkload) {
   EXPECT_EQ(parsePrecision("bf16"), Precision::Bf16);
   EXPECT_FALSE(parsePrecision("fp16"));
 }
+
+// The devices of issue 26 item 4, against their vendors' spec sheets (sparse
+// headline numbers halved; per-GPU shares of HGX / NVL72 totals): dense BF16 and
+// FP8 peaks in TFLOP/s, HBM in GB and TB/s. TPU v4 has no FP8.
+TEST(Devices, TheSpecSheetNumbers) {
+  struct Sheet {
+    const char* id;
+    double bf16, fp8, gigabytes, terabytesPerSecond;
+  };
+  for (const Sheet& s : {Sheet{"h200", 989.4, 1978.9, 141, 4.8},
+                         Sheet{"h800", 989.4, 1978.9, 80, 3.35},
+                         Sheet{"gb200", 10000.0 / 4, 20000.0 / 4, 13400.0 / 72, 576.0 / 72},
+                         Sheet{"b300", 36000.0 / 16, 72000.0 / 16, 2300.0 / 8, 8},
+                         Sheet{"mi325x", 1307.4, 2614.9, 256, 6},
+                         Sheet{"mi355x", 2500, 5000, 288, 8},
+                         Sheet{"tpu-v4", 275, 0, 32 * 1.073741824, 1.2}}) {
+    const Device& d = findDevice(s.id);
+    EXPECT_NEAR(d.peakFlops / 1e12, s.bf16, 1e-9 * s.bf16) << s.id;
+    EXPECT_NEAR(d.peakFp8Flops / 1e12, s.fp8, 1e-9 * s.fp8) << s.id;
+    EXPECT_NEAR(d.memoryBytes / 1e9, s.gigabytes, 0.5) << s.id;
+    EXPECT_NEAR(d.memoryBandwidth / 1e12, s.terabytesPerSecond, 1e-9) << s.id;
+    EXPECT_FALSE(d.source.empty()) << s.id;
+  }
+}

@@ -93,7 +93,8 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
-// H100, B200, MI300X, TPU v5p, A100 (published peaks, measured matmul efficiency,
+// H100, B200, MI300X, TPU v5p, A100, H200, H800, GB200, B300, MI325X, MI355X, TPU v4
+// (published peaks, measured or assumed matmul efficiency,
 // calibrated utilizations) and "libra-reference", the rate the reference workload
 // files imply (efficiency and utilizations 1).
 const std::vector<Device>& devices();

@@ -205,6 +205,79 @@ std::vector<Device> buildDevices() {
           "sparsity; HBM2e 80 GB, 2,039 GB/s)",
           std::string("MAMF 271.2 of 312 TFLOPS (86.9 %), A100 SXM, torch 2.6.0+cu126: ") + kMamf),
       10000, kAmperePrice));
+  // Devices without a matmul benchmark of their own take the measured fraction of
+  // the device of the same silicon or generation (stated in each source).
+  auto assumed = [](const char* like, const char* fraction) {
+    return std::string("no published matmul benchmark found: assumed equal to the ") + like +
+           "'s measured " + fraction + " (" + kMamf + ")";
+  };
+  const char* kNoPrice = "no list price published or reported: give --npu-price";
+  list.push_back(withFp8(
+      priced(device("h200", "NVIDIA H200 SXM", 989.4e12, 4.8e12, 141e9, 794.5 / 989.0,
+                    "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: BF16 Tensor Core "
+                    "1,979 TFLOPS with sparsity, i.e. 989.4 dense; HBM3e 141 GB, 4.8 TB/s)",
+                    assumed("H100 (the same GH100 die)", "80.3 %")),
+             0, kNoPrice),
+      1978.9e12,
+      "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: FP8 Tensor Core 3,958 TFLOPS "
+      "with sparsity, i.e. 1,979 dense)"));
+  list.push_back(withFp8(
+      priced(device("h800", "NVIDIA H800 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
+                    "NVIDIA H800 datasheet (the H100 SXM5's compute and memory: BF16 1,979 "
+                    "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s; NVLink "
+                    "400 GB/s instead of 900); DeepSeek-V3 technical report, arXiv:2412.19437, "
+                    "section 3.1 (its cluster of H800s)",
+                    assumed("H100 (the same GH100 die)", "80.3 %")),
+             0, kNoPrice),
+      1978.9e12, "NVIDIA H800 datasheet (FP8 3,958 TFLOPS with sparsity, i.e. 1,979 dense)"));
+  list.push_back(withFp8(
+      priced(device("gb200", "NVIDIA GB200 (a Blackwell GPU of a GB200 NVL72)", 2.5e15, 8.0e12,
+                    186e9, 1745.0 / 2250.0,
+                    "https://www.nvidia.com/en-us/data-center/gb200-nvl72/ (GB200 NVL72, 72 GPUs "
+                    "in one NVLink domain: FP16/BF16 360 PFLOPS with sparsity, i.e. 2.5 PFLOPS "
+                    "dense per GPU; HBM3e 13.4 TB and 576 TB/s, i.e. 186 GB and 8 TB/s per GPU; "
+                    "NVLink 130 TB/s, 1.8 TB/s per GPU)",
+                    assumed("B200 (the same Blackwell GPU)", "77.6 %")),
+             0, kNoPrice),
+      5.0e15,
+      "https://www.nvidia.com/en-us/data-center/gb200-nvl72/ (FP8/FP6 720 PFLOPS with sparsity "
+      "for 72 GPUs, i.e. 5 PFLOPS dense per GPU)"));
+  list.push_back(withFp8(
+      priced(device("b300", "NVIDIA B300 (HGX, Blackwell Ultra)", 2.25e15, 8.0e12, 288e9,
+                    1745.0 / 2250.0,
+                    "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300, 8 GPUs: FP16/BF16 "
+                    "36 PFLOPS with sparsity, i.e. 2.25 PFLOPS dense per GPU; up to 2.3 TB of "
+                    "HBM3e, i.e. 288 GB per GPU; 8 TB/s per GPU)",
+                    assumed("B200 (Blackwell, the same BF16 rate)", "77.6 %")),
+             0, kNoPrice),
+      4.5e15,
+      "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300: FP8/FP6 72 PFLOPS with sparsity "
+      "for 8 GPUs, i.e. 4.5 PFLOPS dense per GPU)"));
+  list.push_back(withFp8(
+      priced(device("mi325x", "AMD Instinct MI325X", 1307.4e12, 6.0e12, 256e9, 668.4 / 1300.0,
+                    "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html "
+                    "(peak BF16 1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3E 256 GB, "
+                    "6 TB/s)",
+                    assumed("MI300X (the same CDNA 3 compute dies)", "51.4 %")),
+             0, kNoPrice),
+      2614.9e12,
+      "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html (peak FP8 2614.9 "
+      "TFLOPS, 5229.8 with structured sparsity)"));
+  list.push_back(withFp8(
+      priced(device("mi355x", "AMD Instinct MI355X", 2.5e15, 8.0e12, 288e9, 668.4 / 1300.0,
+                    "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html "
+                    "(peak FP16/BF16 2.5 PFLOPS dense; HBM3E 288 GB, 8 TB/s)",
+                    assumed("MI300X (the previous CDNA generation)", "51.4 %")),
+             0, kNoPrice),
+      5.0e15,
+      "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html (peak FP8 5 "
+      "PFLOPS dense, twice the BF16 rate)"));
+  list.push_back(priced(
+      device("tpu-v4", "Google Cloud TPU v4", 275e12, 1200e9, 32.0 * 1073741824.0, 794.5 / 989.0,
+             "https://cloud.google.com/tpu/docs/v4 (peak compute per chip (bf16) 275 TFLOPs; HBM2 "
+             "32 GiB per chip, 1200 GBps; no FP8)",
+             assumed("H100", "80.3 %")),
+      0, "not sold: Google rents TPU v4 by the chip-hour; give --npu-price"));
   // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
   // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns). No memory: the
   // reference model has no capacity, so nothing is checked against it. Efficiency
