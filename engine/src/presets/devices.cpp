@@ -131,15 +131,26 @@ Device device(std::string id, std::string name, double peak, double memoryBandwi
   return d;
 }
 
-// FP8 (section 2.13): the dense FP8 peak from the same spec sheet; no FP8 matmul
-// benchmark of the devices' achieved fraction was found, so FP8 GEMMs are taken to
-// reach the same fraction of their peak as BF16 ones (fp8Efficiency 0).
-Device withFp8(Device d, double peak, std::string source) {
+// FP8 (section 2.13): the dense FP8 peak from the same spec sheet, and the achieved
+// fraction of it in FP8 matmuls where one was measured (`efficiency` > 0, with
+// where it comes from); otherwise FP8 GEMMs are taken to reach the same fraction
+// of their peak as BF16 ones (fp8Efficiency 0).
+Device withFp8(Device d, double peak, std::string source, double efficiency = 0,
+               const std::string& efficiencySource = {}) {
   d.peakFp8Flops = peak;
+  d.fp8Efficiency = efficiency;
   d.fp8Source = std::move(source) +
-                "; achieved fraction assumed equal to the BF16 matmul efficiency (no FP8 "
-                "matmul benchmark of this device found)";
+                (efficiency > 0 ? "; achieved FP8 matmul fraction: " + efficiencySource
+                                : std::string("; achieved fraction assumed equal to the BF16 "
+                                              "matmul efficiency (no FP8 matmul benchmark of "
+                                              "this device found)"));
   return d;
+}
+
+// The FP8 rows of the MAMF table (torch._scaled_mm, float8_e4m3fn with per-tensor
+// scales; the best mean over a search of shapes).
+std::string mamfFp8(const char* measured) {
+  return std::string("MAMF FP8 ") + measured + ", " + kMamf + " (FP8 table)";
 }
 
 Device priced(Device d, double usd, const char* source) {
@@ -162,7 +173,8 @@ std::vector<Device> buildDevices() {
           30000, kHopperPrice),
       1978.9e12,
       "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM: FP8 Tensor Core 3,958 TFLOPS "
-      "with sparsity, i.e. 1,979 dense)"));
+      "with sparsity, i.e. 1,979 dense)",
+      1402.6 / 1978.9, mamfFp8("1402.6 of 1979 TFLOPS (70.9 %), H100 SXM, torch 2.7.0+cu126")));
   list.push_back(withFp8(
       priced(
           device(
@@ -176,7 +188,8 @@ std::vector<Device> buildDevices() {
           35000, kBlackwellPrice),
       4.5e15,
       "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, 8 GPUs: FP8 72 PFLOPS with "
-      "sparsity, i.e. 4.5 PFLOPS dense per GPU)"));
+      "sparsity, i.e. 4.5 PFLOPS dense per GPU)",
+      3432.5 / 4500.0, mamfFp8("3432.5 of 4500 TFLOPS (76.3 %), B200 SXM, torch 2.7.1+cu128")));
   list.push_back(withFp8(
       priced(
           device(
@@ -189,15 +202,23 @@ std::vector<Device> buildDevices() {
           15000, kMi300xPrice),
       2614.9e12,
       "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (peak FP8 "
-      "2614.9 TFLOPS, 5229.8 with structured sparsity)"));
-  list.push_back(priced(
-      device("tpu-v5p", "Google Cloud TPU v5p", 459e12, 2765e9, 95e9, 794.5 / 989.0,
-             "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (bf16) 459 TFLOPs; "
-             "HBM2e 95 GB per chip, 2765 GBps)",
-             std::string("no published matmul benchmark found for TPU v5p: assumed equal to the "
-                         "H100's measured 80.3 % (") +
-                 kMamf + ")"),
-      0, "not sold: Google rents TPU v5p by the chip-hour; give --npu-price"));
+      "2614.9 TFLOPS, 5229.8 with structured sparsity)",
+      1273.0 / 2614.9,
+      "AMD's max-achievable FLOPs, FP8 1273 TFLOPS on MI300X (ROCm blog 'Measuring "
+      "Max-Achievable FLOPs - Part 2', 2025-02-28, https://rocm.blogs.amd.com/"
+      "software-tools-optimization/measuring-max-achievable-flops-part2/README.html)"));
+  list.push_back(withFp8(
+      priced(device("tpu-v5p", "Google Cloud TPU v5p", 459e12, 2765e9, 95.0 * 1073741824.0,
+                    794.5 / 989.0,
+                    "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (BF16) 459 "
+                    "TFLOPs; HBM capacity per chip 95 GiB (96 physical), 2765 GBps)",
+                    std::string("no published matmul benchmark found for TPU v5p: assumed equal "
+                                "to the H100's measured 80.3 % (") +
+                        kMamf + ")"),
+             0, "not sold: Google rents TPU v5p by the chip-hour; give --npu-price"),
+      459e12,
+      "https://cloud.google.com/tpu/docs/v5p (peak compute per chip (FP8) 459 TFLOPs: the BF16 "
+      "rate, so FP8 saves memory but no time)"));
   list.push_back(priced(
       device(
           "a100", "NVIDIA A100 SXM4 80GB", 312e12, 2039e9, 80e9, 271.2 / 312.0,
@@ -220,7 +241,8 @@ std::vector<Device> buildDevices() {
              0, kNoPrice),
       1978.9e12,
       "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: FP8 Tensor Core 3,958 TFLOPS "
-      "with sparsity, i.e. 1,979 dense)"));
+      "with sparsity, i.e. 1,979 dense)",
+      1453.4 / 1978.9, mamfFp8("1453.4 of 1979 TFLOPS (73.4 %), H200 SXM, torch 2.7.1+cu128")));
   list.push_back(withFp8(
       priced(device("h800", "NVIDIA H800 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
                     "NVIDIA H800 datasheet (the H100 SXM5's compute and memory: BF16 1,979 "
@@ -229,7 +251,10 @@ std::vector<Device> buildDevices() {
                     "section 3.1 (its cluster of H800s)",
                     assumed("H100 (the same GH100 die)", "80.3 %")),
              0, kNoPrice),
-      1978.9e12, "NVIDIA H800 datasheet (FP8 3,958 TFLOPS with sparsity, i.e. 1,979 dense)"));
+      1978.9e12, "NVIDIA H800 datasheet (FP8 3,958 TFLOPS with sparsity, i.e. 1,979 dense)",
+      1402.6 / 1978.9,
+      "assumed equal to the H100's (the same GH100 die): " +
+          mamfFp8("1402.6 of 1979 TFLOPS (70.9 %), H100 SXM")));
   list.push_back(withFp8(
       priced(device("gb200", "NVIDIA GB200 (a Blackwell GPU of a GB200 NVL72)", 2.5e15, 8.0e12,
                     186e9, 1745.0 / 2250.0,
@@ -241,7 +266,9 @@ std::vector<Device> buildDevices() {
              0, kNoPrice),
       5.0e15,
       "https://www.nvidia.com/en-us/data-center/gb200-nvl72/ (FP8/FP6 720 PFLOPS with sparsity "
-      "for 72 GPUs, i.e. 5 PFLOPS dense per GPU)"));
+      "for 72 GPUs, i.e. 5 PFLOPS dense per GPU)",
+      3615.6 / 5000.0,
+      mamfFp8("3615.6 of 5000 TFLOPS (72.3 %), GB200, torch 2.10.0.dev20250916+cu130")));
   list.push_back(withFp8(
       priced(device("b300", "NVIDIA B300 (HGX, Blackwell Ultra)", 2.25e15, 8.0e12, 288e9,
                     1745.0 / 2250.0,
@@ -252,7 +279,8 @@ std::vector<Device> buildDevices() {
              0, kNoPrice),
       4.5e15,
       "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300: FP8/FP6 72 PFLOPS with sparsity "
-      "for 8 GPUs, i.e. 4.5 PFLOPS dense per GPU)"));
+      "for 8 GPUs, i.e. 4.5 PFLOPS dense per GPU)",
+      3353.3 / 4500.0, mamfFp8("3353.3 of 4500 TFLOPS (74.5 %), B300 SXM, torch 2.9.1+cu130")));
   list.push_back(withFp8(
       priced(device("mi325x", "AMD Instinct MI325X", 1307.4e12, 6.0e12, 256e9, 668.4 / 1300.0,
                     "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html "
@@ -262,7 +290,11 @@ std::vector<Device> buildDevices() {
              0, kNoPrice),
       2614.9e12,
       "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html (peak FP8 2614.9 "
-      "TFLOPS, 5229.8 with structured sparsity)"));
+      "TFLOPS, 5229.8 with structured sparsity)",
+      1408.06 / 2614.9,
+      "AMD's max-achievable FLOPs, FP8 1,408.06 TFLOPS on MI325X (M 4096, N 3648, K 32896; "
+      "ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', https://rocm.blogs.amd.com/"
+      "software-tools-optimization/measuring-max-achievable-flops-part2/README.html)"));
   list.push_back(withFp8(
       priced(device("mi355x", "AMD Instinct MI355X", 2.5e15, 8.0e12, 288e9, 668.4 / 1300.0,
                     "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html "
