@@ -30,6 +30,11 @@ inline std::string dataFile(const std::string& name) {
   return (fs::path(LIBRA_CLI_DATA_DIR) / name).string();
 }
 
+// A model config under tests/data/models (Hugging Face config.json or libra's model file).
+inline std::string modelFile(const std::string& name) {
+  return std::string(LIBRA_SOURCE_DIR) + "/tests/data/models/" + name;
+}
+
 inline ProcessResult runLibra(const std::vector<std::string>& args) {
   return runProcess(libraExe(), args);
 }

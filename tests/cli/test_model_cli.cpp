@@ -7,10 +7,6 @@
 namespace libra::testing {
 namespace {
 
-std::string modelFile(const std::string& name) {
-  return std::string(LIBRA_SOURCE_DIR) + "/tests/data/models/" + name;
-}
-
 TEST_F(CliTest, NewReadsAHuggingFaceConfig) {
   const std::string out = tmp("llama.json");
   const std::vector<std::string> withFlag{"new",
