@@ -231,13 +231,12 @@ TEST(Devices, TheSpecSheetNumbers) {
     const char* id;
     double bf16, fp8, gigabytes, terabytesPerSecond;
   };
-  for (const Sheet& s : {Sheet{"h200", 989.4, 1978.9, 141, 4.8},
-                         Sheet{"h800", 989.4, 1978.9, 80, 3.35},
-                         Sheet{"gb200", 10000.0 / 4, 20000.0 / 4, 13400.0 / 72, 576.0 / 72},
-                         Sheet{"b300", 36000.0 / 16, 72000.0 / 16, 2300.0 / 8, 8},
-                         Sheet{"mi325x", 1307.4, 2614.9, 256, 6},
-                         Sheet{"mi355x", 2500, 5000, 288, 8},
-                         Sheet{"tpu-v4", 275, 0, 32 * 1.073741824, 1.2}}) {
+  for (const Sheet& s :
+       {Sheet{"h200", 989.4, 1978.9, 141, 4.8}, Sheet{"h800", 989.4, 1978.9, 80, 3.35},
+        Sheet{"gb200", 10000.0 / 4, 20000.0 / 4, 13400.0 / 72, 576.0 / 72},
+        Sheet{"b300", 36000.0 / 16, 72000.0 / 16, 2300.0 / 8, 8},
+        Sheet{"mi325x", 1307.4, 2614.9, 256, 6}, Sheet{"mi355x", 2500, 5000, 288, 8},
+        Sheet{"tpu-v4", 275, 0, 32 * 1.073741824, 1.2}}) {
     const Device& d = findDevice(s.id);
     EXPECT_NEAR(d.peakFlops / 1e12, s.bf16, 1e-9 * s.bf16) << s.id;
     EXPECT_NEAR(d.peakFp8Flops / 1e12, s.fp8, 1e-9 * s.fp8) << s.id;
