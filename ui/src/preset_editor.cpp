@@ -420,7 +420,9 @@ bool PresetEditor::applyModel(const Preset& model, const Parallelism& parallelis
 }
 
 bool PresetEditor::choosingExecution() const {
-  return choosing_->isRunning();
+  // Until its result is applied: the watcher's finished() reaches the window's
+  // event loop after the run itself has ended.
+  return choosing_->isRunning() || pendingModel_.has_value();
 }
 
 bool PresetEditor::useModel(const Preset& model, QString* error) {
