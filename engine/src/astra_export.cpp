@@ -291,6 +291,46 @@ struct WrittenWorkload {
   std::size_t layers = 0;
 };
 
+// The README's Notes: what Chakra's converter and ASTRA-sim do differently from
+// the project, and the export's warnings. `runnable`: some workload file goes
+// through the converter as it is (or none was written).
+std::string readmeNotes(const Project& posed, bool runnable,
+                        const std::vector<std::string>& warnings) {
+  std::string r = "## Notes\n\n";
+  r += "- Chakra's text converter runs every collective over all dimensions (its traces carry "
+       "no `involved_dim`), which is what a `DATA` (weight-gradient collectives over every NPU) "
+       "or `MODEL` (forward and input-gradient collectives over every NPU) file says. It takes "
+       "the parallelism words `DATA`, `MODEL`, `HYBRID_DATA_MODEL`, `HYBRID_MODEL_DATA`, "
+       "`HYBRID_DLRM` and `MICRO`, not `HYBRID_TRANSFORMER`: a hybrid tensor / data parallel "
+       "workload cannot go through it without running its tensor-parallel collectives over "
+       "every NPU.\n";
+  r += "- Compute times: the converter stores a layer's compute time as the node's "
+       "`duration_micros`, and ASTRA-sim 2 multiplies that by 1000 (microseconds to ns), so "
+       "compute written here in ns simulates 1000 times longer, and a compute time of 0 "
+       "takes 1 ns. Collective times are not affected.\n";
+  r += "- The converter's dependencies are not the project's training loop: with `DATA` a "
+       "weight-gradient collective overlaps the backward compute that follows it, and layer "
+       "0's input-gradient compute is left out; with `MODEL` layer 0's input-gradient "
+       "collective is left out and an input-gradient collective overlaps the weight-gradient "
+       "compute.\n";
+  if (static_cast<double>(astraEndpointDelay(posed.network)) != posed.network.endpointDelayNs) {
+    r += "- The project's endpoint delay of " + text::formatNumber(posed.network.endpointDelayNs) +
+         " ns is written as " + std::to_string(astraEndpointDelay(posed.network)) +
+         " ns: ASTRA-sim takes whole ns and at least 1.\n";
+  }
+  r += "- ASTRA-sim truncates every message's time to whole ns, which this tool's model does "
+       "not; it matters only for messages of a few ns.\n";
+  if (posed.workloads.size() > 1) {
+    r += "- The project weights " + std::to_string(posed.workloads.size()) +
+         " workloads into one objective; each file is simulated on its own.\n";
+  }
+  if (!runnable) {
+    r += "- No workload file here goes through Chakra's text converter as it is.\n";
+  }
+  for (const std::string& w : warnings) r += "- " + w + ".\n";
+  return r;
+}
+
 std::string readme(const Project& posed, const Analysis& analysis, const std::string& projectFile,
                    int splits, const std::vector<WrittenWorkload>& workloads,
                    const std::vector<std::string>& warnings) {
@@ -428,38 +468,7 @@ std::string readme(const Project& posed, const Analysis& analysis, const std::st
        "prints `sys[<npu>] finished, <X> cycles` for every NPU; 1 cycle = 1 ns, and the largest "
        "X is the simulated time.\n\n";
 
-  r += "## Notes\n\n";
-  r += "- Chakra's text converter runs every collective over all dimensions (its traces carry "
-       "no `involved_dim`), which is what a `DATA` (weight-gradient collectives over every NPU) "
-       "or `MODEL` (forward and input-gradient collectives over every NPU) file says. It takes "
-       "the parallelism words `DATA`, `MODEL`, `HYBRID_DATA_MODEL`, `HYBRID_MODEL_DATA`, "
-       "`HYBRID_DLRM` and `MICRO`, not `HYBRID_TRANSFORMER`: a hybrid tensor / data parallel "
-       "workload cannot go through it without running its tensor-parallel collectives over "
-       "every NPU.\n";
-  r += "- Compute times: the converter stores a layer's compute time as the node's "
-       "`duration_micros`, and ASTRA-sim 2 multiplies that by 1000 (microseconds to ns), so "
-       "compute written here in ns simulates 1000 times longer, and a compute time of 0 "
-       "takes 1 ns. Collective times are not affected.\n";
-  r += "- The converter's dependencies are not the project's training loop: with `DATA` a "
-       "weight-gradient collective overlaps the backward compute that follows it, and layer "
-       "0's input-gradient compute is left out; with `MODEL` layer 0's input-gradient "
-       "collective is left out and an input-gradient collective overlaps the weight-gradient "
-       "compute.\n";
-  if (static_cast<double>(astraEndpointDelay(posed.network)) != posed.network.endpointDelayNs) {
-    r += "- The project's endpoint delay of " + text::formatNumber(posed.network.endpointDelayNs) +
-         " ns is written as " + std::to_string(astraEndpointDelay(posed.network)) +
-         " ns: ASTRA-sim takes whole ns and at least 1.\n";
-  }
-  r += "- ASTRA-sim truncates every message's time to whole ns, which this tool's model does "
-       "not; it matters only for messages of a few ns.\n";
-  if (posed.workloads.size() > 1) {
-    r += "- The project weights " + std::to_string(posed.workloads.size()) +
-         " workloads into one objective; each file is simulated on its own.\n";
-  }
-  if (!anyRunnable && !workloads.empty()) {
-    r += "- No workload file here goes through Chakra's text converter as it is.\n";
-  }
-  for (const std::string& w : warnings) r += "- " + w + ".\n";
+  r += readmeNotes(posed, workloads.empty() || anyRunnable, warnings);
   return r;
 }
 

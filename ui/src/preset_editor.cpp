@@ -37,6 +37,14 @@ const QString kOwnModel = QStringLiteral("@model");
 PresetEditor::PresetEditor(Document* document, QWidget* parent)
     : QWidget(parent), document_(document) {
   setObjectName(QStringLiteral("presetEditor"));
+  createInputs();
+  layOut();
+  connectInputs();
+  sync();
+}
+
+// The model, device, parallelism and generator inputs, each named for the tests.
+void PresetEditor::createInputs() {
   convert_ = new QPushButton(tr("Replace with a Preset Workload"));
   convert_->setObjectName(QStringLiteral("convertToPreset"));
   convert_->setToolTip(
@@ -139,6 +147,9 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   editModel_->setToolTip(tr("Edit the model's layers, widths, heads, experts and batch"));
 
   editor_ = new QWidget;
+}
+
+void PresetEditor::layOut() {
   auto* form = new QFormLayout(editor_);
   form->setContentsMargins(0, 0, 0, 0);
   form->addRow(tr("Model"), preset_);
@@ -178,7 +189,11 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(convert_);
   layout->addWidget(editor_);
+}
 
+// Every input applies itself; a model that does not run as it is gets an
+// execution chosen in the background, applied when it arrives.
+void PresetEditor::connectInputs() {
   for (QComboBox* c : {preset_, device_, layout_})
     connect(c, &QComboBox::activated, this, &PresetEditor::apply);
   for (QSpinBox* s : {tp_, ep_, pp_, microBatch_, sequence_})
@@ -217,7 +232,6 @@ PresetEditor::PresetEditor(Document* document, QWidget* parent)
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Workloads | Document::Network)) sync();
   });
-  sync();
 }
 
 void PresetEditor::setWorkloadIndex(int index) {

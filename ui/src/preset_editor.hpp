@@ -56,6 +56,9 @@ class PresetEditor : public QWidget {
   std::optional<Preset> currentModel() const;
 
  private:
+  void createInputs();
+  void layOut();
+  void connectInputs();
   void sync();
   void apply();
   void convertToPreset();
