@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -106,10 +107,10 @@ Objective parseCodesignObjective(const std::string& text) {
 // groups of each parallel axis lie.
 std::string placementText(const CodesignDesign& d) {
   const Parallelism& p = d.execution.parallelism;
-  const std::pair<const char*, const std::vector<int>*> axes[] = {
-      {"TP", &p.tpGroups}, {"EP", &p.epGroups}, {"PP", &p.ppGroups}, {"DP", &p.dpGroups}};
   std::string out;
-  for (const auto& [axis, groups] : axes) {
+  for (ParallelAxis a : kParallelAxes) {
+    const std::string axis(shortName(a));
+    const std::vector<int>* groups = &p.groupsOf(a);
     std::string where;
     for (std::size_t k = 0; k < groups->size() && k < d.network.dims.size(); ++k) {
       if ((*groups)[k] < 2) continue;
@@ -118,7 +119,7 @@ std::string placementText(const CodesignDesign& d) {
       where += (where.empty() ? "" : " x ") + dim.name + " (" + std::to_string((*groups)[k]) +
                (whole ? "" : " of " + std::to_string(dim.npus)) + ")";
     }
-    if (!where.empty()) out += (out.empty() ? "" : "; ") + std::string(axis) + " on " + where;
+    if (!where.empty()) out += (out.empty() ? "" : "; ") + axis + " on " + where;
   }
   return out.empty() ? "one NPU" : out;
 }
@@ -126,17 +127,18 @@ std::string placementText(const CodesignDesign& d) {
 Json placementJson(const CodesignDesign& d) {
   const Parallelism& p = d.execution.parallelism;
   Json j;
-  const std::pair<const char*, const std::vector<int>*> axes[] = {
-      {"tp", &p.tpGroups}, {"ep", &p.epGroups}, {"pp", &p.ppGroups}, {"dp", &p.dpGroups}};
-  for (const auto& [axis, groups] : axes) {
-    Json dims = Json::array();
-    for (std::size_t k = 0; k < groups->size(); ++k) {
-      if ((*groups)[k] > 1) dims.push_back(k);
-    }
-    j[axis] = std::move(dims);
-  }
   Json sizes;
-  for (const auto& [axis, groups] : axes) sizes[axis] = *groups;
+  for (ParallelAxis axis : kParallelAxes) {
+    std::string key(shortName(axis));
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::vector<int>& groups = p.groupsOf(axis);
+    Json dims = Json::array();
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      if (groups[k] > 1) dims.push_back(k);
+    }
+    j[key] = std::move(dims);
+    sizes[key] = groups;
+  }
   j["group_sizes"] = std::move(sizes);
   return j;
 }
@@ -161,7 +163,7 @@ Json designJson(const CodesignDesign& d) {
                     {"pp", p.pp},
                     {"dp", p.dp},
                     {"ep", p.ep},
-                    {"cp", 1},
+                    {"cp", p.cp},
                     {"virtual_stages", e.virtualStages},
                     {"micro_batch", e.microBatch},
                     {"zero", p.zeroStage},
@@ -240,7 +242,7 @@ Json runJson(const Run& run) {
 
 std::string csvText(const Run& run) {
   std::ostringstream out;
-  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,virtual_stages,micro_batch,zero,"
+  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,cp,virtual_stages,micro_batch,zero,"
          "recompute,sequence_parallel,placement,bandwidth_gbps,iteration_time_ns,time_to_train_s,"
          "tokens_per_second,mfu,memory_per_npu_bytes,network_cost_usd,system_cost_usd\n";
   const auto quote = [](const std::string& text) {
@@ -262,11 +264,11 @@ std::string csvText(const Run& run) {
     for (double b : d.solution.bandwidth) bw += (bw.empty() ? "" : ";") + formatExact(b);
     out << k + 1 << ',' << (run.onFront(k) ? 1 : 0) << ',' << quote(d.label) << ',' << d.npus << ','
         << npus << ',' << blocks << ',' << p.tp << ',' << p.pp << ',' << p.dp << ',' << p.ep << ','
-        << d.execution.virtualStages << ',' << d.execution.microBatch << ',' << p.zeroStage << ','
-        << toString(d.execution.recomputation()) << ',' << (p.sequenceParallel ? 1 : 0) << ','
-        << quote(placementText(d)) << ',' << bw << ',' << formatExact(d.solution.eval.iterationNs)
-        << ',' << optional(d.throughput.timeToTrainS) << ','
-        << optional(d.throughput.tokensPerSecond) << ',' << optional(d.throughput.mfu) << ','
+        << p.cp << ',' << d.execution.virtualStages << ',' << d.execution.microBatch << ','
+        << p.zeroStage << ',' << toString(d.execution.recomputation()) << ','
+        << (p.sequenceParallel ? 1 : 0) << ',' << quote(placementText(d)) << ',' << bw << ','
+        << formatExact(d.solution.eval.iterationNs) << ',' << optional(d.throughput.timeToTrainS)
+        << ',' << optional(d.throughput.tokensPerSecond) << ',' << optional(d.throughput.mfu) << ','
         << (d.memory.use ? formatExact(d.memory.use->total()) : std::string()) << ','
         << formatExact(d.networkCostUsd) << ',' << formatExact(d.systemCostUsd) << '\n';
   }

@@ -85,6 +85,7 @@ void printWritten(Context& context, const NewArgs& args, const Project& project,
   extra["preset"] = choice.preset->id;
   extra["device"] = choice.device.id;
   extra["parallelism"] = {{"tp", resolved.tp},
+                          {"cp", resolved.cp},
                           {"ep", resolved.ep},
                           {"pp", resolved.pp},
                           {"dp", resolved.dp},
@@ -149,8 +150,7 @@ void chooseExecution(Context& context, const NewArgs& args, const Network& netwo
   const ExecutionDesign& best = found.designs.front();
   choice.parallelism = best.execution.parallelism;
   if (args.preset.placements != "all") {
-    choice.parallelism.tpGroups.clear(), choice.parallelism.epGroups.clear();
-    choice.parallelism.ppGroups.clear(), choice.parallelism.dpGroups.clear();
+    choice.parallelism.clearGroups();
   }
   options.generator = generatorOf(best.execution, choice.generator);
   notes.push_back("chose " + best.execution.label() + ": the fastest of " +

@@ -80,6 +80,11 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
       ->type_name("NAME");
   cmd->add_option("--tp", flags.tp, "Tensor-parallel degree (default: the preset's)")
       ->type_name("N");
+  cmd->add_option("--cp", flags.cp,
+                  "Context-parallel degree: each sequence split over N NPUs that exchange keys "
+                  "and values in every attention layer (Megatron-LM's --context-parallel-size; "
+                  "default 1)")
+      ->type_name("N");
   cmd->add_option("--ep", flags.ep, "Expert-parallel degree, MoE presets (default: the preset's)")
       ->type_name("N");
   cmd->add_option("--pp", flags.pp, "Pipeline-parallel stages (default: the preset's)")
@@ -194,6 +199,7 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
     if (!text.empty()) into = static_cast<int>(parseWholeNumber(text, flag, 1, kMaxDegree));
   };
   degree(flags.tp, "--tp", p.tp);
+  degree(flags.cp, "--cp", p.cp);
   degree(flags.ep, "--ep", p.ep);
   degree(flags.pp, "--pp", p.pp);
   if (!flags.dp.empty()) p.dp = parseWholeNumber(flags.dp, "--dp", 1, kMaxNpus);
@@ -356,6 +362,7 @@ ExecutionChoices executionChoices(const PresetFlags& flags, const PresetChoice& 
   ExecutionChoices c;
   c.base = p;
   if (!flags.tp.empty()) c.tp = p.tp;
+  if (!flags.cp.empty()) c.cp = p.cp;
   if (!flags.ep.empty()) c.ep = p.ep;
   if (!flags.pp.empty()) c.pp = p.pp;
   if (!flags.dp.empty()) c.dp = p.dp;
@@ -373,8 +380,9 @@ const char* const kPresetHelp =
     "Presets describe a model by its hyperparameters; the workload (layers, collective sizes\n"
     "in bytes, compute times in ns) is generated for the chosen network, device and\n"
     "parallelism (docs/workloads.md). Degrees not given come from the preset's default\n"
-    "parallelism; the data-parallel degree is what remains: NPUs / (TP x EP x PP). TP and EP\n"
-    "take dimensions from the inside out, DP from the outside in, PP what is left between.\n"
+    "parallelism; the data-parallel degree is what remains: NPUs / (TP x CP x EP x PP). TP,\n"
+    "CP and EP take dimensions from the inside out, DP from the outside in, PP what is left\n"
+    "between.\n"
     "The work per iteration is the preset's published global batch (--global-batch B\n"
     "samples); B = micro-batch x micro-batches x replicas (DP x EP): without PP one\n"
     "micro-batch per replica, with PP micro-batches of the preset's size (1 for LLMs).\n"

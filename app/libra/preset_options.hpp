@@ -23,7 +23,7 @@ struct PresetFlags {
   std::string preset;
   std::string model;  // --model CONFIG.json instead of --preset
   std::string device = kDefaultDevice;
-  std::string tp, ep, pp, dp;
+  std::string tp, cp, ep, pp, dp;
   bool sequenceParallel = false;
   bool zero3 = false;
   bool recompute = false;
@@ -68,7 +68,7 @@ struct PresetChoice {
 // needs and has, what reduces it, and that --ignore-memory proceeds anyway.
 [[noreturn]] void refuseMemory(const std::string& what, const MemoryEstimate& memory);
 
-// Adds --preset or --model (one is required), --device, --tp, --ep, --pp, [--dp],
+// Adds --preset or --model (one is required), --device, --tp, --cp, --ep, --pp, [--dp],
 // --sequence-parallel,
 // --zero3, --zero, --recompute, --selective-recompute, --attention, --moe-dispatcher,
 // --moe-routing, --precision, --utilization, --global-batch, --micro-batch,

@@ -115,9 +115,10 @@ std::string layersOf(const Preset& preset) {
 Json parallelismJson(const Parallelism& p) {
   Json j;
   j["tp"] = p.tp;
+  j["cp"] = p.cp;
   j["ep"] = p.ep;
   j["pp"] = p.pp;
-  j["dp"] = p.dp;  // 0: NPUs / (TP x EP x PP)
+  j["dp"] = p.dp;  // 0: NPUs / (TP x CP x EP x PP)
   j["sequence_parallel"] = p.sequenceParallel;
   j["zero3"] = p.zero3;
   j["zero_stage"] = p.zero();

@@ -324,10 +324,10 @@ std::string csvText(const Summary& s) {
 
 // Whether the flags leave the whole execution to the preset's default.
 bool fixesNoExecution(const PresetFlags& f) {
-  return f.tp.empty() && f.ep.empty() && f.pp.empty() && f.dp.empty() && f.zero.empty() &&
-         !f.zero3 && !f.recompute && !f.selectiveRecompute && !f.sequenceParallel &&
-         f.microBatch.empty() && f.microBatches.empty() && f.virtualStages.empty() &&
-         f.layout != "libra";
+  return f.tp.empty() && f.cp.empty() && f.ep.empty() && f.pp.empty() && f.dp.empty() &&
+         f.zero.empty() && !f.zero3 && !f.recompute && !f.selectiveRecompute &&
+         !f.sequenceParallel && f.microBatch.empty() && f.microBatches.empty() &&
+         f.virtualStages.empty() && f.layout != "libra";
 }
 
 // The execution of least compute time on `npus` NPUs that fits the device's

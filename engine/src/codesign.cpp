@@ -293,8 +293,7 @@ void listDesigns(CodesignResult& out, const Collector& collector, const Codesign
       SweepOptions s = o.shapes;
       s.npus = d.npus;
       s.parallelism = d.execution.parallelism;
-      s.parallelism.tpGroups.clear(), s.parallelism.epGroups.clear();
-      s.parallelism.ppGroups.clear(), s.parallelism.dpGroups.clear();
+      s.parallelism.clearGroups();
       s.generator = generatorOf(d.execution, o.shapes.generator);
       s.ignoreMemory = true;
       TrainingFacts f;

@@ -30,6 +30,7 @@ Recomputation Execution::recomputation() const {
 std::string Execution::label() const {
   const Parallelism& p = parallelism;
   std::string out = "TP " + std::to_string(p.tp);
+  if (p.cp > 1) out += " x CP " + std::to_string(p.cp);
   if (p.ep > 1) out += " x EP " + std::to_string(p.ep);
   out += " x PP " + std::to_string(p.pp);
   if (virtualStages > 1) out += " (v " + std::to_string(virtualStages) + ")";
@@ -74,85 +75,112 @@ std::vector<T> valuesOf(const std::optional<T>& fixed, std::vector<T> all) {
   return fixed ? std::vector<T>{*fixed} : all;
 }
 
-std::vector<Execution> transformerExecutions(const Preset& preset, const TransformerConfig& m,
-                                             std::int64_t npus, const GeneratorOptions& generator,
-                                             const ExecutionChoices& c) {
-  const std::int64_t B = generator.globalBatch > 0 ? generator.globalBatch : preset.globalBatch;
-  std::vector<Execution> out;
-  for (const std::int64_t tp : divisorsOf(npus)) {
-    if (c.tp && tp != *c.tp) continue;
-    if (m.hidden % tp != 0 || m.heads % tp != 0) continue;
-    std::vector<std::int64_t> eps{1};
-    if (m.moe()) {
-      eps.clear();
-      for (const std::int64_t ep : divisorsOf(npus / tp)) {
-        if (m.experts % ep == 0) eps.push_back(ep);
-      }
+// The context-parallel degrees to try with `rest` NPUs left after TP: 1, and from
+// kContextParallelFromTokens tokens per sequence on, the divisors up to
+// c.maxContextParallel that split the sequence into 2 x CP chunks (section 2.15).
+std::vector<std::int64_t> contextDegrees(std::int64_t rest, std::int64_t sequence,
+                                         const ExecutionChoices& c) {
+  std::vector<std::int64_t> out;
+  for (const std::int64_t cp : divisorsOf(rest)) {
+    if (c.cp ? cp != *c.cp
+             : cp > 1 && (sequence < kContextParallelFromTokens || cp > c.maxContextParallel)) {
+      continue;
     }
-    for (const std::int64_t ep : eps) {
-      if (c.ep && ep != *c.ep) continue;
-      for (const std::int64_t pp : divisorsOf(npus / (tp * ep))) {
-        if ((c.pp && pp != *c.pp) || pp > m.layers) continue;
-        const std::int64_t dp = npus / (tp * ep * pp);
-        if (c.dp && dp != *c.dp) continue;
-        const std::int64_t replicas = dp * ep;
-        if (B % replicas != 0) continue;
-        // Without a pipeline the replica's samples are one pass whatever the
-        // micro-batch (presets.hpp, planBatch): it changes nothing; the
-        // preset's (or the fixed) one is written.
-        std::vector<std::int64_t> bs;
-        if (pp == 1) {
-          bs.push_back(c.microBatch.value_or(1));
-        } else {
-          for (const std::int64_t b : divisorsOf(B / replicas)) {
-            if ((c.microBatch && b != *c.microBatch) || b > c.maxMicroBatch) continue;
-            bs.push_back(b);
-          }
+    if (sequence % (2 * cp) == 0 || cp == 1) out.push_back(cp);
+  }
+  return out;
+}
+
+// Appends the executions with these TP and CP degrees.
+void addExecutions(const TransformerConfig& m, std::int64_t npus, std::int64_t tp, std::int64_t cp,
+                   std::int64_t B, const ExecutionChoices& c, std::vector<Execution>& out) {
+  std::vector<std::int64_t> eps{1};
+  if (m.moe()) {
+    eps.clear();
+    for (const std::int64_t ep : divisorsOf(npus / (tp * cp))) {
+      if (m.experts % ep == 0) eps.push_back(ep);
+    }
+  }
+  for (const std::int64_t ep : eps) {
+    if (c.ep && ep != *c.ep) continue;
+    for (const std::int64_t pp : divisorsOf(npus / (tp * cp * ep))) {
+      if ((c.pp && pp != *c.pp) || pp > m.layers) continue;
+      const std::int64_t dp = npus / (tp * cp * ep * pp);
+      if (c.dp && dp != *c.dp) continue;
+      const std::int64_t replicas = dp * ep;
+      if (B % replicas != 0) continue;
+      // Without a pipeline the replica's samples are one pass whatever the
+      // micro-batch (presets.hpp, planBatch): it changes nothing; the
+      // preset's (or the fixed) one is written.
+      std::vector<std::int64_t> bs;
+      if (pp == 1) {
+        bs.push_back(c.microBatch.value_or(1));
+      } else {
+        for (const std::int64_t b : divisorsOf(B / replicas)) {
+          if ((c.microBatch && b != *c.microBatch) || b > c.maxMicroBatch) continue;
+          bs.push_back(b);
         }
-        std::vector<int> vs{1};
-        if (pp > 1) {
-          const std::int64_t stageBlocks = (m.layers + pp - 1) / pp;
-          vs.clear();
-          for (const std::int64_t v : divisorsOf(stageBlocks)) {
-            if ((c.virtualStages && v != *c.virtualStages) || v > c.maxVirtualStages) continue;
-            vs.push_back(static_cast<int>(v));
-          }
-        } else if (c.virtualStages && *c.virtualStages > 1) {
-          continue;
+      }
+      std::vector<int> vs{1};
+      if (pp > 1) {
+        const std::int64_t stageBlocks = (m.layers + pp - 1) / pp;
+        vs.clear();
+        for (const std::int64_t v : divisorsOf(stageBlocks)) {
+          if ((c.virtualStages && v != *c.virtualStages) || v > c.maxVirtualStages) continue;
+          vs.push_back(static_cast<int>(v));
         }
-        std::vector<bool> sps = tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
-        if (m.moe() && tp > 1) sps = {true};  // Megatron-LM requires it (generator.cpp)
-        if (c.sequenceParallel) sps = {*c.sequenceParallel};
-        for (const std::int64_t b : bs) {
-          if (b < 1) continue;
-          for (const int v : vs) {
-            for (const bool sp : sps) {
-              for (const int zero : valuesOf<int>(c.zeroStage, {0, 1, 2, 3})) {
-                for (const Recomputation r : valuesOf<Recomputation>(
-                         c.recomputation,
-                         {Recomputation::None, Recomputation::Selective, Recomputation::Full})) {
-                  Execution e;
-                  Parallelism& p = e.parallelism;
-                  p = c.base;
-                  p.tp = static_cast<int>(tp);
-                  p.ep = static_cast<int>(ep);
-                  p.pp = static_cast<int>(pp);
-                  p.dp = dp;
-                  p.tpGroups.clear(), p.epGroups.clear(), p.ppGroups.clear(), p.dpGroups.clear();
-                  p.sequenceParallel = sp;
-                  p.zero3 = zero == 3;
-                  p.zeroStage = zero == 3 ? 0 : zero;
-                  p.recompute = r == Recomputation::Full;
-                  p.selectiveRecompute = r == Recomputation::Selective;
-                  e.virtualStages = v;
-                  e.microBatch = b;
-                  out.push_back(std::move(e));
-                }
+      } else if (c.virtualStages && *c.virtualStages > 1) {
+        continue;
+      }
+      std::vector<bool> sps = tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+      if (m.moe() && tp > 1) sps = {true};  // Megatron-LM requires it (generator.cpp)
+      if (c.sequenceParallel) sps = {*c.sequenceParallel};
+      for (const std::int64_t b : bs) {
+        if (b < 1) continue;
+        for (const int v : vs) {
+          for (const bool sp : sps) {
+            for (const int zero : valuesOf<int>(c.zeroStage, {0, 1, 2, 3})) {
+              for (const Recomputation r : valuesOf<Recomputation>(
+                       c.recomputation,
+                       {Recomputation::None, Recomputation::Selective, Recomputation::Full})) {
+                Execution e;
+                Parallelism& p = e.parallelism;
+                p = c.base;
+                p.tp = static_cast<int>(tp);
+                p.cp = static_cast<int>(cp);
+                p.ep = static_cast<int>(ep);
+                p.pp = static_cast<int>(pp);
+                p.dp = dp;
+                p.clearGroups();
+                p.sequenceParallel = sp;
+                p.zero3 = zero == 3;
+                p.zeroStage = zero == 3 ? 0 : zero;
+                p.recompute = r == Recomputation::Full;
+                p.selectiveRecompute = r == Recomputation::Selective;
+                e.virtualStages = v;
+                e.microBatch = b;
+                out.push_back(std::move(e));
               }
             }
           }
         }
       }
+    }
+  }
+}
+
+std::vector<Execution> transformerExecutions(const Preset& preset, const TransformerConfig& m,
+                                             std::int64_t npus, const GeneratorOptions& generator,
+                                             const ExecutionChoices& c) {
+  const std::int64_t B = generator.globalBatch > 0 ? generator.globalBatch : preset.globalBatch;
+  const std::int64_t sequence =
+      generator.sequenceLength > 0 ? generator.sequenceLength : preset.sequenceLength;
+  std::vector<Execution> out;
+  for (const std::int64_t tp : divisorsOf(npus)) {
+    if (c.tp && tp != *c.tp) continue;
+    if (m.hidden % tp != 0 || m.heads % tp != 0) continue;
+    for (const std::int64_t cp : contextDegrees(npus / tp, sequence, c)) {
+      addExecutions(m, npus, tp, cp, B, c, out);
     }
   }
   return out;
@@ -170,13 +198,13 @@ std::vector<Execution> enumerateExecutions(const Preset& preset, std::int64_t np
   // CNN and DLRM are data parallel only: the ZeRO stage is the one choice.
   std::vector<Execution> out;
   if ((choices.tp && *choices.tp != 1) || (choices.pp && *choices.pp != 1) ||
-      (choices.ep && *choices.ep != 1)) {
+      (choices.ep && *choices.ep != 1) || (choices.cp && *choices.cp != 1)) {
     return out;
   }
   for (const int zero : valuesOf<int>(choices.zeroStage, {0, 1, 2, 3})) {
     Execution e;
     e.parallelism = choices.base;
-    e.parallelism.tp = e.parallelism.ep = e.parallelism.pp = 1;
+    e.parallelism.tp = e.parallelism.cp = e.parallelism.ep = e.parallelism.pp = 1;
     e.parallelism.dp = npus;
     e.parallelism.zero3 = zero == 3;
     e.parallelism.zeroStage = zero == 3 ? 0 : zero;
@@ -190,40 +218,49 @@ std::vector<Execution> enumerateExecutions(const Preset& preset, std::int64_t np
 
 namespace {
 
-// Per dimension, the group sizes of TP, EP, PP and DP that multiply to its NPUs,
-// with what is left of each degree.
-void placeFrom(const Network& network, std::size_t d, std::array<std::int64_t, 4> left,
-               std::array<std::vector<int>, 4>& groups, std::vector<Parallelism>& out,
-               const Parallelism& base, int limit) {
-  if (static_cast<int>(out.size()) >= limit) return;
-  if (d == network.dims.size()) {
-    if (left == std::array<std::int64_t, 4>{1, 1, 1, 1}) {
-      Parallelism p = base;
-      p.tpGroups = groups[0], p.epGroups = groups[1], p.ppGroups = groups[2],
-      p.dpGroups = groups[3];
-      out.push_back(std::move(p));
-    }
-    return;
-  }
-  const std::int64_t n = network.dims[d].npus;
-  for (const std::int64_t t : divisorsOf(n)) {
-    if (left[0] % t != 0) continue;
-    for (const std::int64_t e : divisorsOf(n / t)) {
-      if (left[1] % e != 0) continue;
-      for (const std::int64_t q : divisorsOf(n / (t * e))) {
-        const std::int64_t r = n / (t * e * q);
-        if (left[2] % q != 0 || left[3] % r != 0) continue;
-        const std::array<std::int64_t, 4> sizes{t, e, q, r};
-        std::array<std::int64_t, 4> next = left;
-        for (int a = 0; a < 4; ++a) {
-          groups[a][d] = static_cast<int>(sizes[a]);
-          next[a] /= sizes[a];
-        }
-        placeFrom(network, d + 1, next, groups, out, base, limit);
+constexpr std::size_t kAxes = kParallelAxes.size();
+using Degrees = std::array<std::int64_t, kAxes>;
+
+// Every placement from dimension `d` and axis `a` on: the group size of each axis
+// on each dimension, multiplying to the dimension's NPUs (`room` is what is left
+// of dimension d) and per axis to its degree (`left` is what is still to place).
+struct Placer {
+  const Network& network;
+  const Parallelism& base;
+  int limit;
+  std::array<std::vector<int>, kAxes> groups;
+  std::vector<Parallelism> out;
+
+  void place(std::size_t d, std::size_t a, std::int64_t room, Degrees left) {
+    if (static_cast<int>(out.size()) >= limit) return;
+    if (d == network.dims.size()) {
+      if (left == Degrees{1, 1, 1, 1, 1}) {
+        Parallelism p = base;
+        for (std::size_t k = 0; k < kAxes; ++k) p.groupsOf(kParallelAxes[k]) = groups[k];
+        out.push_back(std::move(p));
       }
+      return;
+    }
+    if (a + 1 == kAxes) {  // the last axis takes what is left of the dimension
+      if (left[a] % room != 0) return;
+      groups[a][d] = static_cast<int>(room);
+      left[a] /= room;
+      if (d + 1 < network.dims.size()) {
+        place(d + 1, 0, network.dims[d + 1].npus, left);
+      } else {
+        place(d + 1, 0, 1, left);
+      }
+      return;
+    }
+    for (const std::int64_t g : divisorsOf(room)) {
+      if (left[a] % g != 0) continue;
+      groups[a][d] = static_cast<int>(g);
+      Degrees next = left;
+      next[a] /= g;
+      place(d, a + 1, room / g, next);
     }
   }
-}
+};
 
 }  // namespace
 
@@ -231,25 +268,24 @@ std::vector<Parallelism> placements(const Execution& execution, const Network& n
   const Parallelism& p = execution.parallelism;
   std::vector<Parallelism> out;
   Parallelism base = p;
-  base.tpGroups.clear(), base.epGroups.clear(), base.ppGroups.clear(), base.dpGroups.clear();
+  base.clearGroups();
   // The automatic mapping first.
   try {
     const ParallelismMapping m = mapParallelism(network, base);
     Parallelism automatic = base;
-    automatic.tpGroups = m.tensor(), automatic.epGroups = m.expert();
-    automatic.ppGroups = m.pipeline(), automatic.dpGroups = m.data();
+    for (ParallelAxis axis : kParallelAxes) automatic.groupsOf(axis) = m.of(axis);
     out.push_back(std::move(automatic));
   } catch (const InputError&) {
     // Not formable inside-out and outside-in; other placements may be.
   }
-  std::array<std::vector<int>, 4> groups;
-  for (auto& g : groups) g.assign(network.dims.size(), 1);
-  std::vector<Parallelism> all;
-  placeFrom(network, 0, {p.tp, p.ep, p.pp, p.dp}, groups, all, base, limit);
-  for (Parallelism& q : all) {
-    const bool same = !out.empty() && q.tpGroups == out[0].tpGroups &&
-                      q.epGroups == out[0].epGroups && q.ppGroups == out[0].ppGroups &&
-                      q.dpGroups == out[0].dpGroups;
+  if (network.dims.empty()) return out;
+  Placer placer{network, base, limit, {}, {}};
+  for (auto& g : placer.groups) g.assign(network.dims.size(), 1);
+  Degrees degrees{};
+  for (std::size_t k = 0; k < kAxes; ++k) degrees[k] = p.degree(kParallelAxes[k]);
+  placer.place(0, 0, network.dims[0].npus, degrees);
+  for (Parallelism& q : placer.out) {
+    const bool same = !out.empty() && q == out[0];
     if (!same) out.push_back(std::move(q));
   }
   return out;
@@ -300,8 +336,8 @@ Problem problemOf(const Preset& preset, const Execution& execution, const Parall
   }
   std::string key = execution.label() + "|" + std::to_string(p.recompute) +
                     std::to_string(p.selectiveRecompute) + "|";
-  for (const std::vector<int>* groups : {&p.tpGroups, &p.epGroups, &p.ppGroups, &p.dpGroups}) {
-    for (int g : *groups) key += std::to_string(g) + ",";
+  for (ParallelAxis axis : kParallelAxes) {
+    for (int g : p.groupsOf(axis)) key += std::to_string(g) + ",";
     key += "|";
   }
   for (const Dimension& d : network.dims) key += std::to_string(d.npus) + ",";
@@ -353,7 +389,7 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
   const auto axesNetwork = [](const Parallelism& p) {
     Network n;
     const std::pair<const char*, std::int64_t> axes[] = {
-        {"tp", p.tp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp}};
+        {"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp}};
     for (const auto& [name, degree] : axes) {
       if (degree < 2) continue;
       Dimension d;

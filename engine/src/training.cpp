@@ -85,8 +85,12 @@ ModelStates modelStateBytes(double params, double replicas, int zeroStage, int b
 
 double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength, double microBatch,
                                const Parallelism& p, int block) {
+  // With context parallelism (section 2.15) a rank keeps the activations of its
+  // s / CP tokens of each sequence; its attention scores are those of its queries
+  // against all s keys.
+  const double cp = std::max(1, p.cp);
   const double s = sequenceLength, b = microBatch, h = m.hidden, t = p.tp;
-  const double sb = s * b;
+  const double sb = s * b / cp;
   if (p.recompute) {
     // Only each layer's input is kept (2 bytes per element); with sequence
     // parallelism it is the sequence shard.
@@ -134,8 +138,8 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
   // Materialized scores keep the softmax, its mask and dropout (5 a s^2 b); a fused
   // kernel (FlashAttention) keeps only the softmax statistics, 4 a s b bytes (fp32).
   const double scores = p.attention == AttentionKernel::Fused
-                            ? 4.0 * m.heads * s * b
-                            : (p.selectiveRecompute ? 0.0 : 5.0 * m.heads * s * s * b);
+                            ? 4.0 * m.heads * sb
+                            : (p.selectiveRecompute ? 0.0 : 5.0 * m.heads * sb * s);
   if (p.sequenceParallel) return (replicated + split + scores) / t;
   return replicated + (split + scores) / t;
 }
@@ -186,13 +190,15 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
     const double vocab = static_cast<double>(m->vocab) * h / t;
     // ZeRO shards over the data-parallel group, or with hybrid sharding over its
     // shard group only (section 2.14; EP is 1 then).
-    const double denseReplicas = p.shardGroup > 0
-                                     ? static_cast<double>(p.shardGroup)
-                                     : static_cast<double>(p.ep) * static_cast<double>(p.dp);
+    // The ranks of a context-parallel group hold the same weights (section 2.15).
+    const double expertGroup = static_cast<double>(std::max(1, p.cp)) * static_cast<double>(p.dp);
+    const double denseReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup)
+                                                  : static_cast<double>(p.ep) * expertGroup;
     const double expertReplicas =
-        p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : static_cast<double>(p.dp);
-    // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t).
-    const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t;
+        p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : expertGroup;
+    // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t),
+    // of the rank's s / CP tokens.
+    const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t / std::max(1, p.cp);
     // The blocks first .. first + count - 1 (1-based, over the whole model) of a
     // stage that keeps `inFlight` micro-batches of their activations.
     auto stage = [&](int first, int count, double embeddingParams, double inFlight, double extra,

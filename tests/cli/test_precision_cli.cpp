@@ -88,5 +88,31 @@ TEST_F(PrecisionCli, ShardGroupIsLabelledStoredAndChecked) {
   EXPECT_TRUE(contains(noZero.run.err, "ZeRO stage 1-3")) << noZero.run.err;
 }
 
+// --cp N (context parallelism, workloads.md section 2.15): labelled in what `new`
+// prints, kept in the project, and a degree that does not split the sequence is
+// refused naming the rule and the flags to change.
+TEST_F(PrecisionCli, ContextParallelIsLabelledStoredAndChecked) {
+  const Made cp = makeAndSolve("cp.json", {"--cp", "2"});
+  ASSERT_EQ(cp.run.exitCode, 0) << cp.run.err;
+  EXPECT_TRUE(contains(cp.run.out, "TP 8 x CP 2 x DP 4")) << cp.run.out;
+  const json project = json::parse(readText(tmp("cp.json")));
+  EXPECT_EQ(project["workloads"][0]["origin"]["parameters"]["cp"], 2);
+  const Made plain = makeAndSolve("plain.json", {});
+  ASSERT_EQ(plain.run.exitCode, 0) << plain.run.err;
+  // The KV exchange adds communication; the compute of half the tokens per NPU
+  // at half the replicas' batch is the same work per NPU.
+  EXPECT_GT(cp.solved["communication_time_ns"].get<double>(),
+            plain.solved["communication_time_ns"].get<double>());
+  const Made odd = makeAndSolve("odd.json", {"--cp", "2", "--sequence-length", "8190"});
+  EXPECT_EQ(odd.run.exitCode, 2);
+  EXPECT_TRUE(contains(odd.run.err, "multiple of 2 x CP")) << odd.run.err;
+  EXPECT_TRUE(contains(odd.run.err, "--sequence-length")) << odd.run.err;
+  for (const char* bad : {"0", "-1", "two"}) {
+    const Made m = makeAndSolve("bad.json", {"--cp", bad});
+    EXPECT_EQ(m.run.exitCode, 2) << bad;
+    EXPECT_TRUE(contains(m.run.err, "--cp")) << m.run.err;
+  }
+}
+
 }  // namespace
 }  // namespace libra::testing

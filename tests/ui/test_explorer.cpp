@@ -1872,6 +1872,14 @@ class ExplorerTest : public QObject {
              QStringLiteral("DP 512"));
     QVERIFY(waitForCurrentFrame());
     verifyChartMatchesEngine();
+    // Context parallelism takes its NPUs from the data-parallel degree.
+    auto* cp = window_->findChild<QSpinBox*>(QStringLiteral("cpSpin"));
+    QVERIFY(cp);
+    cp->setValue(2);
+    QCOMPARE(doc()->project().workloads.front().origin->parameters.at("cp"), 2.0);
+    QCOMPARE(doc()->project().workloads.front().origin->parameters.at("dp"), 256.0);
+    cp->setValue(1);
+    QCOMPARE(doc()->project().workloads.front().origin->parameters.count("cp"), std::size_t{0});
     // A degree that does not divide the network is reported and not applied.
     const Project before = doc()->project();
     tp->setValue(3);

@@ -81,14 +81,18 @@ void PresetEditor::createInputs() {
   };
   tp_ = spin(QStringLiteral("tpSpin"),
              tr("Tensor-parallel degree (mapped from the innermost dimension out)"), 1, 1 << 16);
+  cp_ = spin(QStringLiteral("cpSpin"),
+             tr("Context-parallel degree: each sequence split over this many NPUs, which "
+                "exchange keys and values in every attention layer"),
+             1, 1 << 16);
   ep_ = spin(QStringLiteral("epSpin"), tr("Expert-parallel degree (mixture-of-experts models)"), 1,
              1 << 16);
   pp_ = spin(QStringLiteral("ppSpin"), tr("Pipeline-parallel stages"), 1, 1 << 16);
   dp_ = new QLabel;
   dp_->setObjectName(QStringLiteral("dpLabel"));
   dp_->setToolTip(
-      tr("Data-parallel degree: the NPUs left, N / (TP × EP × PP), mapped from the outermost "
-         "dimension in"));
+      tr("Data-parallel degree: the NPUs left, N / (TP × CP × EP × PP), mapped from the "
+         "outermost dimension in"));
   microBatch_ = spin(QStringLiteral("microBatchSpin"),
                      tr("Samples per micro-batch of one data-parallel replica (0: derived from the "
                         "global batch)"),
@@ -162,6 +166,8 @@ void PresetEditor::layOut() {
   auto* degrees = new QHBoxLayout;
   degrees->addWidget(new QLabel(tr("TP")));
   degrees->addWidget(tp_);
+  degrees->addWidget(new QLabel(tr("CP")));
+  degrees->addWidget(cp_);
   degrees->addWidget(new QLabel(tr("EP")));
   degrees->addWidget(ep_);
   degrees->addWidget(new QLabel(tr("PP")));
@@ -196,7 +202,7 @@ void PresetEditor::layOut() {
 void PresetEditor::connectInputs() {
   for (QComboBox* c : {preset_, device_, layout_})
     connect(c, &QComboBox::activated, this, &PresetEditor::apply);
-  for (QSpinBox* s : {tp_, ep_, pp_, microBatch_, sequence_})
+  for (QSpinBox* s : {tp_, cp_, ep_, pp_, microBatch_, sequence_})
     connect(s, &QSpinBox::valueChanged, this, &PresetEditor::apply);
   for (QCheckBox* c : {sequenceParallel_, zero3_, recompute_, fp8_})
     connect(c, &QCheckBox::toggled, this, &PresetEditor::apply);
@@ -253,7 +259,7 @@ void PresetEditor::sync() {
   if (!choice) return;
   const QSignalBlocker b1(preset_), b2(device_), b3(tp_), b4(ep_), b5(pp_), b6(microBatch_),
       b7(sequence_), b8(sequenceParallel_), b9(zero3_), b10(recompute_), b11(layout_), b12(fp8_),
-      b13(utilization_);
+      b13(utilization_), b14(cp_);
   // A model of its own: one entry after the presets, named after it.
   const int own = preset_->findData(kOwnModel);
   if (choice->model.empty()) {
@@ -279,6 +285,7 @@ void PresetEditor::sync() {
     editModel_->setEnabled(std::holds_alternative<TransformerConfig>(model->model));
   device_->setCurrentIndex(device_->findData(toQString(choice->device)));
   tp_->setValue(choice->parallelism.tp);
+  cp_->setValue(choice->parallelism.cp);
   ep_->setValue(choice->parallelism.ep);
   pp_->setValue(choice->parallelism.pp);
   dp_->setText(tr("DP %1").arg(choice->parallelism.dp));
@@ -314,6 +321,7 @@ void PresetEditor::apply() {
   if (workload_ >= static_cast<int>(project.workloads.size())) return;
   Parallelism p;
   p.tp = tp_->value();
+  p.cp = cp_->value();
   p.ep = ep_->value();
   p.pp = pp_->value();
   p.dp = 0;

@@ -75,6 +75,7 @@ class PresetEditor : public QWidget {
   QComboBox* preset_;
   QComboBox* device_;
   QSpinBox* tp_;
+  QSpinBox* cp_;
   QSpinBox* ep_;
   QSpinBox* pp_;
   QLabel* dp_;

@@ -54,7 +54,7 @@ struct Execution {
 // never searched (attention kernel, MoE dispatcher and routing) and the
 // preset's defaults for the rest when `searchAll` is false.
 struct ExecutionChoices {
-  std::optional<int> tp, pp, ep;
+  std::optional<int> tp, cp, pp, ep;
   std::optional<std::int64_t> dp;
   std::optional<int> zeroStage;  // 0..3
   std::optional<Recomputation> recomputation;
@@ -66,7 +66,14 @@ struct ExecutionChoices {
   // Bounds of the enumeration that keep it finite for any model.
   std::int64_t maxMicroBatch = 16;
   int maxVirtualStages = 8;
+  int maxContextParallel = 16;
 };
+
+// Context parallelism is searched for sequences of this many tokens and more, where
+// NVIDIA's long-sequence benchmarks start using it (NeMo,
+// docs/source/performance/performance_long_sequence.md: CP 2 from 8K tokens);
+// below, only a fixed --cp tries it.
+inline constexpr std::int64_t kContextParallelFromTokens = 8192;
 
 // Every execution of `preset` on `npus` NPUs (placement left automatic) that
 // the model's shape allows (TP divides the heads and the hidden size, PP x v

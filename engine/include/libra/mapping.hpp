@@ -1,14 +1,16 @@
 // Parallelization degrees and their mapping onto network dimensions.
 //
 // The NPUs of a network form a grid n_0 x n_1 x ... x n_{D-1} (innermost first).
-// A parallelization splits them into tp x ep x pp x dp: tensor parallel (TP),
-// expert parallel (EP), pipeline parallel (PP) and data parallel (DP). The
+// A parallelization splits them into tp x cp x ep x pp x dp: tensor parallel (TP),
+// context parallel (CP), expert parallel (EP), pipeline parallel (PP) and data
+// parallel (DP). The
 // mapping says, for each of these axes, how many NPUs of each dimension one of
 // its groups spans (g_d; 1 = the dimension is not used by that axis), exactly
 // like the reference communicator files do.
 //
 // Automatic mapping (the reference convention, see docs/workloads.md section 3):
-//   TP, then EP, from the inside out; DP from the outside in; PP takes what is
+//   TP, then CP, then EP, from the inside out (Megatron-LM's rank order
+//   tp-cp-ep-dp-pp); DP from the outside in; PP takes what is
 //   left in between. Each axis takes whole dimensions while its remaining degree
 //   is a multiple of the dimension's free NPUs, then a divisor of the next one,
 //   so a dimension can be split between two or three axes (FC(8) = 4 TP x 2 DP).
@@ -28,11 +30,14 @@
 
 namespace libra {
 
-enum class ParallelAxis { Tensor = 0, Expert = 1, Pipeline = 2, Data = 3 };
-inline constexpr std::array<ParallelAxis, 4> kParallelAxes{
-    ParallelAxis::Tensor, ParallelAxis::Expert, ParallelAxis::Pipeline, ParallelAxis::Data};
-std::string_view toString(ParallelAxis axis);   // "tensor", "expert", "pipeline", "data"
-std::string_view shortName(ParallelAxis axis);  // "TP", "EP", "PP", "DP"
+// The axes from the inside out; the value indexes ParallelismMapping::groups.
+enum class ParallelAxis { Tensor = 0, Context = 1, Expert = 2, Pipeline = 3, Data = 4 };
+inline constexpr std::array<ParallelAxis, 5> kParallelAxes{
+    ParallelAxis::Tensor, ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Pipeline,
+    ParallelAxis::Data};
+// "tensor", "context", "expert", "pipeline", "data"
+std::string_view toString(ParallelAxis axis);
+std::string_view shortName(ParallelAxis axis);  // "TP", "CP", "EP", "PP", "DP"
 
 // How a transformer computes its attention scores (docs/workloads.md section 2.1):
 // materialized, as Megatron-LM did before FlashAttention (Q K^T, the softmax and its
@@ -69,7 +74,11 @@ std::string_view toString(Precision precision);  // "bf16", "fp8"
 std::optional<Precision> parsePrecision(std::string_view text);
 
 struct Parallelism {
-  int tp = 1;                     // tensor parallel (Megatron style)
+  int tp = 1;  // tensor parallel (Megatron style)
+  // Context parallel (Megatron-LM's --context-parallel-size): each rank of a group
+  // holds 1 / cp of every sequence's tokens and exchanges keys and values with the
+  // others in every attention layer (docs/workloads.md section 2.15).
+  int cp = 1;
   int ep = 1;                     // expert parallel (mixture-of-experts layers only)
   int pp = 1;                     // pipeline parallel stages
   std::int64_t dp = 0;            // data parallel; 0 = derived: N / (tp * ep * pp)
@@ -96,46 +105,58 @@ struct Parallelism {
   // Optional hand-given group sizes per dimension (innermost first). Empty = automatic
   // mapping. When any is given, all axes with degree > 1 must be given; an empty
   // vector then means "not used" (all 1).
-  std::vector<int> tpGroups, epGroups, ppGroups, dpGroups;
+  std::vector<int> tpGroups, cpGroups, epGroups, ppGroups, dpGroups;
+  const std::vector<int>& groupsOf(ParallelAxis axis) const;
+  std::vector<int>& groupsOf(ParallelAxis axis);
+  void clearGroups() {
+    for (ParallelAxis axis : kParallelAxes) groupsOf(axis).clear();
+  }
 
   std::int64_t degree(ParallelAxis axis) const;
   // The ZeRO stage in force: 3 with zero3, else zeroStage.
   int zero() const { return zero3 ? 3 : zeroStage; }
   bool manual() const {
-    return !tpGroups.empty() || !epGroups.empty() || !ppGroups.empty() || !dpGroups.empty();
+    return !tpGroups.empty() || !cpGroups.empty() || !epGroups.empty() || !ppGroups.empty() ||
+           !dpGroups.empty();
   }
-  // "TP 8 x PP 1 x DP 512" style label (EP and PP only when > 1).
+  // "TP 8 x PP 1 x DP 512" style label (CP, EP and PP only when > 1).
   std::string label() const;
   bool operator==(const Parallelism&) const = default;
 };
 
-// Fills in dp when it is 0 and checks tp * ep * pp * dp == npus (in 64 bits,
+// Fills in dp when it is 0 and checks tp * cp * ep * pp * dp == npus (in 64 bits,
 // refusing products that overflow). Throws InputError naming the degrees and the
 // NPU count.
 Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus);
 
 struct ParallelismMapping {
   // Group size per dimension for each axis, innermost first; indexed by ParallelAxis.
-  std::array<std::vector<int>, 4> groups;
+  std::array<std::vector<int>, kParallelAxes.size()> groups;
 
   const std::vector<int>& of(ParallelAxis axis) const { return groups[static_cast<int>(axis)]; }
   std::vector<int>& of(ParallelAxis axis) { return groups[static_cast<int>(axis)]; }
   const std::vector<int>& tensor() const { return of(ParallelAxis::Tensor); }
+  const std::vector<int>& context() const { return of(ParallelAxis::Context); }
   const std::vector<int>& expert() const { return of(ParallelAxis::Expert); }
   const std::vector<int>& pipeline() const { return of(ParallelAxis::Pipeline); }
   const std::vector<int>& data() const { return of(ParallelAxis::Data); }
-  // The NPUs that hold the same shard of a non-expert weight: expert x data per
-  // dimension. Non-expert gradients are reduced over this group.
+  // The NPUs that hold the same shard of a non-expert weight: context x expert x
+  // data per dimension. Non-expert gradients are reduced over this group.
   std::vector<int> denseData() const;
+  // The NPUs that hold the same shard of an expert's weights: context x data
+  // (Megatron-LM's data-parallel group with CP). Expert gradients are reduced there.
+  std::vector<int> expertData() const;
   // How far apart the NPUs of one group of `axis` are on each dimension: on a
   // dimension that several axes share, TP takes consecutive NPUs, then EP, PP
   // and DP each interleave over the ones inside it (stride = the product of
   // the inner axes' group sizes there). Empty when every stride is 1.
   std::vector<int> strides(ParallelAxis axis) const;
-  // The same for the dense data-parallel group (EP x DP): EP's stride. (Where
-  // PP lies between EP and DP on one dimension the union is not evenly
-  // spaced; it is charged as groups of that stride.)
+  // The same for the dense data-parallel group (CP x EP x DP): on each dimension
+  // the stride of its innermost axis there. (Where PP lies between them on one
+  // dimension the union is not evenly spaced; it is charged as groups of that
+  // stride.)
   std::vector<int> denseDataStrides() const;
+  std::vector<int> expertDataStrides() const;  // the same for CP x DP
   // The transformer communicator: forward and input gradient over the TP group,
   // weight gradient over the dense data-parallel group, with their strides.
   Communicator communicator() const;

@@ -115,6 +115,10 @@ struct AttentionShape {
   double out = 0;      // output projection
   double qkWidth = 0;  // heads x query/key head dim: Q K^T costs 2 T s qkWidth FLOP
   double vWidth = 0;   // heads x value head dim: the scores times V cost 2 T s vWidth FLOP
+  // Keys and values per token as the attention kernel reads them: 2 x KV heads x head
+  // dim (MLA: the expanded per-head keys and values, qkWidth + vWidth). What
+  // context parallelism exchanges (section 2.15).
+  double kvWidth = 0;
   double weights() const { return q + k + v + out; }
 };
 

@@ -60,6 +60,7 @@ AttentionShape TransformerConfig::attention() const {
     s.out = a * vHeadDim * h;
     s.qkWidth = a * qk;
     s.vWidth = a * vHeadDim;
+    s.kvWidth = s.qkWidth + s.vWidth;
     return s;
   }
   const double width = a * headWidth();  // h unless the head dim is given
@@ -70,6 +71,7 @@ AttentionShape TransformerConfig::attention() const {
   s.out = width * h;
   s.qkWidth = width;
   s.vWidth = width;
+  s.kvWidth = 2 * hkv;
   return s;
 }
 

@@ -265,7 +265,9 @@ Workload transformer(const Context& c) {
   const double tp = p.tp;
   const double h = m.hidden;
   const double s = c.sequence;
-  const double T = c.microBatch * c.sequence;  // tokens per micro-batch
+  // Tokens of a micro-batch on one NPU: context parallelism splits every sequence
+  // over its CP group (section 2.15); the keys they attend to stay c.sequence.
+  const double T = c.microBatch * c.sequence / p.cp;
   const double b = c.bytes;
   const AttentionShape att = m.attention();
   const double act = T * h * b;  // one activation tensor [T, h] in bytes
@@ -299,18 +301,19 @@ Workload transformer(const Context& c) {
 
   const std::vector<int>& tpG = c.map.tensor();
   const std::vector<int>& epG = c.map.expert();
-  const std::vector<int>& dpG = c.map.data();
+  const std::vector<int> dpG = c.map.expertData();  // the experts' data-parallel group
   const std::vector<int> denseG = c.map.denseData();
   // Where each group's NPUs lie on a dimension several axes share (mapping.hpp).
   const std::vector<int> tpS = c.map.strides(ParallelAxis::Tensor);
   const std::vector<int> epS = c.map.strides(ParallelAxis::Expert);
-  const std::vector<int> dpS = c.map.strides(ParallelAxis::Data);
+  const std::vector<int> dpS = c.map.expertDataStrides();
   const std::vector<int> denseS = c.map.denseDataStrides();
-  const double denseDegree = static_cast<double>(p.ep) * p.dp;
+  const double expertDegree = static_cast<double>(p.cp) * static_cast<double>(p.dp);
+  const double denseDegree = static_cast<double>(p.ep) * expertDegree;
   const bool tpColl = p.tp > 1 || c.libra;
   const bool epColl = p.ep > 1 || c.libra;
   const bool denseGrad = denseDegree > 1 || c.libra;
-  const bool expertGrad = p.dp > 1 || c.libra;
+  const bool expertGrad = expertDegree > 1 || c.libra;
 
   // How the routed copies travel (section 2.5). Megatron's AllToAll dispatcher sends
   // each token's k copies over the whole EP group. DeepEP sends a token once to each
@@ -394,6 +397,22 @@ Workload transformer(const Context& c) {
                   hybrid.innerStrides};
     }
     return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true, strides};
+  };
+  // Context parallelism (section 2.15): the attention of a CP rank's T tokens needs
+  // the keys and values of the whole sequence. Forward, the ranks gather them (the
+  // KV AllGather of Megatron-LM's "all_gather" CP, the same bytes as the ring
+  // exchange of its "p2p" CP); backward, they gather them again and reduce-scatter
+  // their gradients. kvWidth / TP values per token of each rank.
+  const std::vector<int>& cpG = c.map.context();
+  const std::vector<int> cpS = c.map.strides(ParallelAxis::Context);
+  auto addKeyValueExchange = [&](Op& op) {
+    if (p.cp <= 1) return;
+    const double kv = T * att.kvWidth / tp * b;
+    const Coll gather{CollectiveType::AllGather, kv, cpG, "cp", false, cpS};
+    op.at(PhaseKind::Forward).push_back(gather);
+    op.at(PhaseKind::InputGrad).push_back(gather);
+    op.at(PhaseKind::InputGrad)
+        .push_back(Coll{CollectiveType::ReduceScatter, kv * p.cp, cpG, "cp", false, cpS});
   };
   // Input of a column-parallel region (Megatron's f): SP gathers in forward and
   // reduce-scatters in backward; without SP it all-reduces in backward.
@@ -571,6 +590,7 @@ Workload transformer(const Context& c) {
             backward += c.memoryNs((5 * b + 1) * elements);
           }
           a.computeNs = {forward, backward, 0};
+          if (std::string_view(base) == "QK") addKeyValueExchange(a);
           block.push_back(a);
         }
       }
@@ -649,7 +669,7 @@ Workload transformer(const Context& c) {
         Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp,
                      T * m.topK, h, expertUp, localExperts * h * expertUp);
         if (p.zero3 && expertGrad) {
-          const Coll g = paramGather(expertParams(global), dpG, static_cast<double>(p.dp), dpS);
+          const Coll g = paramGather(expertParams(global), dpG, expertDegree, dpS);
           w1.at(PhaseKind::Forward).push_back(g);
           w1.at(PhaseKind::InputGrad).push_back(g);
         }
@@ -984,6 +1004,30 @@ BatchPlan planBatch(const Preset& preset, const Parallelism& resolved,
 
 namespace {
 
+// Context parallelism (section 2.15) applies to transformers in the Megatron layout,
+// and splits each sequence into 2 CP chunks per rank (Megatron-LM's load-balanced
+// causal split: the sequence length must be a multiple of 2 x CP).
+void checkContextParallel(const Preset& preset, const Parallelism& p,
+                          const GeneratorOptions& options) {
+  if (p.cp == 1) return;
+  const bool transformer = preset.family() == ModelFamily::Transformer ||
+                           preset.family() == ModelFamily::MixtureOfExperts;
+  if (!transformer || options.layout == WorkloadLayout::Libra) {
+    throw InputError("preset '" + preset.id + "': context parallelism (CP " + std::to_string(p.cp) +
+                     ") is modelled for transformers in the Megatron layout only");
+  }
+  const std::int64_t sequence =
+      options.sequenceLength > 0 ? options.sequenceLength : preset.sequenceLength;
+  if (sequence % (2 * static_cast<std::int64_t>(p.cp)) != 0) {
+    throw InputError("preset '" + preset.id + "': context parallelism CP " + std::to_string(p.cp) +
+                     " needs a sequence length that is a multiple of 2 x CP = " +
+                     std::to_string(2 * static_cast<std::int64_t>(p.cp)) +
+                     " (Megatron-LM's "
+                     "load-balanced split), but it is " +
+                     std::to_string(sequence) + "; choose another --cp or --sequence-length");
+  }
+}
+
 // The generator's context for these inputs, checked (generateWorkload).
 Context makeContext(const Preset& preset, const Parallelism& parallelism, const Device& device,
                     const Network& network, const GeneratorOptions& options) {
@@ -1008,6 +1052,7 @@ Context makeContext(const Preset& preset, const Parallelism& parallelism, const 
                      "': hybrid sharding (a shard group) is modelled for transformers in the "
                      "Megatron layout only");
   }
+  checkContextParallel(preset, parallelism, options);
   if (parallelism.precision == Precision::Fp8) {
     if (!device.hasFp8()) {
       throw InputError("device '" + device.id + "' (" + device.name +
@@ -1089,6 +1134,7 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   if (!isBuiltInPreset(preset)) origin.model = modelFileJson(preset, -1);
   auto& q = origin.parameters;
   q["tp"] = c.par.tp;
+  if (c.par.cp > 1) q["cp"] = c.par.cp;  // absent: 1
   q["ep"] = c.par.ep;
   q["pp"] = c.par.pp;
   q["dp"] = static_cast<double>(c.par.dp);
@@ -1183,6 +1229,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   c.model = o.model;
   c.device = o.device.empty() ? std::string("h100") : o.device;
   c.parallelism.tp = intParameter(o, "tp", 1);
+  c.parallelism.cp = std::max(1, intParameter(o, "cp", 1));
   c.parallelism.ep = intParameter(o, "ep", 1);
   c.parallelism.pp = intParameter(o, "pp", 1);
   c.parallelism.dp = countParameter(o, "dp", 0);

@@ -1,6 +1,8 @@
 #include "libra/mapping.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 #include "checked.hpp"
 #include "libra/error.hpp"
@@ -12,6 +14,8 @@ std::string_view toString(ParallelAxis axis) {
   switch (axis) {
     case ParallelAxis::Tensor:
       return "tensor";
+    case ParallelAxis::Context:
+      return "context";
     case ParallelAxis::Expert:
       return "expert";
     case ParallelAxis::Pipeline:
@@ -26,6 +30,8 @@ std::string_view shortName(ParallelAxis axis) {
   switch (axis) {
     case ParallelAxis::Tensor:
       return "TP";
+    case ParallelAxis::Context:
+      return "CP";
     case ParallelAxis::Expert:
       return "EP";
     case ParallelAxis::Pipeline:
@@ -84,6 +90,8 @@ std::int64_t Parallelism::degree(ParallelAxis axis) const {
   switch (axis) {
     case ParallelAxis::Tensor:
       return tp;
+    case ParallelAxis::Context:
+      return cp;
     case ParallelAxis::Expert:
       return ep;
     case ParallelAxis::Pipeline:
@@ -94,8 +102,29 @@ std::int64_t Parallelism::degree(ParallelAxis axis) const {
   return 1;
 }
 
+const std::vector<int>& Parallelism::groupsOf(ParallelAxis axis) const {
+  switch (axis) {
+    case ParallelAxis::Tensor:
+      return tpGroups;
+    case ParallelAxis::Context:
+      return cpGroups;
+    case ParallelAxis::Expert:
+      return epGroups;
+    case ParallelAxis::Pipeline:
+      return ppGroups;
+    case ParallelAxis::Data:
+      return dpGroups;
+  }
+  return tpGroups;
+}
+
+std::vector<int>& Parallelism::groupsOf(ParallelAxis axis) {
+  return const_cast<std::vector<int>&>(std::as_const(*this).groupsOf(axis));
+}
+
 std::string Parallelism::label() const {
   std::string out = "TP " + std::to_string(tp);
+  if (cp != 1) out += " x CP " + std::to_string(cp);
   if (ep != 1) out += " x EP " + std::to_string(ep);
   if (pp != 1) out += " x PP " + std::to_string(pp);
   out += " x DP " + (dp > 0 ? std::to_string(dp) : std::string("auto"));
@@ -179,10 +208,8 @@ std::vector<int> take(const Network& network, std::vector<int>& free, ParallelAx
 ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
   const int dims = network.size();
   ParallelismMapping m;
-  const std::array<const std::vector<int>*, 4> given{&p.tpGroups, &p.epGroups, &p.ppGroups,
-                                                     &p.dpGroups};
   for (ParallelAxis axis : kParallelAxes) {
-    const std::vector<int>& g = *given[static_cast<int>(axis)];
+    const std::vector<int>& g = p.groupsOf(axis);
     const std::int64_t degree = p.degree(axis);
     std::vector<int>& out = m.of(axis);
     if (g.empty()) {
@@ -221,11 +248,14 @@ ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
     std::int64_t product = 1;
     for (ParallelAxis axis : kParallelAxes) product *= m.of(axis)[d];
     if (product != network.dims[d].npus) {
+      std::string factors;
+      for (ParallelAxis axis : kParallelAxes) {
+        factors += (factors.empty() ? "" : " x ") + std::string(shortName(axis)) + " " +
+                   std::to_string(m.of(axis)[d]);
+      }
       throw InputError("parallelism: on " + dimText(network, d) +
-                       " the hand-given groups multiply to " + std::to_string(product) + " (TP " +
-                       std::to_string(m.tensor()[d]) + " x EP " + std::to_string(m.expert()[d]) +
-                       " x PP " + std::to_string(m.pipeline()[d]) + " x DP " +
-                       std::to_string(m.data()[d]) + "); they must multiply to its NPU count");
+                       " the hand-given groups multiply to " + std::to_string(product) + " (" +
+                       factors + "); they must multiply to its NPU count");
     }
   }
   return m;
@@ -235,7 +265,8 @@ ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
 
 Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
   Parallelism p = parallelism;
-  for (ParallelAxis axis : {ParallelAxis::Tensor, ParallelAxis::Expert, ParallelAxis::Pipeline}) {
+  for (ParallelAxis axis : kParallelAxes) {
+    if (axis == ParallelAxis::Data) continue;
     if (p.degree(axis) < 1) {
       throw InputError("parallelism: the " + std::string(toString(axis)) + "-parallel degree " +
                        std::string(shortName(axis)) + " " + std::to_string(p.degree(axis)) +
@@ -255,19 +286,24 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
     p.zero3 = true;
     p.zeroStage = 0;
   }
-  const std::string degrees = "TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep) +
-                              " x PP " + std::to_string(p.pp);
-  // tp, ep and pp are ints, so their product fits in 64 bits; with dp it may not.
-  const std::int64_t inner = static_cast<std::int64_t>(p.tp) * p.ep * p.pp;
+  const std::string degrees = "TP " + std::to_string(p.tp) +
+                              (p.cp != 1 ? " x CP " + std::to_string(p.cp) : std::string()) +
+                              " x EP " + std::to_string(p.ep) + " x PP " + std::to_string(p.pp);
+  // tp, cp, ep and pp are ints below 2^31, so their product may overflow 64 bits.
+  const auto inner = checked::multiply(static_cast<std::int64_t>(p.tp) * p.cp,
+                                       static_cast<std::int64_t>(p.ep) * p.pp);
+  if (!inner) {
+    throw InputError("parallelism: " + degrees + " are more NPUs than 64 bits can count");
+  }
   if (p.dp == 0) {
-    if (npus % inner != 0) {
-      throw InputError("parallelism: " + degrees + " = " + std::to_string(inner) +
+    if (npus % *inner != 0) {
+      throw InputError("parallelism: " + degrees + " = " + std::to_string(*inner) +
                        " does not divide the network's " + std::to_string(npus) +
                        " NPUs, so no data-parallel degree fits");
     }
-    p.dp = npus / inner;
+    p.dp = npus / *inner;
   }
-  const auto product = checked::multiply(inner, p.dp);
+  const auto product = checked::multiply(*inner, p.dp);
   if (!product || *product != npus) {
     throw InputError("parallelism: " + degrees + " x DP " + std::to_string(p.dp) + " = " +
                      (product ? std::to_string(*product) + " NPUs"
@@ -287,19 +323,29 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
       throw InputError("parallelism: hybrid sharding (shard group " + std::to_string(p.shardGroup) +
                        ") is modelled for EP 1 only; the experts' data-parallel group differs");
     }
-    if (p.dp % p.shardGroup != 0) {
+    // With context parallelism the ranks of a CP group hold the same weights: ZeRO
+    // shards over DP x CP (Megatron-LM's data-parallel group with CP).
+    const std::int64_t group = p.dp * p.cp;
+    if (group % p.shardGroup != 0) {
       throw InputError("parallelism: the shard group of " + std::to_string(p.shardGroup) +
                        " NPUs does not divide the data-parallel degree DP " + std::to_string(p.dp) +
+                       (p.cp > 1 ? " x CP " + std::to_string(p.cp) : std::string()) +
                        "; give a divisor of it");
     }
-    if (p.shardGroup == p.dp) p.shardGroup = 0;  // the whole group: plain ZeRO
+    if (p.shardGroup == group) p.shardGroup = 0;  // the whole group: plain ZeRO
   }
   return p;
 }
 
 std::vector<int> ParallelismMapping::denseData() const {
-  std::vector<int> out = data();
+  std::vector<int> out = expertData();
   for (std::size_t d = 0; d < out.size(); ++d) out[d] *= expert()[d];
+  return out;
+}
+
+std::vector<int> ParallelismMapping::expertData() const {
+  std::vector<int> out = data();
+  for (std::size_t d = 0; d < out.size(); ++d) out[d] *= context()[d];
   return out;
 }
 
@@ -358,20 +404,35 @@ GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& st
   return out;
 }
 
-std::vector<int> ParallelismMapping::denseDataStrides() const {
-  const std::vector<int> dense = denseData();
-  const std::vector<int> ep = strides(ParallelAxis::Expert);
-  const std::vector<int> dp = strides(ParallelAxis::Data);
-  std::vector<int> out(dense.size(), 1);
+namespace {
+
+// The strides of the union of `axes` (inner first): per dimension, those of the
+// innermost axis with a group there.
+std::vector<int> unionStrides(const ParallelismMapping& m,
+                              std::initializer_list<ParallelAxis> axes) {
+  const std::size_t dims = m.tensor().size();
+  std::vector<int> out(dims, 1);
   bool any = false;
-  for (std::size_t d = 0; d < dense.size(); ++d) {
-    if (dense[d] <= 1) continue;
-    const bool expertThere = expert()[d] > 1;
-    const std::vector<int>& from = expertThere ? ep : dp;
-    out[d] = from.empty() ? 1 : from[d];
+  for (std::size_t d = 0; d < dims; ++d) {
+    for (ParallelAxis axis : axes) {
+      if (m.of(axis)[d] <= 1) continue;
+      const std::vector<int> s = m.strides(axis);
+      out[d] = s.empty() ? 1 : s[d];
+      break;
+    }
     any = any || out[d] > 1;
   }
   return any ? out : std::vector<int>{};
+}
+
+}  // namespace
+
+std::vector<int> ParallelismMapping::denseDataStrides() const {
+  return unionStrides(*this, {ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data});
+}
+
+std::vector<int> ParallelismMapping::expertDataStrides() const {
+  return unionStrides(*this, {ParallelAxis::Context, ParallelAxis::Data});
 }
 
 Communicator ParallelismMapping::communicator() const {
@@ -393,6 +454,7 @@ ParallelismMapping mapParallelism(const Network& network, const Parallelism& par
   for (const Dimension& d : network.dims) free.push_back(d.npus);
   ParallelismMapping m;
   m.of(ParallelAxis::Tensor) = take(network, free, ParallelAxis::Tensor, p.tp, true);
+  m.of(ParallelAxis::Context) = take(network, free, ParallelAxis::Context, p.cp, true);
   m.of(ParallelAxis::Expert) = take(network, free, ParallelAxis::Expert, p.ep, true);
   m.of(ParallelAxis::Data) = take(network, free, ParallelAxis::Data, p.dp, false);
   // What is left is exactly pp NPUs (the degrees multiply to N), in between.

@@ -439,6 +439,7 @@ std::string recomputeName(const Parallelism& p) {
 Json parallelismJson(const Parallelism& p) {
   Json j;
   j["tp"] = p.tp;
+  j["cp"] = p.cp;
   j["pp"] = p.pp;
   j["ep"] = p.ep;
   j["sequence_parallel"] = p.sequenceParallel;
@@ -452,10 +453,11 @@ Json parallelismJson(const Parallelism& p) {
 }
 
 Parallelism parallelismOf(const Reader& r) {
-  r.onlyKeys({"tp", "pp", "ep", "sequence_parallel", "zero", "recompute", "attention",
+  r.onlyKeys({"tp", "cp", "pp", "ep", "sequence_parallel", "zero", "recompute", "attention",
               "moe_dispatcher", "moe_routing", "precision"});
   Parallelism p;
   p.tp = r.integer("tp", 1, 1);
+  p.cp = r.integer("cp", 1, 1);
   p.pp = r.integer("pp", 1, 1);
   p.ep = r.integer("ep", 1, 1);
   p.sequenceParallel = r.boolean("sequence_parallel", false);
