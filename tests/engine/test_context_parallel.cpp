@@ -183,7 +183,7 @@ TEST(ContextParallel, WhatCannotRunIsRefusedWithTheReason) {
   EXPECT_EQ(choice->parallelism.cp, 2);
 }
 
-// The search tries CP from 8K tokens per sequence on (or a fixed --cp), and every
+// The search tries CP from 16K tokens per sequence on (or a fixed --cp), and every
 // placement it lists gives each axis its degree.
 TEST(ContextParallel, TheExecutionSearchTriesItForLongSequences) {
   const Preset& llama = findPreset("llama3-70b");
@@ -196,9 +196,9 @@ TEST(ContextParallel, TheExecutionSearchTriesItForLongSequences) {
     for (const Execution& e : enumerateExecutions(llama, 128, g, c)) out.insert(e.parallelism.cp);
     return out;
   };
-  EXPECT_EQ(degrees(8192, std::nullopt), (std::set<int>{1, 2, 4, 8, 16}));
-  EXPECT_EQ(degrees(4096, std::nullopt), (std::set<int>{1}));
-  EXPECT_EQ(degrees(4096, 2), (std::set<int>{2}));
+  EXPECT_EQ(degrees(16384, std::nullopt), (std::set<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(degrees(8192, std::nullopt), (std::set<int>{1}));
+  EXPECT_EQ(degrees(8192, 2), (std::set<int>{2}));
 
   Execution e;
   e.parallelism = resolveDegrees(run(4, 2), 128);

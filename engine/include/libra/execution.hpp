@@ -69,11 +69,14 @@ struct ExecutionChoices {
   int maxContextParallel = 16;
 };
 
-// Context parallelism is searched for sequences of this many tokens and more, where
-// NVIDIA's long-sequence benchmarks start using it (NeMo,
-// docs/source/performance/performance_long_sequence.md: CP 2 from 8K tokens);
-// below, only a fixed --cp tries it.
-inline constexpr std::int64_t kContextParallelFromTokens = 8192;
+// Context parallelism is searched for sequences of this many tokens and more; below,
+// only a fixed --cp tries it. NVIDIA's long-sequence benchmarks (NeMo,
+// docs/source/performance/performance_long_sequence.md) find CP > 1 fastest from
+// 32K tokens on (Llama 2 7B on H100, Llama 3 8B on B200); the search starts at half
+// that. Below, CP adds as many executions again per degree (4x the search time for
+// Llama 3 70B at 8K tokens) for runs that only trade data parallelism for a KV
+// exchange.
+inline constexpr std::int64_t kContextParallelFromTokens = 16384;
 
 // Every execution of `preset` on `npus` NPUs (placement left automatic) that
 // the model's shape allows (TP divides the heads and the hidden size, PP x v
