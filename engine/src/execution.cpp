@@ -377,12 +377,45 @@ std::optional<Solution> designOf(const Preset& preset, const Execution& executio
   return solve(problem, o.objective, o.solver);
 }
 
+// Why no execution of `preset` on `npus` NPUs has the degrees the choices fix.
+std::string whyNoExecution(const Preset& preset, std::int64_t npus,
+                           const GeneratorOptions& generator, const ExecutionChoices& c) {
+  const auto* m = std::get_if<TransformerConfig>(&preset.model);
+  const std::string n = std::to_string(npus) + " NPUs";
+  if (!m) return "preset '" + preset.id + "' runs data parallel only (TP, CP, EP and PP 1)";
+  const std::int64_t sequence =
+      generator.sequenceLength > 0 ? generator.sequenceLength : preset.sequenceLength;
+  if (c.tp && (npus % *c.tp != 0 || m->hidden % *c.tp != 0 || m->heads % *c.tp != 0)) {
+    return "TP " + std::to_string(*c.tp) + " must divide the " + n + ", the hidden size " +
+           std::to_string(m->hidden) + " and the " + std::to_string(m->heads) + " heads";
+  }
+  if (c.cp && (npus % *c.cp != 0 || sequence % (2 * std::int64_t{*c.cp}) != 0)) {
+    return "CP " + std::to_string(*c.cp) + " must divide the " + n + " and split the sequence of " +
+           std::to_string(sequence) + " tokens into 2 x CP equal chunks";
+  }
+  if (c.ep && *c.ep > 1 && !m->moe()) {
+    return "EP " + std::to_string(*c.ep) + " needs a mixture-of-experts model; '" + preset.id +
+           "' is dense";
+  }
+  if (c.ep && m->moe() && (npus % *c.ep != 0 || m->experts % *c.ep != 0)) {
+    return "EP " + std::to_string(*c.ep) + " must divide the " + n + " and the model's " +
+           std::to_string(m->experts) + " experts";
+  }
+  if (c.pp && (npus % *c.pp != 0 || *c.pp > m->layers)) {
+    return "PP " + std::to_string(*c.pp) + " must divide the " + n + " and be at most the " +
+           std::to_string(m->layers) + " blocks";
+  }
+  return "no combination of the given degrees divides the " + n +
+         " with a data-parallel degree whose replicas split the global batch";
+}
+
 }  // namespace
 
 PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
                                      const ExecutionSearchOptions& o) {
   PreparedExecutions out;
   const std::vector<Execution> all = enumerateExecutions(preset, npus, o.generator, o.choices);
+  if (all.empty()) out.firstFailure = whyNoExecution(preset, npus, o.generator, o.choices);
   // The bound needs a workload of `npus` NPUs on some network: one Switch per
   // parallel axis holds the automatic mapping (the compute of an NPU does not
   // depend on where its groups lie).

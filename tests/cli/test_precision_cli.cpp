@@ -114,5 +114,22 @@ TEST_F(PrecisionCli, ContextParallelIsLabelledStoredAndChecked) {
   }
 }
 
+// When the search has nothing to try, the fixed degree that rules everything out
+// is named with the rule it breaks.
+TEST_F(PrecisionCli, ASearchWithNoExecutionSaysWhichDegreeRulesItOut) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--cp=3", "CP 3 must divide the 64 NPUs and split the sequence of 8192 tokens"},
+      {"--tp=3", "TP 3 must divide the 64 NPUs, the hidden size 8192 and the 64 heads"},
+      {"--pp=7", "PP 7 must divide the 64 NPUs"},
+      {"--ep=2", "EP 2 needs a mixture-of-experts model; 'llama3-70b' is dense"}};
+  for (const auto& [flag, message] : cases) {
+    const ProcessResult r =
+        runLibra({"new", "--preset", "llama3-70b", "--network", dataFile("libra/tiny_network.yml"),
+                  flag, "-o", tmp("none.json")});
+    EXPECT_EQ(r.exitCode, 2) << flag;
+    EXPECT_TRUE(contains(r.err, message)) << flag << ": " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace libra::testing
