@@ -257,38 +257,161 @@ namespace {
 // ---------------------------------------------------------------------------------
 // Transformer (section 2.1 - 2.3)
 
-Workload transformer(const Context& c) {
-  const auto& m = std::get<TransformerConfig>(c.preset.model);
-  const Parallelism& p = c.par;
-  const bool moe = m.moe();
-  const bool sp = p.sequenceParallel;
-  const double tp = p.tp;
-  const double h = m.hidden;
-  const double s = c.sequence;
-  // Tokens of a micro-batch on one NPU: context parallelism splits every sequence
-  // over its CP group (section 2.15); the keys they attend to stay c.sequence.
-  const double T = c.microBatch * c.sequence / p.cp;
-  const double b = c.bytes;
-  const AttentionShape att = m.attention();
-  const double act = T * h * b;  // one activation tensor [T, h] in bytes
-  const double mlpMatrices = m.mlpMatrices();
-  const double fe = m.expertWidth();
+// Writes one transformer workload (section 2.1 - 2.5): the checks and derived
+// values in the constructor, one member per kind of line.
+class TransformerWriter {
+ public:
+  explicit TransformerWriter(const Context& c)
+      : c_(c),
+        m_(std::get<TransformerConfig>(c.preset.model)),
+        p_(c.par),
+        moe_(m_.moe()),
+        sp_(p_.sequenceParallel),
+        tp_(p_.tp),
+        h_(m_.hidden),
+        s_(c.sequence),
+        // Tokens of a micro-batch on one NPU: context parallelism splits every
+        // sequence over its CP group (section 2.15); the keys they attend to stay s.
+        T_(c.microBatch * c.sequence / p_.cp),
+        b_(c.bytes),
+        att_(m_.attention()),
+        act_(T_ * h_ * b_),
+        mlpMatrices_(m_.mlpMatrices()),
+        fe_(m_.expertWidth()),
+        tpG_(c.map.tensor()),
+        epG_(c.map.expert()),
+        dpG_(c.map.expertData()),
+        denseG_(c.map.denseData()),
+        cpG_(c.map.context()),
+        tpS_(c.map.strides(ParallelAxis::Tensor)),
+        epS_(c.map.strides(ParallelAxis::Expert)),
+        dpS_(c.map.expertDataStrides()),
+        denseS_(c.map.denseDataStrides()),
+        cpS_(c.map.strides(ParallelAxis::Context)),
+        expertDegree_(static_cast<double>(p_.cp) * static_cast<double>(p_.dp)),
+        denseDegree_(static_cast<double>(p_.ep) * expertDegree_),
+        tpColl_(p_.tp > 1 || c.libra),
+        epColl_(p_.ep > 1 || c.libra),
+        denseGrad_(denseDegree_ > 1 || c.libra),
+        expertGrad_(expertDegree_ > 1 || c.libra),
+        shard_(p_.shardGroup),
+        fp8_(p_.precision == Precision::Fp8) {
+    checkShape();
+    if (shard_ > 0) hybrid_ = splitGroup(denseG_, denseS_, shard_);
+    spreadExperts();
+  }
 
-  if (m.hidden % p.tp != 0 || m.heads % p.tp != 0) {
+  Workload write();
+
+ private:
+  void checkShape() const;
+  void spreadExperts();
+  std::vector<std::pair<int, double>> visits(int slots, int chunks) const;
+  void writeSlot(Builder& builder, Workload& w, int slot, int slots, int chunks, int blocks,
+                 int stageFirstBlock) const;
+  void writeBlock(Builder& builder, Workload& w, int i, int global, int slot, int slots,
+                  bool gradients, bool firstInChunk, int blocks) const;
+  void attention(std::vector<Op>& block, int i, int global, int slot, int slots, bool gradients,
+                 bool firstInChunk, int blocks) const;
+  void denseMlp(std::vector<Op>& block, int i, int slot, int slots) const;
+  void moeMlp(std::vector<Op>& block, int i, int global, int slot, int slots, bool gradients) const;
+  Op norm(int i, int global, int slot, int slots) const;
+
+  // Weights per NPU of block `global` (1-based over the model; section 2.2): the
+  // non-expert ones, replicated over EP x DP (the router over TP too), and the E / EP
+  // routed experts of the rank (EP divides E), replicated over DP.
+  double denseParams(int global) const {
+    const BlockWeights w = m_.weights(global);
+    return (w.attention + w.mlp) / tp_ + w.router;
+  }
+  double expertParams(int global) const { return m_.weights(global).experts / p_.ep / tp_; }
+
+  // Collective helpers (section 2.3).
+  Coll tpGather() const {
+    return Coll{CollectiveType::AllGather, act_ / tp_, tpG_, "tp", false, tpS_};
+  }
+  Coll tpReduce() const {
+    return sp_ ? Coll{CollectiveType::ReduceScatter, act_, tpG_, "tp", false, tpS_}
+               : Coll{CollectiveType::AllReduce, act_, tpG_, "tp", false, tpS_};
+  }
+  std::vector<Coll> gradient(double params, const std::vector<int>& groups,
+                             const std::vector<int>& strides) const;
+  void addGradient(Op& op, double params, const std::vector<int>& groups,
+                   const std::vector<int>& strides) const {
+    for (Coll& coll : gradient(params, groups, strides))
+      op.at(PhaseKind::WeightGrad).push_back(std::move(coll));
+  }
+  Coll paramGather(double params, const std::vector<int>& groups, double degree,
+                   const std::vector<int>& strides) const;
+  // ZeRO-3 gathers `params` before the op's forward and again before its backward.
+  void addParamGathers(Op& op, double params, const std::vector<int>& groups, double degree,
+                       const std::vector<int>& strides) const {
+    const Coll g = paramGather(params, groups, degree, strides);
+    op.at(PhaseKind::Forward).push_back(g);
+    op.at(PhaseKind::InputGrad).push_back(g);
+  }
+  void addKeyValueExchange(Op& op) const;
+  // Input of a column-parallel region (Megatron's f): SP gathers in forward and
+  // reduce-scatters in backward; without SP it all-reduces in backward.
+  void enterTp(Op& op) const {
+    if (!tpColl_) return;
+    if (sp_) op.at(PhaseKind::Forward).push_back(tpGather());
+    op.at(PhaseKind::InputGrad).push_back(tpReduce());
+  }
+  // Output of a row-parallel region (Megatron's g): the mirror image.
+  void leaveTp(Op& op) const {
+    if (!tpColl_) return;
+    op.at(PhaseKind::Forward).push_back(tpReduce());
+    if (sp_) op.at(PhaseKind::InputGrad).push_back(tpGather());
+  }
+  Op gemm(const std::string& name, double flops, double tokens, double in, double out,
+          double weights, bool blockLinear = true) const;
+
+  const Context& c_;
+  const TransformerConfig& m_;
+  const Parallelism& p_;
+  const bool moe_, sp_;
+  const double tp_, h_, s_, T_, b_;
+  const AttentionShape att_;
+  const double act_;  // one activation tensor [T, h] in bytes
+  const double mlpMatrices_, fe_;
+  const std::vector<int>& tpG_;
+  const std::vector<int>& epG_;
+  const std::vector<int> dpG_;  // the experts' data-parallel group
+  const std::vector<int> denseG_;
+  const std::vector<int>& cpG_;
+  // Where each group's NPUs lie on a dimension several axes share (mapping.hpp).
+  const std::vector<int> tpS_, epS_, dpS_, denseS_, cpS_;
+  const double expertDegree_, denseDegree_;
+  const bool tpColl_, epColl_, denseGrad_, expertGrad_;
+  const int shard_;
+  const bool fp8_;
+  GroupSplit hybrid_;
+  // How the routed copies travel (spreadExperts).
+  double copies_ = 0;
+  double nodeCopies_ = 0;
+  std::vector<int> epNode_;    // the node fabric part of the EP group
+  std::vector<int> epAcross_;  // the part between nodes
+};
+
+void TransformerWriter::checkShape() const {
+  const Context& c = c_;
+  const Parallelism& p = p_;
+  if (m_.hidden % p.tp != 0 || m_.heads % p.tp != 0) {
     throw InputError("preset '" + c.preset.id + "': tensor parallel degree TP " +
                      std::to_string(p.tp) + " must divide the hidden size " +
-                     std::to_string(m.hidden) + " and the " + std::to_string(m.heads) + " heads");
+                     std::to_string(m_.hidden) + " and the " + std::to_string(m_.heads) + " heads");
   }
-  if (moe && m.experts % p.ep != 0) {
+  if (moe_ && m_.experts % p.ep != 0) {
     throw InputError("preset '" + c.preset.id + "': expert parallel degree EP " +
-                     std::to_string(p.ep) + " must divide the " + std::to_string(m.experts) +
+                     std::to_string(p.ep) + " must divide the " + std::to_string(m_.experts) +
                      " experts");
   }
-  if (!moe && p.ep != 1) {
+  if (!moe_ && p.ep != 1) {
     throw InputError("preset '" + c.preset.id + "' is a dense model; expert parallel degree EP " +
                      std::to_string(p.ep) + " needs a mixture-of-experts preset");
   }
-  if (moe && p.tp > 1 && !sp) {
+  if (moe_ && p.tp > 1 && !sp_) {
     // Megatron-LM: MoELayer.forward raises "During training, performance may degrade
     // if MoE and tensor parallelism are enabled without also enabling sequence
     // parallelism" (megatron/core/transformer/moe/moe_layer.py).
@@ -298,156 +421,104 @@ Workload transformer(const Context& c) {
                      "requires: its token dispatcher sends each tensor-parallel rank's 1 / TP of "
                      "the tokens");
   }
+}
 
-  const std::vector<int>& tpG = c.map.tensor();
-  const std::vector<int>& epG = c.map.expert();
-  const std::vector<int> dpG = c.map.expertData();  // the experts' data-parallel group
-  const std::vector<int> denseG = c.map.denseData();
-  // Where each group's NPUs lie on a dimension several axes share (mapping.hpp).
-  const std::vector<int> tpS = c.map.strides(ParallelAxis::Tensor);
-  const std::vector<int> epS = c.map.strides(ParallelAxis::Expert);
-  const std::vector<int> dpS = c.map.expertDataStrides();
-  const std::vector<int> denseS = c.map.denseDataStrides();
-  const double expertDegree = static_cast<double>(p.cp) * static_cast<double>(p.dp);
-  const double denseDegree = static_cast<double>(p.ep) * expertDegree;
-  const bool tpColl = p.tp > 1 || c.libra;
-  const bool epColl = p.ep > 1 || c.libra;
-  const bool denseGrad = denseDegree > 1 || c.libra;
-  const bool expertGrad = expertDegree > 1 || c.libra;
+// How the routed copies travel (section 2.5). Megatron's AllToAll dispatcher sends
+// each token's k copies over the whole EP group. DeepEP sends a token once to each
+// destination node (over the EP group's outer dimensions) and forwards it there to
+// each destination NPU once (over its innermost dimension, the node's fabric):
+// per token, `nodeCopies_` = the distinct nodes and `copies_` = the distinct NPUs
+// among its k experts (expertSpread).
+void TransformerWriter::spreadExperts() {
+  copies_ = m_.topK;
+  epNode_ = epG_;
+  epAcross_.assign(epG_.size(), 1);
+  if (!moe_ || p_.moeDispatcher != MoeDispatcher::DeepEp) return;
+  const auto inner = std::find_if(epG_.begin(), epG_.end(), [](int g) { return g > 1; });
+  if (inner == epG_.end()) return;
+  const auto d = static_cast<std::size_t>(inner - epG_.begin());
+  epAcross_ = epG_;
+  epAcross_[d] = 1;
+  epNode_.assign(epG_.size(), 1);
+  epNode_[d] = epG_[d];
+  int nodes = 1;
+  for (int g : epAcross_) nodes *= g;
+  const ExpertSpread spread = expertSpread(m_, p_.moeRouting, epG_[d], nodes);
+  copies_ = spread.npus;
+  nodeCopies_ = nodes > 1 ? spread.nodes : 0;
+}
 
-  // How the routed copies travel (section 2.5). Megatron's AllToAll dispatcher sends
-  // each token's k copies over the whole EP group. DeepEP sends a token once to each
-  // destination node (over the EP group's outer dimensions) and forwards it there to
-  // each destination NPU once (over its innermost dimension, the node's fabric):
-  // per token, `nodeCopies` = the distinct nodes and `copies` = the distinct NPUs
-  // among its k experts (expertSpread).
-  double copies = m.topK;
-  double nodeCopies = 0;
-  std::vector<int> epNode = epG;             // the node fabric part of the EP group
-  std::vector<int> epAcross(epG.size(), 1);  // the part between nodes
-  if (moe && p.moeDispatcher == MoeDispatcher::DeepEp) {
-    const auto inner = std::find_if(epG.begin(), epG.end(), [](int g) { return g > 1; });
-    if (inner != epG.end()) {
-      const auto d = static_cast<std::size_t>(inner - epG.begin());
-      epAcross = epG;
-      epAcross[d] = 1;
-      epNode.assign(epG.size(), 1);
-      epNode[d] = epG[d];
-      int nodes = 1;
-      for (int g : epAcross) nodes *= g;
-      const ExpertSpread spread = expertSpread(m, p.moeRouting, epG[d], nodes);
-      copies = spread.npus;
-      nodeCopies = nodes > 1 ? spread.nodes : 0;
+// Gradients of `params` weights per NPU: AllReduce, or ReduceScatter with ZeRO-3.
+// Hybrid sharding (section 2.14; EP is 1, so the experts' data-parallel group is
+// the dense one): ReduceScatter in the shard group, AllReduce of the shard across
+// the replicas, and with ZeRO-1/2 the updated shard gathered back in the group.
+std::vector<Coll> TransformerWriter::gradient(double params, const std::vector<int>& groups,
+                                              const std::vector<int>& strides) const {
+  const double b = b_;
+  if (shard_ > 0) {
+    std::vector<Coll> out{{CollectiveType::ReduceScatter, params * b, hybrid_.inner, "grad", false,
+                           hybrid_.innerStrides},
+                          {CollectiveType::AllReduce, params * b / shard_, hybrid_.outer, "grad",
+                           false, hybrid_.outerStrides}};
+    if (!p_.zero3) {
+      out.push_back({CollectiveType::AllGather, params * b / shard_, hybrid_.inner, "params", false,
+                     hybrid_.innerStrides});
     }
+    return out;
   }
+  return {p_.zero3 ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false, strides}
+                   : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false, strides}};
+}
 
-  // Weights per NPU of block `global` (1-based over the model; section 2.2): the
-  // non-expert ones, replicated over EP x DP (the router over TP too), and the E / EP
-  // routed experts of the rank (EP divides E), replicated over DP.
-  auto denseParams = [&](int global) {
-    const BlockWeights w = m.weights(global);
-    return (w.attention + w.mlp) / tp + w.router;
-  };
-  auto expertParams = [&](int global) { return m.weights(global).experts / p.ep / tp; };
+// ZeRO-3's gather of `params` weights per NPU sharded over `degree` NPUs (hybrid:
+// over the shard group).
+Coll TransformerWriter::paramGather(double params, const std::vector<int>& groups, double degree,
+                                    const std::vector<int>& strides) const {
+  if (shard_ > 0) {
+    return Coll{CollectiveType::AllGather, params * b_ / shard_, hybrid_.inner, "params", true,
+                hybrid_.innerStrides};
+  }
+  return Coll{CollectiveType::AllGather, params * b_ / degree, groups, "params", true, strides};
+}
 
-  // Collective helpers (section 2.3).
-  auto tpGather = [&]() {
-    return Coll{CollectiveType::AllGather, act / tp, tpG, "tp", false, tpS};
-  };
-  auto tpReduce = [&]() {
-    return sp ? Coll{CollectiveType::ReduceScatter, act, tpG, "tp", false, tpS}
-              : Coll{CollectiveType::AllReduce, act, tpG, "tp", false, tpS};
-  };
-  // Hybrid sharding (section 2.14): ZeRO shards over the data-parallel group's
-  // inner `shard` NPUs and is replicated across the rest (EP is 1, so the experts'
-  // data-parallel group is the dense one).
-  const int shard = p.shardGroup;
-  const GroupSplit hybrid = shard > 0 ? splitGroup(denseG, denseS, shard) : GroupSplit{};
-  // Gradients of `params` weights per NPU: AllReduce, or ReduceScatter with ZeRO-3.
-  // Hybrid: ReduceScatter in the shard group, AllReduce of the shard across the
-  // replicas, and with ZeRO-1/2 the updated shard gathered back in the group.
-  auto gradient = [&](double params, const std::vector<int>& groups,
-                      const std::vector<int>& strides) -> std::vector<Coll> {
-    if (shard > 0) {
-      std::vector<Coll> out{{CollectiveType::ReduceScatter, params * b, hybrid.inner, "grad", false,
-                             hybrid.innerStrides},
-                            {CollectiveType::AllReduce, params * b / shard, hybrid.outer, "grad",
-                             false, hybrid.outerStrides}};
-      if (!p.zero3) {
-        out.push_back({CollectiveType::AllGather, params * b / shard, hybrid.inner, "params", false,
-                       hybrid.innerStrides});
-      }
-      return out;
-    }
-    return {p.zero3
-                ? Coll{CollectiveType::ReduceScatter, params * b, groups, "grad", false, strides}
-                : Coll{CollectiveType::AllReduce, params * b, groups, "grad", false, strides}};
-  };
-  auto addGradient = [&](Op& op, double params, const std::vector<int>& groups,
-                         const std::vector<int>& strides) {
-    for (Coll& coll : gradient(params, groups, strides))
-      op.at(PhaseKind::WeightGrad).push_back(std::move(coll));
-  };
-  // ZeRO-3's gather of `params` weights per NPU sharded over `degree` NPUs (hybrid:
-  // over the shard group).
-  auto paramGather = [&](double params, const std::vector<int>& groups, double degree,
-                         const std::vector<int>& strides) {
-    if (shard > 0) {
-      return Coll{CollectiveType::AllGather, params * b / shard, hybrid.inner, "params", true,
-                  hybrid.innerStrides};
-    }
-    return Coll{CollectiveType::AllGather, params * b / degree, groups, "params", true, strides};
-  };
-  // Context parallelism (section 2.15): the attention of a CP rank's T tokens needs
-  // the keys and values of the whole sequence. Forward, the ranks gather them (the
-  // KV AllGather of Megatron-LM's "all_gather" CP, the same bytes as the ring
-  // exchange of its "p2p" CP); backward, they gather them again and reduce-scatter
-  // their gradients. kvWidth / TP values per token of each rank.
-  const std::vector<int>& cpG = c.map.context();
-  const std::vector<int> cpS = c.map.strides(ParallelAxis::Context);
-  auto addKeyValueExchange = [&](Op& op) {
-    if (p.cp <= 1) return;
-    const double kv = T * att.kvWidth / tp * b;
-    const Coll gather{CollectiveType::AllGather, kv, cpG, "cp", false, cpS};
-    op.at(PhaseKind::Forward).push_back(gather);
-    op.at(PhaseKind::InputGrad).push_back(gather);
-    op.at(PhaseKind::InputGrad)
-        .push_back(Coll{CollectiveType::ReduceScatter, kv * p.cp, cpG, "cp", false, cpS});
-  };
-  // Input of a column-parallel region (Megatron's f): SP gathers in forward and
-  // reduce-scatters in backward; without SP it all-reduces in backward.
-  auto enterTp = [&](Op& op) {
-    if (!tpColl) return;
-    if (sp) op.at(PhaseKind::Forward).push_back(tpGather());
-    op.at(PhaseKind::InputGrad).push_back(tpReduce());
-  };
-  // Output of a row-parallel region (Megatron's g): the mirror image.
-  auto leaveTp = [&](Op& op) {
-    if (!tpColl) return;
-    op.at(PhaseKind::Forward).push_back(tpReduce());
-    if (sp) op.at(PhaseKind::InputGrad).push_back(tpGather());
-  };
-  // A weight GEMM line (section 2.8): `tokens` rows of width `in` times `weights` (per
-  // NPU) into width `out`. Its input-gradient and weight-gradient GEMMs have the same
-  // FLOPs and read and write the same three matrices, so every phase has one roofline.
-  // In FP8 (section 2.13) the blocks' linear layers read their input and weights as
-  // 1-byte values and write 16-bit outputs, at the device's FP8 rate; `blockLinear`
-  // false keeps a GEMM in BF16 (the router and the output layer, as Transformer
-  // Engine's recipes do).
-  const bool fp8 = p.precision == Precision::Fp8;
-  auto gemm = [&](const std::string& name, double flops, double tokens, double in, double out,
-                  double weights, bool blockLinear = true) {
-    Op op;
-    op.name = name;
-    const double t = fp8 && blockLinear
-                         ? c.gemmKernel(flops, tokens * in + weights + b * tokens * out)
-                         : c.kernel(flops, b * (tokens * (in + out) + weights));
-    op.computeNs = {t, t, t};
-    return op;
-  };
+// Context parallelism (section 2.15): the attention of a CP rank's T tokens needs
+// the keys and values of the whole sequence. Forward, the ranks gather them (the
+// KV AllGather of Megatron-LM's "all_gather" CP, the same bytes as the ring
+// exchange of its "p2p" CP); backward, they gather them again and reduce-scatter
+// their gradients. kvWidth / TP values per token of each rank.
+void TransformerWriter::addKeyValueExchange(Op& op) const {
+  if (p_.cp <= 1) return;
+  const double kv = T_ * att_.kvWidth / tp_ * b_;
+  const Coll gather{CollectiveType::AllGather, kv, cpG_, "cp", false, cpS_};
+  op.at(PhaseKind::Forward).push_back(gather);
+  op.at(PhaseKind::InputGrad).push_back(gather);
+  op.at(PhaseKind::InputGrad)
+      .push_back(Coll{CollectiveType::ReduceScatter, kv * p_.cp, cpG_, "cp", false, cpS_});
+}
 
+// A weight GEMM line (section 2.8): `tokens` rows of width `in` times `weights` (per
+// NPU) into width `out`. Its input-gradient and weight-gradient GEMMs have the same
+// FLOPs and read and write the same three matrices, so every phase has one roofline.
+// In FP8 (section 2.13) the blocks' linear layers read their input and weights as
+// 1-byte values and write 16-bit outputs, at the device's FP8 rate; `blockLinear`
+// false keeps a GEMM in BF16 (the router and the output layer, as Transformer
+// Engine's recipes do).
+Op TransformerWriter::gemm(const std::string& name, double flops, double tokens, double in,
+                           double out, double weights, bool blockLinear) const {
+  Op op;
+  op.name = name;
+  const double t = fp8_ && blockLinear
+                       ? c_.gemmKernel(flops, tokens * in + weights + b_ * tokens * out)
+                       : c_.kernel(flops, b_ * (tokens * (in + out) + weights));
+  op.computeNs = {t, t, t};
+  return op;
+}
+
+Workload TransformerWriter::write() {
+  const Context& c = c_;
+  const Parallelism& p = p_;
   // Blocks of the modelled pipeline stage (section 2.4).
-  const int stageBlocks = (m.layers + p.pp - 1) / p.pp;
+  const int stageBlocks = (m_.layers + p.pp - 1) / p.pp;
   const int stageBlocksWritten = c.options.blocks > 0 ? c.options.blocks : stageBlocks;
   // Interleaved 1F1B: v chunks of blocks / v blocks per stage (section 2.4).
   const int chunks = std::max(1, c.options.virtualStages);
@@ -475,274 +546,289 @@ Workload transformer(const Context& c) {
   const int slots = static_cast<int>(slotCount);
   // The written stage is the last: its blocks are the model's last stageBlocks ones
   // (which of them are dense in a model with dense first blocks).
-  const int stageFirstBlock = p.pp > 1 ? std::max(1, m.layers - stageBlocks + 1) : 1;
-  const bool withEmbedding = !c.libra && m.vocab > 0 && p.pp == 1;
-  const bool withOutput = !c.libra && m.vocab > 0;
+  const int stageFirstBlock = p.pp > 1 ? std::max(1, m_.layers - stageBlocks + 1) : 1;
 
   Builder builder(c.map.communicator(), c.tally);
   Workload w;
   w.communicator = builder.communicator();
-
-  // The slots written: all of them, or for a tally one of each kind (the first
-  // `chunks` carry the gradients; after them, slots of one chunk position are
-  // alike) with the count of its kind as the tally's weight.
-  std::vector<std::pair<int, double>> visits;
-  for (int slot = 0; slot < slots; ++slot) {
-    if (!c.tally || slot < 2 * chunks) visits.emplace_back(slot, 1.0);
+  for (const auto& [slot, weight] : visits(slots, chunks)) {
+    if (c.tally) c.tally->weight = weight;
+    writeSlot(builder, w, slot, slots, chunks, blocks, stageFirstBlock);
   }
-  if (c.tally) {
-    for (auto& [slot, weight] : visits) {
+  return w;
+}
+
+// The slots written: all of them, or for a tally one of each kind (the first
+// `chunks` carry the gradients; after them, slots of one chunk position are
+// alike) with the count of its kind as the tally's weight.
+std::vector<std::pair<int, double>> TransformerWriter::visits(int slots, int chunks) const {
+  std::vector<std::pair<int, double>> out;
+  for (int slot = 0; slot < slots; ++slot) {
+    if (!c_.tally || slot < 2 * chunks) out.emplace_back(slot, 1.0);
+  }
+  if (c_.tally) {
+    for (auto& [slot, weight] : out) {
       if (slot < chunks) continue;
       weight = 0;
       for (int other = slot; other < slots; other += chunks) weight += 1;
     }
   }
-  for (const auto& [slot, weight] : visits) {
-    if (c.tally) c.tally->weight = weight;
-    // The first v slots listed hold the v chunks (all the stage's blocks) and are
-    // the last in the backward pass: they carry the gradients.
-    const bool lastToFinish = slot < chunks;
-    const int firstBlock = (slot % chunks) * blocks;  // block numbering within the stage
-    if (p.pp > 1) {
-      // The stage's input activation from the previous stage (forward) and its
-      // gradient back (input gradient: the backward pass reaches this line last
-      // in the slot). Each TP rank sends its 1 / TP of the activation (Narayanan
-      // et al.'s scatter/gather; with sequence parallelism the activation is
-      // split anyway); without SP an AllGather over the TP group rebuilds it.
-      Op pipe;
-      pipe.name = "pipeline" + slotSuffix(slot, slots);
-      const Coll send{CollectiveType::SendRecv,
-                      act / tp,
-                      c.map.pipeline(),
-                      "p2p",
-                      false,
-                      c.map.strides(ParallelAxis::Pipeline)};
-      for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
-        pipe.at(kind).push_back(send);
-        if (p.tp > 1 && !sp) pipe.at(kind).push_back(tpGather());
-      }
-      builder.lower(pipe, w.layers.mutate());
+  return out;
+}
+
+void TransformerWriter::writeSlot(Builder& builder, Workload& w, int slot, int slots, int chunks,
+                                  int blocks, int stageFirstBlock) const {
+  const Context& c = c_;
+  const bool withEmbedding = !c.libra && m_.vocab > 0 && p_.pp == 1;
+  const bool withOutput = !c.libra && m_.vocab > 0;
+  // The first v slots listed hold the v chunks (all the stage's blocks) and are
+  // the last in the backward pass: they carry the gradients.
+  const bool lastToFinish = slot < chunks;
+  const int firstBlock = (slot % chunks) * blocks;  // block numbering within the stage
+  if (p_.pp > 1) {
+    // The stage's input activation from the previous stage (forward) and its
+    // gradient back (input gradient: the backward pass reaches this line last
+    // in the slot). Each TP rank sends its 1 / TP of the activation (Narayanan
+    // et al.'s scatter/gather; with sequence parallelism the activation is
+    // split anyway); without SP an AllGather over the TP group rebuilds it.
+    Op pipe;
+    pipe.name = "pipeline" + slotSuffix(slot, slots);
+    const Coll send{CollectiveType::SendRecv,
+                    act_ / tp_,
+                    c.map.pipeline(),
+                    "p2p",
+                    false,
+                    c.map.strides(ParallelAxis::Pipeline)};
+    for (PhaseKind kind : {PhaseKind::Forward, PhaseKind::InputGrad}) {
+      pipe.at(kind).push_back(send);
+      if (p_.tp > 1 && !sp_) pipe.at(kind).push_back(tpGather());
     }
-    if (withEmbedding) {
-      Op e;
-      e.name = "embedding" + slotSuffix(slot, slots);
-      const double lookup = c.memoryNs(act);
-      e.computeNs = {lookup, 0, lookup};
-      leaveTp(e);  // vocabulary-parallel embedding: partial sums over the TP group
-      if (lastToFinish && denseGrad) {
-        addGradient(e, m.vocab * h / tp, denseG, denseS);
-      }
-      if (p.zero3 && denseGrad) {
-        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
-        e.at(PhaseKind::Forward).push_back(g);
-        e.at(PhaseKind::InputGrad).push_back(g);
-      }
-      builder.lower(e, w.layers.mutate());
-    }
-    for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
-      const int i = firstBlock + inChunk;
-      const int global = stageFirstBlock + i - 1;
-      const bool moeBlock = m.moeBlock(global);
-      auto name = [&, s = slot](const std::string& base) { return numbered(base, i, s, slots); };
-      std::vector<Op> block;
-      Op q = gemm(name("Q"), 2 * T * att.q / tp, T, h, att.q / h / tp, att.q / tp);
-      enterTp(q);
-      if (lastToFinish && denseGrad && (!c.libra || inChunk == 1)) {
-        // The Libra layout puts the gradients of all the slot's blocks on its first.
-        double params = denseParams(global);
-        if (c.libra) {
-          params = 0;
-          for (int j = 0; j < blocks; ++j) params += denseParams(global + j);
-        }
-        addGradient(q, params, denseG, denseS);
-      }
-      if (p.zero3 && denseGrad) {
-        const Coll g = paramGather(denseParams(global), denseG, denseDegree, denseS);
-        q.at(PhaseKind::Forward).push_back(g);
-        q.at(PhaseKind::InputGrad).push_back(g);
-      }
-      block.push_back(q);
-      block.push_back(gemm(name("K"), 2 * T * att.k / tp, T, h, att.k / h / tp, att.k / tp));
-      block.push_back(gemm(name("V"), 2 * T * att.v / tp, T, h, att.v / h / tp, att.v / tp));
-      {
-        // Scores Q K^T and their product with V: 2 T s qkWidth / tp and 2 T s vWidth /
-        // tp (2 T s h / tp each for multi-head attention); no weights, so the backward
-        // pass is all input gradient (twice the forward). Per sequence and head they
-        // are [s, d] x [d, s] and [s, s] x [s, d] products: they read and write Q, K, V
-        // and the output (width qkWidth or vWidth / tp per token), and, when the scores
-        // are materialized, the score matrices (s^2 per sequence and head: T s a / tp
-        // elements) with the softmax and its dropout between them, (4 beta + 1) bytes per
-        // element forward and (5 beta + 1) backward (read and write, a 1-byte mask;
-        // Korthikanti et al., section 4.1). A fused kernel keeps the scores on chip.
-        const double elements =
-            p.attention == AttentionKernel::Materialized ? T * s * m.heads / tp : 0.0;
-        const std::array<std::pair<const char*, double>, 2> scores{
-            {{"QK", att.qkWidth}, {"softmax", att.vWidth}}};
-        for (const auto& [base, width] : scores) {
-          Op a;
-          a.name = name(base);
-          const double f = 2 * T * s * width / tp;
-          const double streams = T * width / tp;  // Q and K, or V and the output
-          double forward = c.kernel(f, b * (2 * streams + elements));
-          double backward = c.kernel(2 * f, b * (4 * streams + 2 * elements));
-          if (std::string_view(base) == "QK") {
-            forward += c.memoryNs((4 * b + 1) * elements);
-            backward += c.memoryNs((5 * b + 1) * elements);
-          }
-          a.computeNs = {forward, backward, 0};
-          if (std::string_view(base) == "QK") addKeyValueExchange(a);
-          block.push_back(a);
-        }
-      }
-      Op o = gemm(name("concat"), 2 * T * att.out / tp, T, att.out / h / tp, h, att.out / tp);
-      leaveTp(o);
-      if (c.libra && !sp) {
-        // The reference files' extra input-gradient AllGather of one TP shard.
-        o.at(PhaseKind::InputGrad).push_back(tpGather());
-      }
-      block.push_back(o);
-      if (!moeBlock) {
-        // The reference files' names: X<i>W1b1 (up projection, gate included when
-        // gated) and X<i>W2b2 (down projection).
-        const double upWidth = m.ffn * (mlpMatrices - 1) / tp;
-        Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m.ffn * (mlpMatrices - 1) / tp, T, h,
-                     upWidth, h * upWidth);
-        enterTp(up);
-        block.push_back(up);
-        Op down = gemm(mlpName(i, 2, slot, slots), 2 * T * m.ffn * h / tp, T, m.ffn / tp, h,
-                       m.ffn * h / tp);
-        leaveTp(down);
-        block.push_back(down);
-      } else {
-        // Megatron-LM's MoE layer with the AllToAll token dispatcher (section 2.5): the
-        // layer's input stays sequence parallel (TP > 1 needs SP), so the router sees
-        // the rank's T / TP tokens and sends their k copies to the experts.
-        Op router = gemm(name("router"), 2 * T * h * m.experts / tp, T / tp, h, m.experts,
-                         h * m.experts, false);
-        block.push_back(router);
-        if (m.sharedExperts > 0) {
-          // Shared experts: a dense MLP of sharedExperts x f_e every token passes through.
-          const double fs = m.sharedExperts * fe;
-          const double upWidth = fs * (mlpMatrices - 1) / tp;
-          Op up = gemm(name("sharedW1_"), 2 * T * h * fs * (mlpMatrices - 1) / tp, T, h, upWidth,
-                       h * upWidth);
-          enterTp(up);
-          block.push_back(up);
-          Op down = gemm(name("sharedW2_"), 2 * T * fs * h / tp, T, fs / tp, h, fs * h / tp);
-          leaveTp(down);
-          block.push_back(down);
-        }
-        // The copies of the micro-batch's T tokens the NPUs send and receive, in bytes
-        // (k per token with the AllToAll dispatcher); each TP rank holds 1 / TP of them.
-        const double routed = T * copies * h * b;
-        std::vector<Coll> a2a;
-        if (p.moeDispatcher == MoeDispatcher::DeepEp && moe) {
-          if (nodeCopies > 0) {
-            a2a.push_back({CollectiveType::AllToAll, T * nodeCopies * h * b / tp, epAcross, "ep",
-                           false, epS});
-          }
-          a2a.push_back({CollectiveType::AllToAll, routed / tp, epNode, "node", false, epS});
-        } else {
-          a2a.push_back({CollectiveType::AllToAll, routed / tp, epG, "ep", false, epS});
-        }
-        const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG, "tp", false, tpS};
-        const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG, "tp", false, tpS};
-        // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
-        // is the mirror image.
-        Op dispatch;
-        dispatch.name = name("dispatch");
-        if (epColl) {
-          for (const Coll& a : a2a) {
-            dispatch.at(PhaseKind::Forward).push_back(a);
-            dispatch.at(PhaseKind::InputGrad).push_back(a);
-          }
-        }
-        if (tpColl) {
-          dispatch.at(PhaseKind::Forward).push_back(tpGatherRouted);
-          dispatch.at(PhaseKind::InputGrad).push_back(tpScatterRouted);
-        }
-        block.push_back(dispatch);
-        // The experts of the rank compute all T k routed token copies of the TP group
-        // with 1 / TP of their weights.
-        const double localExperts = static_cast<double>(m.experts) / p.ep;
-        const double expertUp = fe * (mlpMatrices - 1) / tp;
-        Op w1 = gemm(name("expertsW1_"), 2 * T * m.topK * h * fe * (mlpMatrices - 1) / tp,
-                     T * m.topK, h, expertUp, localExperts * h * expertUp);
-        if (p.zero3 && expertGrad) {
-          const Coll g = paramGather(expertParams(global), dpG, expertDegree, dpS);
-          w1.at(PhaseKind::Forward).push_back(g);
-          w1.at(PhaseKind::InputGrad).push_back(g);
-        }
-        block.push_back(w1);
-        Op w2 = gemm(name("expertsW2_"), 2 * T * m.topK * fe * h / tp, T * m.topK, fe / tp, h,
-                     localExperts * fe * h / tp);
-        if (lastToFinish && expertGrad) {
-          addGradient(w2, expertParams(global), dpG, dpS);
-        }
-        block.push_back(w2);
-        // combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute. (Written AllToAll
-        // first, as dispatch: the order within an op does not change the time.)
-        Op combine;
-        combine.name = name("combine");
-        if (epColl) {
-          for (const Coll& a : a2a) {
-            combine.at(PhaseKind::Forward).push_back(a);
-            combine.at(PhaseKind::InputGrad).push_back(a);
-          }
-        }
-        if (tpColl) {
-          combine.at(PhaseKind::Forward).push_back(tpScatterRouted);
-          combine.at(PhaseKind::InputGrad).push_back(tpGatherRouted);
-        }
-        block.push_back(combine);
-      }
-      // The block's memory-bound kernels (section 2.8): two layer norms (read and
-      // write [T', h]) and two residual adds (read two, write one) on T' = T / TP
-      // tokens with sequence parallelism (T without), and the MLP's activation
-      // function (a gated one reads gate and up and writes their product: m_g
-      // tensors; GeLU two) on the rows the MLP computes; backward, each norm and
-      // residual gradient reads two tensors and writes one, the activation reads
-      // m_g and writes m_g - 1.
-      Op norm;
-      norm.name = name("layerNorm");
-      const double rows = T / (sp ? tp : 1.0);
-      const double activated = moeBlock ? T * (m.topK + m.sharedExperts) * fe / tp : T * m.ffn / tp;
-      const double nf = 2 * T * h / (sp ? tp : 1.0);
-      norm.computeNs = {c.kernel(nf, b * (10 * rows * h + mlpMatrices * activated)),
-                        c.kernel(nf, b * (12 * rows * h + (2 * mlpMatrices - 1) * activated)),
-                        c.ns(nf)};
-      block.push_back(norm);
-      if (p.recompute) {
-        for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
-      } else if (p.selectiveRecompute) {
-        // Korthikanti et al.: only the attention scores (QK^T, softmax, their
-        // product with V) are recomputed; they hold the 5 a s^2 b bytes.
-        auto scores = [](const Op& op) {
-          return op.name.rfind("QK", 0) == 0 || op.name.rfind("softmax", 0) == 0;
-        };
-        for (Op& r : recomputeOps(block, +scores)) block.push_back(std::move(r));
-      }
-      for (const Op& op : block) builder.lower(op, w.layers.mutate());
-    }
-    if (withOutput && slot % chunks == 0) {
-      // The output layer follows the stage's last chunk: once per micro-batch.
-      Op out = gemm("output" + slotSuffix(slot, slots), 2 * T * h * m.vocab / tp, T, h,
-                    m.vocab / tp, h * m.vocab / tp, false);
-      enterTp(out);  // vocabulary-parallel output layer
-      const bool ownWeights = !m.tiedEmbeddings || !withEmbedding;
-      if (lastToFinish && denseGrad && ownWeights) {
-        addGradient(out, m.vocab * h / tp, denseG, denseS);
-      }
-      if (p.zero3 && denseGrad && ownWeights) {
-        const Coll g = paramGather(m.vocab * h / tp, denseG, denseDegree, denseS);
-        out.at(PhaseKind::Forward).push_back(g);
-        out.at(PhaseKind::InputGrad).push_back(g);
-      }
-      // Like Megatron's full recomputation, only transformer blocks are recomputed.
-      builder.lower(out, w.layers.mutate());
-    }
+    builder.lower(pipe, w.layers.mutate());
   }
-  return w;
+  if (withEmbedding) {
+    Op e;
+    e.name = "embedding" + slotSuffix(slot, slots);
+    const double lookup = c.memoryNs(act_);
+    e.computeNs = {lookup, 0, lookup};
+    leaveTp(e);  // vocabulary-parallel embedding: partial sums over the TP group
+    if (lastToFinish && denseGrad_) addGradient(e, m_.vocab * h_ / tp_, denseG_, denseS_);
+    if (p_.zero3 && denseGrad_) {
+      addParamGathers(e, m_.vocab * h_ / tp_, denseG_, denseDegree_, denseS_);
+    }
+    builder.lower(e, w.layers.mutate());
+  }
+  for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
+    const int i = firstBlock + inChunk;
+    writeBlock(builder, w, i, stageFirstBlock + i - 1, slot, slots, lastToFinish, inChunk == 1,
+               blocks);
+  }
+  if (withOutput && slot % chunks == 0) {
+    // The output layer follows the stage's last chunk: once per micro-batch.
+    Op out = gemm("output" + slotSuffix(slot, slots), 2 * T_ * h_ * m_.vocab / tp_, T_, h_,
+                  m_.vocab / tp_, h_ * m_.vocab / tp_, false);
+    enterTp(out);  // vocabulary-parallel output layer
+    const bool ownWeights = !m_.tiedEmbeddings || !withEmbedding;
+    if (lastToFinish && denseGrad_ && ownWeights) {
+      addGradient(out, m_.vocab * h_ / tp_, denseG_, denseS_);
+    }
+    if (p_.zero3 && denseGrad_ && ownWeights) {
+      addParamGathers(out, m_.vocab * h_ / tp_, denseG_, denseDegree_, denseS_);
+    }
+    // Like Megatron's full recomputation, only transformer blocks are recomputed.
+    builder.lower(out, w.layers.mutate());
+  }
+}
+
+// Block i of the stage (block `global` of the model): its ops, their
+// recomputation, lowered into lines.
+void TransformerWriter::writeBlock(Builder& builder, Workload& w, int i, int global, int slot,
+                                   int slots, bool gradients, bool firstInChunk, int blocks) const {
+  std::vector<Op> block;
+  attention(block, i, global, slot, slots, gradients, firstInChunk, blocks);
+  if (m_.moeBlock(global)) {
+    moeMlp(block, i, global, slot, slots, gradients);
+  } else {
+    denseMlp(block, i, slot, slots);
+  }
+  block.push_back(norm(i, global, slot, slots));
+  if (p_.recompute) {
+    for (Op& r : recomputeOps(block)) block.push_back(std::move(r));
+  } else if (p_.selectiveRecompute) {
+    // Korthikanti et al.: only the attention scores (QK^T, softmax, their
+    // product with V) are recomputed; they hold the 5 a s^2 b bytes.
+    auto scores = [](const Op& op) {
+      return op.name.rfind("QK", 0) == 0 || op.name.rfind("softmax", 0) == 0;
+    };
+    for (Op& r : recomputeOps(block, +scores)) block.push_back(std::move(r));
+  }
+  for (const Op& op : block) builder.lower(op, w.layers.mutate());
+}
+
+void TransformerWriter::attention(std::vector<Op>& block, int i, int global, int slot, int slots,
+                                  bool gradients, bool firstInChunk, int blocks) const {
+  const double T = T_, tp = tp_, h = h_, s = s_, b = b_;
+  auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
+  Op q = gemm(name("Q"), 2 * T * att_.q / tp, T, h, att_.q / h / tp, att_.q / tp);
+  enterTp(q);
+  if (gradients && denseGrad_ && (!c_.libra || firstInChunk)) {
+    // The Libra layout puts the gradients of all the slot's blocks on its first.
+    double params = denseParams(global);
+    if (c_.libra) {
+      params = 0;
+      for (int j = 0; j < blocks; ++j) params += denseParams(global + j);
+    }
+    addGradient(q, params, denseG_, denseS_);
+  }
+  if (p_.zero3 && denseGrad_)
+    addParamGathers(q, denseParams(global), denseG_, denseDegree_, denseS_);
+  block.push_back(q);
+  block.push_back(gemm(name("K"), 2 * T * att_.k / tp, T, h, att_.k / h / tp, att_.k / tp));
+  block.push_back(gemm(name("V"), 2 * T * att_.v / tp, T, h, att_.v / h / tp, att_.v / tp));
+  // Scores Q K^T and their product with V: 2 T s qkWidth / tp and 2 T s vWidth /
+  // tp (2 T s h / tp each for multi-head attention); no weights, so the backward
+  // pass is all input gradient (twice the forward). Per sequence and head they
+  // are [s, d] x [d, s] and [s, s] x [s, d] products: they read and write Q, K, V
+  // and the output (width qkWidth or vWidth / tp per token), and, when the scores
+  // are materialized, the score matrices (s^2 per sequence and head: T s a / tp
+  // elements) with the softmax and its dropout between them, (4 beta + 1) bytes per
+  // element forward and (5 beta + 1) backward (read and write, a 1-byte mask;
+  // Korthikanti et al., section 4.1). A fused kernel keeps the scores on chip.
+  const double elements =
+      p_.attention == AttentionKernel::Materialized ? T * s * m_.heads / tp : 0.0;
+  const std::array<std::pair<const char*, double>, 2> scores{
+      {{"QK", att_.qkWidth}, {"softmax", att_.vWidth}}};
+  for (const auto& [base, width] : scores) {
+    Op a;
+    a.name = name(base);
+    const double f = 2 * T * s * width / tp;
+    const double streams = T * width / tp;  // Q and K, or V and the output
+    double forward = c_.kernel(f, b * (2 * streams + elements));
+    double backward = c_.kernel(2 * f, b * (4 * streams + 2 * elements));
+    if (std::string_view(base) == "QK") {
+      forward += c_.memoryNs((4 * b + 1) * elements);
+      backward += c_.memoryNs((5 * b + 1) * elements);
+    }
+    a.computeNs = {forward, backward, 0};
+    if (std::string_view(base) == "QK") addKeyValueExchange(a);
+    block.push_back(a);
+  }
+  Op o = gemm(name("concat"), 2 * T * att_.out / tp, T, att_.out / h / tp, h, att_.out / tp);
+  leaveTp(o);
+  if (c_.libra && !sp_) {
+    // The reference files' extra input-gradient AllGather of one TP shard.
+    o.at(PhaseKind::InputGrad).push_back(tpGather());
+  }
+  block.push_back(o);
+}
+
+// The reference files' names: X<i>W1b1 (up projection, gate included when gated)
+// and X<i>W2b2 (down projection).
+void TransformerWriter::denseMlp(std::vector<Op>& block, int i, int slot, int slots) const {
+  const double T = T_, tp = tp_, h = h_;
+  const double upWidth = m_.ffn * (mlpMatrices_ - 1) / tp;
+  Op up = gemm(mlpName(i, 1, slot, slots), 2 * T * h * m_.ffn * (mlpMatrices_ - 1) / tp, T, h,
+               upWidth, h * upWidth);
+  enterTp(up);
+  block.push_back(up);
+  Op down =
+      gemm(mlpName(i, 2, slot, slots), 2 * T * m_.ffn * h / tp, T, m_.ffn / tp, h, m_.ffn * h / tp);
+  leaveTp(down);
+  block.push_back(down);
+}
+
+// Megatron-LM's MoE layer with the AllToAll token dispatcher (section 2.5): the
+// layer's input stays sequence parallel (TP > 1 needs SP), so the router sees the
+// rank's T / TP tokens and sends their k copies to the experts.
+void TransformerWriter::moeMlp(std::vector<Op>& block, int i, int global, int slot, int slots,
+                               bool gradients) const {
+  const double T = T_, tp = tp_, h = h_, b = b_, fe = fe_;
+  auto name = [&](const std::string& base) { return numbered(base, i, slot, slots); };
+  block.push_back(gemm(name("router"), 2 * T * h * m_.experts / tp, T / tp, h, m_.experts,
+                       h * m_.experts, false));
+  if (m_.sharedExperts > 0) {
+    // Shared experts: a dense MLP of sharedExperts x f_e every token passes through.
+    const double fs = m_.sharedExperts * fe;
+    const double upWidth = fs * (mlpMatrices_ - 1) / tp;
+    Op up = gemm(name("sharedW1_"), 2 * T * h * fs * (mlpMatrices_ - 1) / tp, T, h, upWidth,
+                 h * upWidth);
+    enterTp(up);
+    block.push_back(up);
+    Op down = gemm(name("sharedW2_"), 2 * T * fs * h / tp, T, fs / tp, h, fs * h / tp);
+    leaveTp(down);
+    block.push_back(down);
+  }
+  // The copies of the micro-batch's T tokens the NPUs send and receive, in bytes
+  // (k per token with the AllToAll dispatcher); each TP rank holds 1 / TP of them.
+  const double routed = T * copies_ * h * b;
+  std::vector<Coll> a2a;
+  if (p_.moeDispatcher == MoeDispatcher::DeepEp) {
+    if (nodeCopies_ > 0) {
+      a2a.push_back(
+          {CollectiveType::AllToAll, T * nodeCopies_ * h * b / tp, epAcross_, "ep", false, epS_});
+    }
+    a2a.push_back({CollectiveType::AllToAll, routed / tp, epNode_, "node", false, epS_});
+  } else {
+    a2a.push_back({CollectiveType::AllToAll, routed / tp, epG_, "ep", false, epS_});
+  }
+  const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG_, "tp", false, tpS_};
+  const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG_, "tp", false, tpS_};
+  // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
+  // is the mirror image. combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute
+  // (written AllToAll first, as dispatch: the order within an op does not change
+  // the time).
+  auto exchange = [&](const char* base, const Coll& forward, const Coll& backward) {
+    Op op;
+    op.name = name(base);
+    if (epColl_) {
+      for (const Coll& a : a2a) {
+        op.at(PhaseKind::Forward).push_back(a);
+        op.at(PhaseKind::InputGrad).push_back(a);
+      }
+    }
+    if (tpColl_) {
+      op.at(PhaseKind::Forward).push_back(forward);
+      op.at(PhaseKind::InputGrad).push_back(backward);
+    }
+    return op;
+  };
+  block.push_back(exchange("dispatch", tpGatherRouted, tpScatterRouted));
+  // The experts of the rank compute all T k routed token copies of the TP group
+  // with 1 / TP of their weights.
+  const double localExperts = static_cast<double>(m_.experts) / p_.ep;
+  const double expertUp = fe * (mlpMatrices_ - 1) / tp;
+  Op w1 = gemm(name("expertsW1_"), 2 * T * m_.topK * h * fe * (mlpMatrices_ - 1) / tp, T * m_.topK,
+               h, expertUp, localExperts * h * expertUp);
+  if (p_.zero3 && expertGrad_) addParamGathers(w1, expertParams(global), dpG_, expertDegree_, dpS_);
+  block.push_back(w1);
+  Op w2 = gemm(name("expertsW2_"), 2 * T * m_.topK * fe * h / tp, T * m_.topK, fe / tp, h,
+               localExperts * fe * h / tp);
+  if (gradients && expertGrad_) addGradient(w2, expertParams(global), dpG_, dpS_);
+  block.push_back(w2);
+  block.push_back(exchange("combine", tpScatterRouted, tpGatherRouted));
+}
+
+// The block's memory-bound kernels (section 2.8): two layer norms (read and write
+// [T', h]) and two residual adds (read two, write one) on T' = T / TP tokens with
+// sequence parallelism (T without), and the MLP's activation function (a gated one
+// reads gate and up and writes their product: m_g tensors; GeLU two) on the rows
+// the MLP computes; backward, each norm and residual gradient reads two tensors and
+// writes one, the activation reads m_g and writes m_g - 1.
+Op TransformerWriter::norm(int i, int global, int slot, int slots) const {
+  const double T = T_, tp = tp_, h = h_, b = b_;
+  Op norm;
+  norm.name = numbered("layerNorm", i, slot, slots);
+  const double rows = T / (sp_ ? tp : 1.0);
+  const double activated =
+      m_.moeBlock(global) ? T * (m_.topK + m_.sharedExperts) * fe_ / tp : T * m_.ffn / tp;
+  const double nf = 2 * T * h / (sp_ ? tp : 1.0);
+  norm.computeNs = {c_.kernel(nf, b * (10 * rows * h + mlpMatrices_ * activated)),
+                    c_.kernel(nf, b * (12 * rows * h + (2 * mlpMatrices_ - 1) * activated)),
+                    c_.ns(nf)};
+  return norm;
+}
+
+Workload transformer(const Context& c) {
+  return TransformerWriter(c).write();
 }
 
 // ---------------------------------------------------------------------------------
