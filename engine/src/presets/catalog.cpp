@@ -266,10 +266,30 @@ CnnConfig resnet50() {
   return c;
 }
 
-std::vector<Preset> buildPresets() {
+// What the catalog's entries share: the list, its two adders and the common
+// parallelisms.
+struct CatalogBuilder {
   std::vector<Preset> list;
-  auto dense = [](int layers, int hidden, int ffn, int heads, int kvHeads, int vocab, bool gated,
-                  bool tied) {
+  Parallelism tp1, tp8, tp8Fused, tp16, tp128, moe;
+
+  CatalogBuilder() {
+    tp8.tp = 8;
+    // Runs after FlashAttention (Dao et al., arXiv:2205.14135, 2022) compute attention
+    // in one fused kernel; the older ones (and Korthikanti et al.'s Megatron-LM, whose
+    // activation accounting stores the score matrices) materialize the scores.
+    tp8Fused = tp8;
+    tp8Fused.attention = AttentionKernel::Fused;
+    tp16.tp = 16;
+    tp128.tp = 128;
+    // Megatron-LM refuses a mixture of experts with TP > 1 without sequence parallelism.
+    moe.tp = 8;
+    moe.ep = 8;
+    moe.sequenceParallel = true;
+    moe.attention = AttentionKernel::Fused;
+  }
+
+  static TransformerConfig dense(int layers, int hidden, int ffn, int heads, int kvHeads, int vocab,
+                                 bool gated, bool tied) {
     TransformerConfig t;
     t.layers = layers;
     t.hidden = hidden;
@@ -280,10 +300,11 @@ std::vector<Preset> buildPresets() {
     t.gatedMlp = gated;
     t.tiedEmbeddings = tied;
     return t;
-  };
-  auto add = [&](std::string id, std::string name, std::string source, std::string notes,
-                 std::variant<TransformerConfig, CnnConfig, DlrmConfig> model, int seq,
-                 int referenceMicro, int bytes, Parallelism defaults) {
+  }
+
+  void add(std::string id, std::string name, std::string source, std::string notes,
+           std::variant<TransformerConfig, CnnConfig, DlrmConfig> model, int seq,
+           int referenceMicro, int bytes, Parallelism defaults) {
     Preset p;
     p.id = std::move(id);
     p.name = std::move(name);
@@ -295,146 +316,149 @@ std::vector<Preset> buildPresets() {
     p.bytesPerElement = bytes;
     p.defaults = std::move(defaults);
     list.push_back(std::move(p));
-  };
+  }
+
   // The work per iteration and the training run (docs/workloads.md section 6):
   // global batch, micro-batch of a pipeline, token budget, and where they come from.
-  auto batch = [&](std::int64_t global, int pipelineMicro, double trainTokens,
-                   const std::string& source) {
+  void batch(std::int64_t global, int pipelineMicro, double trainTokens,
+             const std::string& source) {
     Preset& p = list.back();
     p.globalBatch = global;
     p.microBatch = pipelineMicro;
     p.trainTokens = trainTokens;
     p.notes += ". Batch: " + source;
-  };
-  Parallelism tp1;
-  Parallelism tp8;
-  tp8.tp = 8;
-  // Runs after FlashAttention (Dao et al., arXiv:2205.14135, 2022) compute attention
-  // in one fused kernel; the older ones (and Korthikanti et al.'s Megatron-LM, whose
-  // activation accounting stores the score matrices) materialize the scores.
-  Parallelism tp8Fused = tp8;
-  tp8Fused.attention = AttentionKernel::Fused;
-  Parallelism tp16;
-  tp16.tp = 16;
-  Parallelism tp128;
-  tp128.tp = 128;
-  // Megatron-LM refuses a mixture of experts with TP > 1 without sequence parallelism.
-  Parallelism moe;
-  moe.tp = 8;
-  moe.ep = 8;
-  moe.sequenceParallel = true;
-  moe.attention = AttentionKernel::Fused;
+  }
+};
 
-  add("turing-nlg-17b", "Turing-NLG 17B",
-      "Microsoft Research blog, 'Turing-NLG: A 17-billion-parameter language model by "
-      "Microsoft' (2020-02-10), https://www.microsoft.com/en-us/research/blog/"
-      "turing-nlg-a-17-billion-parameter-language-model-by-microsoft/: 78 layers, hidden 4256, "
-      "28 heads",
-      "FFN = 4 h; GPT-2 vocabulary (50257) and tied embeddings assumed. Libra layout: sequence "
-      "1024 x micro-batch 8 = the 8192 tokens per micro-batch of the LIBRA reference file; LIBRA "
-      "runs it "
-      "data parallel only (TP 1)",
-      dense(78, 4256, 4 * 4256, 28, 0, 50257, false, true), 1024, 8, 2, tp1);
-  batch(512, 1, 0,
-        "512 sequences per iteration, assumed (not published; the batch of Megatron-LM's 8.3B "
-        "model, Shoeybi et al., arXiv:1909.08053, section 5); no published token budget");
-  add("gpt3-175b", "GPT-3 175B",
+// The transformers of LIBRA's reference inputs.
+void libraModels(CatalogBuilder& c) {
+  c.add("turing-nlg-17b", "Turing-NLG 17B",
+        "Microsoft Research blog, 'Turing-NLG: A 17-billion-parameter language model by "
+        "Microsoft' (2020-02-10), https://www.microsoft.com/en-us/research/blog/"
+        "turing-nlg-a-17-billion-parameter-language-model-by-microsoft/: 78 layers, hidden 4256, "
+        "28 heads",
+        "FFN = 4 h; GPT-2 vocabulary (50257) and tied embeddings assumed. Libra layout: sequence "
+        "1024 x micro-batch 8 = the 8192 tokens per micro-batch of the LIBRA reference file; LIBRA "
+        "runs it "
+        "data parallel only (TP 1)",
+        CatalogBuilder::dense(78, 4256, 4 * 4256, 28, 0, 50257, false, true), 1024, 8, 2, c.tp1);
+  c.batch(512, 1, 0,
+          "512 sequences per iteration, assumed (not published; the batch of Megatron-LM's 8.3B "
+          "model, Shoeybi et al., arXiv:1909.08053, section 5); no published token budget");
+  c.add(
+      "gpt3-175b", "GPT-3 175B",
       "Brown et al., 'Language Models are Few-Shot Learners', arXiv:2005.14165, Table 2.1: "
       "96 layers, d_model 12288, 96 heads of 128, context 2048, FFN 4 d_model",
       "BPE vocabulary 50257, tied embeddings (GPT-2 architecture). Libra layout: micro-batch 16 x "
       "2048 = the 32768 tokens per micro-batch of the LIBRA reference file; TP 16 as in LIBRA",
-      dense(96, 12288, 4 * 12288, 96, 0, 50257, false, true), 2048, 16, 2, tp16);
-  batch(1536, 1, 300e9,
-        "1536 sequences of 2048 = 3.1 M tokens per iteration (Brown et al., Table 2.1: 3.2 M; "
-        "1536 as in Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh, micro-batch 1); "
-        "300 B training tokens (Brown et al., section 2.2)");
-  add("msft-1t", "MSFT-1T",
-      "the 1-trillion-parameter transformer of LIBRA (Won et al., ISPASS 2024, "
-      "arXiv:2109.11762) and its reference inputs, https://github.com/astra-sim/libra: hidden "
-      "24576 (from the collective sizes of inputs/workload/MSFT_1T.txt), TP 128 x DP 32 (from "
-      "inputs/communicator/MSFT_1T_*.yml)",
-      "128 layers (128 x 12 h^2 = 0.93 T parameters), 128 heads of 192 (TP 128 splits heads), "
-      "FFN 4 h, vocabulary 51200 tied: assumed, no public model card. Libra layout: micro-batch "
-      "8 x 2048 = the reference's 16384 tokens per micro-batch",
-      dense(128, 24576, 4 * 24576, 128, 0, 51200, false, true), 2048, 8, 2, tp128);
-  batch(3072, 1, 0,
-        "3072 sequences per iteration, assumed (the batch of the 1-trillion-parameter GPT of "
-        "Narayanan et al., arXiv:2104.04473, Table 1); no published token budget");
+      CatalogBuilder::dense(96, 12288, 4 * 12288, 96, 0, 50257, false, true), 2048, 16, 2, c.tp16);
+  c.batch(1536, 1, 300e9,
+          "1536 sequences of 2048 = 3.1 M tokens per iteration (Brown et al., Table 2.1: 3.2 M; "
+          "1536 as in Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh, micro-batch 1); "
+          "300 B training tokens (Brown et al., section 2.2)");
+  c.add("msft-1t", "MSFT-1T",
+        "the 1-trillion-parameter transformer of LIBRA (Won et al., ISPASS 2024, "
+        "arXiv:2109.11762) and its reference inputs, https://github.com/astra-sim/libra: hidden "
+        "24576 (from the collective sizes of inputs/workload/MSFT_1T.txt), TP 128 x DP 32 (from "
+        "inputs/communicator/MSFT_1T_*.yml)",
+        "128 layers (128 x 12 h^2 = 0.93 T parameters), 128 heads of 192 (TP 128 splits heads), "
+        "FFN 4 h, vocabulary 51200 tied: assumed, no public model card. Libra layout: micro-batch "
+        "8 x 2048 = the reference's 16384 tokens per micro-batch",
+        CatalogBuilder::dense(128, 24576, 4 * 24576, 128, 0, 51200, false, true), 2048, 8, 2,
+        c.tp128);
+  c.batch(3072, 1, 0,
+          "3072 sequences per iteration, assumed (the batch of the 1-trillion-parameter GPT of "
+          "Narayanan et al., arXiv:2104.04473, Table 1); no published token budget");
+}
+
+// The GPT models of Korthikanti et al.'s and Narayanan et al.'s Megatron-LM runs.
+void megatronModels(CatalogBuilder& c) {
   // The GPT models of Korthikanti et al., "Reducing Activation Recomputation in Large
   // Transformer Models", arXiv:2205.05198, Table 3 (with GPT-3 175B above), the
   // configurations of its Table 5 measurements on A100s.
   const std::string korthikanti =
       "Korthikanti et al., 'Reducing Activation Recomputation in Large Transformer Models', "
       "arXiv:2205.05198, Table 3 and section 6 (sequence 2048, vocabulary 51200)";
-  add("megatron-gpt-22b", "GPT 22B (Megatron-LM)",
-      korthikanti + ": 22B, 64 heads, hidden 6144, 48 layers, TP 8",
-      "FFN 4 h and tied embeddings (Megatron-LM's GPT); a benchmark configuration, never "
-      "trained to convergence",
-      dense(48, 6144, 4 * 6144, 64, 0, 51200, false, true), 2048, 4, 2, tp8);
-  batch(4, 4, 0,
-        "4 sequences per iteration in micro-batches of 4, the evaluation batch of Korthikanti et "
-        "al. Table 3 (no data parallelism); no token budget");
-  add("mt-nlg-530b", "MT-NLG 530B",
-      korthikanti + ": 530B (MT-NLG), 128 heads, hidden 20480, 105 layers, TP 8 x PP 35",
-      "FFN 4 h and tied embeddings (Megatron-LM's GPT); MT-NLG itself: Smith et al., "
-      "arXiv:2201.11990. Default parallelism TP 8 (add --pp 35 for the paper's layout: 35 "
-      "stages divide few networks)",
-      dense(105, 20480, 4 * 20480, 128, 0, 51200, false, true), 2048, 1, 2, tp8);
-  batch(280, 1, 0,
-        "280 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
-        "et al. Table 3 at TP 8 x PP 35 without data parallelism; no token budget");
-  add("megatron-gpt-1t", "GPT 1T (Megatron-LM)",
-      korthikanti + ": 1T, 160 heads, hidden 25600, 128 layers, TP 8 x PP 64",
-      "FFN 4 h and tied embeddings (Megatron-LM's GPT); the 1T model of Narayanan et al., "
-      "arXiv:2104.04473, Table 1; a benchmark configuration, never trained to convergence",
-      dense(128, 25600, 4 * 25600, 160, 0, 51200, false, true), 2048, 1, 2, tp8);
-  list.back().defaults.pp = 64;
-  batch(512, 1, 0,
-        "512 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
-        "et al. Table 3 at TP 8 x PP 64 without data parallelism (Narayanan et al. Table 1 train "
-        "it at 3072); no token budget");
-  add("llama3-70b", "Llama 3 70B",
-      "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
-      "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
-      "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
-      "sequence 8192 (the pre-training context); untied embeddings; fused (FlashAttention) "
-      "attention assumed: materialized scores would not fit (a s^2 x 5 bytes per layer)",
-      dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, tp8Fused);
-  batch(2048, 1, 15e12,
-        "2048 sequences of 8192 = 16 M tokens per iteration, assumed equal to the 405B's "
-        "(arXiv:2407.21783 publishes it for the 405B only); 15 T training tokens (section 3.1: "
-        "'about 15T multilingual tokens')");
-  add("llama3-405b", "Llama 3 405B",
-      "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 126 layers, model "
-      "dimension 16384, FFN 53248, 128 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
-      "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
-      "sequence 8192; TP 8 as in the paper's Table 4 (which adds PP 16); fused "
-      "(FlashAttention) attention assumed: materialized scores would not fit (16 heads per GPU "
-      "x 8192^2 x 5 bytes = 5.4 GB per layer)",
-      dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2, tp8Fused);
-  batch(2048, 1, 15.6e12,
-        "2048 sequences of 8192 = 16 M tokens per iteration (arXiv:2407.21783, Table 4 and "
-        "section 3.4.1, the batch of the main stage); 15.6 T training tokens (section 3.4)");
+  c.add("megatron-gpt-22b", "GPT 22B (Megatron-LM)",
+        korthikanti + ": 22B, 64 heads, hidden 6144, 48 layers, TP 8",
+        "FFN 4 h and tied embeddings (Megatron-LM's GPT); a benchmark configuration, never "
+        "trained to convergence",
+        CatalogBuilder::dense(48, 6144, 4 * 6144, 64, 0, 51200, false, true), 2048, 4, 2, c.tp8);
+  c.batch(4, 4, 0,
+          "4 sequences per iteration in micro-batches of 4, the evaluation batch of Korthikanti et "
+          "al. Table 3 (no data parallelism); no token budget");
+  c.add("mt-nlg-530b", "MT-NLG 530B",
+        korthikanti + ": 530B (MT-NLG), 128 heads, hidden 20480, 105 layers, TP 8 x PP 35",
+        "FFN 4 h and tied embeddings (Megatron-LM's GPT); MT-NLG itself: Smith et al., "
+        "arXiv:2201.11990. Default parallelism TP 8 (add --pp 35 for the paper's layout: 35 "
+        "stages divide few networks)",
+        CatalogBuilder::dense(105, 20480, 4 * 20480, 128, 0, 51200, false, true), 2048, 1, 2,
+        c.tp8);
+  c.batch(280, 1, 0,
+          "280 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+          "et al. Table 3 at TP 8 x PP 35 without data parallelism; no token budget");
+  c.add("megatron-gpt-1t", "GPT 1T (Megatron-LM)",
+        korthikanti + ": 1T, 160 heads, hidden 25600, 128 layers, TP 8 x PP 64",
+        "FFN 4 h and tied embeddings (Megatron-LM's GPT); the 1T model of Narayanan et al., "
+        "arXiv:2104.04473, Table 1; a benchmark configuration, never trained to convergence",
+        CatalogBuilder::dense(128, 25600, 4 * 25600, 160, 0, 51200, false, true), 2048, 1, 2,
+        c.tp8);
+  c.list.back().defaults.pp = 64;
+  c.batch(512, 1, 0,
+          "512 sequences per iteration in micro-batches of 1, the evaluation batch of Korthikanti "
+          "et al. Table 3 at TP 8 x PP 64 without data parallelism (Narayanan et al. Table 1 train "
+          "it at 3072); no token budget");
+}
+
+// Meta's Llama 3 models.
+void llamaModels(CatalogBuilder& c) {
+  c.add("llama3-70b", "Llama 3 70B",
+        "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 80 layers, model "
+        "dimension 8192, FFN 28672, 64 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
+        "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+        "sequence 8192 (the pre-training context); untied embeddings; fused (FlashAttention) "
+        "attention assumed: materialized scores would not fit (a s^2 x 5 bytes per layer)",
+        CatalogBuilder::dense(80, 8192, 28672, 64, 8, 128256, true, false), 8192, 1, 2, c.tp8Fused);
+  c.batch(2048, 1, 15e12,
+          "2048 sequences of 8192 = 16 M tokens per iteration, assumed equal to the 405B's "
+          "(arXiv:2407.21783 publishes it for the 405B only); 15 T training tokens (section 3.1: "
+          "'about 15T multilingual tokens')");
+  c.add("llama3-405b", "Llama 3 405B",
+        "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3: 126 layers, model "
+        "dimension 16384, FFN 53248, 128 heads, 8 key/value heads, SwiGLU; vocabulary 128256 from "
+        "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
+        "sequence 8192; TP 8 as in the paper's Table 4 (which adds PP 16); fused "
+        "(FlashAttention) attention assumed: materialized scores would not fit (16 heads per GPU "
+        "x 8192^2 x 5 bytes = 5.4 GB per layer)",
+        CatalogBuilder::dense(126, 16384, 53248, 128, 8, 128256, true, false), 8192, 1, 2,
+        c.tp8Fused);
+  c.batch(2048, 1, 15.6e12,
+          "2048 sequences of 8192 = 16 M tokens per iteration (arXiv:2407.21783, Table 4 and "
+          "section 3.4.1, the batch of the main stage); 15.6 T training tokens (section 3.4)");
+}
+
+// Mixtures of experts.
+void mixtureModels(CatalogBuilder& c) {
   {
-    TransformerConfig m = dense(56, 6144, 16384, 48, 8, 32000, true, false);
+    TransformerConfig m = CatalogBuilder::dense(56, 6144, 16384, 48, 8, 32000, true, false);
     m.experts = 8;
     m.topK = 2;
-    add("mixtral-8x22b", "Mixtral 8x22B",
-        "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json: 56 layers, "
-        "hidden 6144, intermediate 16384, 48 heads, 8 key/value heads, 8 experts, 2 per token, "
-        "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
-        "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
-        "supports 65536) is our choice; TP 8 x EP 8 with sequence parallelism (Megatron-LM "
-        "requires it for MoE with TP > 1); fused attention and Megatron-LM's AllToAll "
-        "dispatcher assumed",
-        m, 4096, 1, 2, moe);
-    batch(1024, 1, 0,
-          "1024 sequences of 4096 = 4 M tokens per iteration, assumed (not published); no "
-          "published token budget");
+    c.add("mixtral-8x22b", "Mixtral 8x22B",
+          "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json: 56 layers, "
+          "hidden 6144, intermediate 16384, 48 heads, 8 key/value heads, 8 experts, 2 per token, "
+          "vocabulary 32000; announcement https://mistral.ai/news/mixtral-8x22b",
+          "every block is a mixture-of-experts block (SwiGLU experts); sequence 4096 (the model "
+          "supports 65536) is our choice; TP 8 x EP 8 with sequence parallelism (Megatron-LM "
+          "requires it for MoE with TP > 1); fused attention and Megatron-LM's AllToAll "
+          "dispatcher assumed",
+          m, 4096, 1, 2, c.moe);
+    c.batch(1024, 1, 0,
+            "1024 sequences of 4096 = 4 M tokens per iteration, assumed (not published); no "
+            "published token budget");
   }
   {
     // DeepSeek-V3 (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437).
-    TransformerConfig m = dense(61, 7168, 18432, 128, 0, 129280, true, false);
+    TransformerConfig m = CatalogBuilder::dense(61, 7168, 18432, 128, 0, 129280, true, false);
     m.experts = 256;
     m.topK = 8;
     m.expertFfn = 2048;
@@ -451,7 +475,8 @@ std::vector<Preset> buildPresets() {
     ds.ep = 64;
     ds.attention = AttentionKernel::Fused;
     ds.moeDispatcher = MoeDispatcher::DeepEp;
-    add("deepseek-v3", "DeepSeek-V3 (671B, 37B activated)",
+    c.add(
+        "deepseek-v3", "DeepSeek-V3 (671B, 37B activated)",
         "DeepSeek-AI, 'DeepSeek-V3 Technical Report', arXiv:2412.19437, section 4.2 "
         "(Hyper-Parameters): 61 layers, hidden 7168, 128 heads of 128, KV compression 512, query "
         "compression 1536, rotary head dim 64; all FFNs but the first three are MoE with 1 shared "
@@ -466,20 +491,25 @@ std::vector<Preset> buildPresets() {
         "split over TP. Default parallelism PP 16 x EP 64 as in section 3.2 (DualPipe itself is "
         "modelled as interleaved 1F1B at best)",
         m, 4096, 1, 2, ds);
-    batch(15360, 1, 14.8e12,
-          "15360 sequences of 4096 = 62.9 M tokens per iteration, the batch after the first 469 B "
-          "tokens (arXiv:2412.19437, section 4.2, Training Hyper-Parameters: 4K sequences, batch "
-          "grown from 3072 to 15360); 14.8 T training tokens (section 4.1)");
+    c.batch(
+        15360, 1, 14.8e12,
+        "15360 sequences of 4096 = 62.9 M tokens per iteration, the batch after the first 469 B "
+        "tokens (arXiv:2412.19437, section 4.2, Training Hyper-Parameters: 4K sequences, batch "
+        "grown from 3072 to 15360); 14.8 T training tokens (section 4.1)");
   }
-  add("resnet50", "ResNet-50",
-      "He et al., 'Deep Residual Learning for Image Recognition', arXiv:1512.03385, Table 1 "
-      "(torchvision v1.5 layout); Libra layout: 32 images per NPU, as in Goyal et al.",
-      "224 x 224 inputs; weights of convolutions and the classifier only (25,502,912: the "
-      "LIBRA reference's 51,005,824-byte gradient in FP16); data parallel only",
-      resnet50(), 1, 32, 2, tp1);
-  batch(8192, 32, 90.0 * 1281167,
-        "8192 images per iteration (Goyal et al., arXiv:1706.02677: the 8k minibatch, 32 per GPU "
-        "on 256 GPUs); 90 epochs of the 1,281,167 ImageNet-1k training images");
+}
+
+// The CNN and the recommendation models.
+void cnnAndDlrmModels(CatalogBuilder& c) {
+  c.add("resnet50", "ResNet-50",
+        "He et al., 'Deep Residual Learning for Image Recognition', arXiv:1512.03385, Table 1 "
+        "(torchvision v1.5 layout); Libra layout: 32 images per NPU, as in Goyal et al.",
+        "224 x 224 inputs; weights of convolutions and the classifier only (25,502,912: the "
+        "LIBRA reference's 51,005,824-byte gradient in FP16); data parallel only",
+        resnet50(), 1, 32, 2, c.tp1);
+  c.batch(8192, 32, 90.0 * 1281167,
+          "8192 images per iteration (Goyal et al., arXiv:1706.02677: the 8k minibatch, 32 per GPU "
+          "on 256 GPUs); 90 epochs of the 1,281,167 ImageNet-1k training images");
   {
     DlrmConfig d;
     d.denseFeatures = 13;
@@ -490,24 +520,24 @@ std::vector<Preset> buildPresets() {
     d.tableRows = {39884406, 39043,    17289,    7420,     20263,  3,     7120, 1543, 63,
                    38532951, 2953546,  403346,   10,       2208,   11938, 155,  4,    976,
                    14,       39979771, 25641295, 39664984, 585935, 12972, 108,  36};
-    add("dlrm-mlperf", "DLRM (MLPerf, Criteo Terabyte)",
-        "Naumov et al., 'Deep Learning Recommendation Model for Personalization and "
-        "Recommendation Systems', arXiv:1906.00091; MLPerf configuration from "
-        "https://github.com/facebookresearch/dlrm bench/run_and_time.sh "
-        "(--arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 "
-        "--arch-mlp-top=1024-1024-512-256-1 --max-ind-range=40000000, mini-batch 2048, SGD); "
-        "the rows of the 26 Criteo Terabyte tables at --max-ind-range=40000000 as listed in "
-        "https://github.com/mlcommons/inference recommendation/dlrm/pytorch/python/main.py "
-        "('Criteo Terabyte MLPerf training')",
-        "26 embedding tables (187,767,399 rows of 128) sharded whole over all NPUs (model "
-        "parallel), MLPs data parallel; FP32, plain SGD (dlrm_s_pytorch.py)",
-        d, 1, 2048, 4, tp1);
-    list.back().optimizer = Optimizer::Sgd;
-    batch(65536, 2048, 4195197692.0,
-          "65536 samples per iteration (the 'BS64k' of NVIDIA's DLRM on Criteo 1TB, "
-          "https://catalog.ngc.nvidia.com/orgs/nvidia/teams/dle/models/"
-          "dlrm_base_pyt_ckpt_ds-criteo-fl15); one epoch of the Criteo Terabyte training days, "
-          "4,195,197,692 samples, as MLPerf Training trains it");
+    c.add("dlrm-mlperf", "DLRM (MLPerf, Criteo Terabyte)",
+          "Naumov et al., 'Deep Learning Recommendation Model for Personalization and "
+          "Recommendation Systems', arXiv:1906.00091; MLPerf configuration from "
+          "https://github.com/facebookresearch/dlrm bench/run_and_time.sh "
+          "(--arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 "
+          "--arch-mlp-top=1024-1024-512-256-1 --max-ind-range=40000000, mini-batch 2048, SGD); "
+          "the rows of the 26 Criteo Terabyte tables at --max-ind-range=40000000 as listed in "
+          "https://github.com/mlcommons/inference recommendation/dlrm/pytorch/python/main.py "
+          "('Criteo Terabyte MLPerf training')",
+          "26 embedding tables (187,767,399 rows of 128) sharded whole over all NPUs (model "
+          "parallel), MLPs data parallel; FP32, plain SGD (dlrm_s_pytorch.py)",
+          d, 1, 2048, 4, c.tp1);
+    c.list.back().optimizer = Optimizer::Sgd;
+    c.batch(65536, 2048, 4195197692.0,
+            "65536 samples per iteration (the 'BS64k' of NVIDIA's DLRM on Criteo 1TB, "
+            "https://catalog.ngc.nvidia.com/orgs/nvidia/teams/dle/models/"
+            "dlrm_base_pyt_ckpt_ds-criteo-fl15); one epoch of the Criteo Terabyte training days, "
+            "4,195,197,692 samples, as MLPerf Training trains it");
   }
   {
     DlrmConfig d;
@@ -518,19 +548,29 @@ std::vector<Preset> buildPresets() {
     d.tables = 64;
     d.embeddingDim = 64;
     d.interactionWidth = 4160;
-    add("dlrm-libra", "DLRM (LIBRA reference)",
-        "the DLRM of the LIBRA reference inputs, https://github.com/astra-sim/libra "
-        "inputs/workload/DLRM.txt: MLP widths inferred from its per-layer compute times and its "
-        "114,823,168-byte gradient AllReduce (57,411,584 FP16 weights)",
-        "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
-        "micro-batch 512 reproduce its 4,194,304-byte AllToAll; the tables' rows are not "
-        "given, so their weights and memory are unknown; SGD assumed",
-        d, 1, 512, 2, tp1);
-    list.back().optimizer = Optimizer::Sgd;
-    batch(std::int64_t{512} * 4096, 512, 0,
-          "2,097,152 samples per iteration: the reference file's 512 per NPU on the 4096 NPUs of "
-          "the reference networks; no published token budget");
+    c.add("dlrm-libra", "DLRM (LIBRA reference)",
+          "the DLRM of the LIBRA reference inputs, https://github.com/astra-sim/libra "
+          "inputs/workload/DLRM.txt: MLP widths inferred from its per-layer compute times and its "
+          "114,823,168-byte gradient AllReduce (57,411,584 FP16 weights)",
+          "bottom MLP 1600-1024x6-64, top MLP 4160-2048x11-1; 64 tables of dimension 64 and "
+          "micro-batch 512 reproduce its 4,194,304-byte AllToAll; the tables' rows are not "
+          "given, so their weights and memory are unknown; SGD assumed",
+          d, 1, 512, 2, c.tp1);
+    c.list.back().optimizer = Optimizer::Sgd;
+    c.batch(std::int64_t{512} * 4096, 512, 0,
+            "2,097,152 samples per iteration: the reference file's 512 per NPU on the 4096 NPUs of "
+            "the reference networks; no published token budget");
   }
+}
+
+std::vector<Preset> buildPresets() {
+  CatalogBuilder c;
+  libraModels(c);
+  megatronModels(c);
+  llamaModels(c);
+  mixtureModels(c);
+  cnnAndDlrmModels(c);
+  std::vector<Preset> list = std::move(c.list);
   for (const Preset& p : list) p.validate();
   return list;
 }
