@@ -162,8 +162,10 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
       ->type_name("FILE");
 }
 
-PresetChoice resolvePresetFlags(const PresetFlags& flags) {
-  PresetChoice choice;
+namespace {
+
+// --preset or --model, and --device.
+void resolveModel(const PresetFlags& flags, PresetChoice& choice) {
   if (flags.model.empty()) {
     if (flags.preset.empty()) {
       throw InputError("give the model: --preset ID (see 'libra presets') or --model CONFIG.json");
@@ -192,7 +194,10 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
   } catch (const InputError& e) {
     throw InputError(std::string("--device: ") + e.what());
   }
+}
 
+// The degrees, ZeRO, sharding and recomputation over the model's defaults.
+void resolveParallelism(const PresetFlags& flags, PresetChoice& choice) {
   Parallelism& p = choice.parallelism;
   p = choice.preset->defaults;
   auto degree = [](const std::string& text, const std::string& flag, int& into) {
@@ -227,7 +232,11 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
         "--recompute and --selective-recompute exclude each other (full recomputation "
         "includes the attention scores); give one");
   }
+}
 
+// The attention kernel, the MoE dispatch and routing, and the precision.
+void resolveKernels(const PresetFlags& flags, PresetChoice& choice) {
+  Parallelism& p = choice.parallelism;
   const auto* transformer = std::get_if<TransformerConfig>(&choice.preset->model);
   if (!flags.attention.empty()) {
     const auto kernel = parseAttentionKernel(flags.attention);
@@ -286,8 +295,14 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
                      ") has no FP8 matrix units; use --precision bf16" +
                      (withFp8.empty() ? std::string() : " or a device with FP8 (" + withFp8 + ")"));
   }
+}
 
+// The batch, sequence, stages, tokens, utilization, layout and training loop.
+void resolveGenerator(const PresetFlags& flags, PresetChoice& choice) {
   GeneratorOptions& g = choice.generator;
+  auto degree = [](const std::string& text, const std::string& flag, int& into) {
+    if (!text.empty()) into = static_cast<int>(parseWholeNumber(text, flag, 1, kMaxDegree));
+  };
   auto count = [](const std::string& text, const std::string& flag, std::int64_t& into) {
     if (!text.empty()) into = parseWholeNumber(text, flag, 1, kMaxCount);
   };
@@ -315,6 +330,9 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
     g.layout = *layout;
   }
   if (!flags.trainingLoop.empty()) choice.trainingLoop = parseTrainingLoopFlag(flags.trainingLoop);
+}
+
+void resolveCostModel(const PresetFlags& flags, PresetChoice& choice) {
   if (flags.costModel.empty()) {
     choice.costModel = referenceCostModel();
   } else {
@@ -328,6 +346,17 @@ PresetChoice resolvePresetFlags(const PresetFlags& flags) {
                            : "--cost-model '" + flags.costModel + "': " + message);
     }
   }
+}
+
+}  // namespace
+
+PresetChoice resolvePresetFlags(const PresetFlags& flags) {
+  PresetChoice choice;
+  resolveModel(flags, choice);
+  resolveParallelism(flags, choice);
+  resolveKernels(flags, choice);
+  resolveGenerator(flags, choice);
+  resolveCostModel(flags, choice);
   return choice;
 }
 

@@ -172,111 +172,114 @@ double microBatchesInFlight(int stages, int stage, std::int64_t microBatches, in
   return static_cast<double>(chunks) / static_cast<double>(v);
 }
 
-MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const BatchPlan& batch,
-                              const Device& device, int virtualStages) {
-  MemoryEstimate e;
-  e.capacityBytes = device.memoryBytes;
-  if (!(device.memoryBytes > 0)) {
-    e.note = "device '" + device.id + "' has no memory capacity, so none is checked";
+namespace {
+
+// A transformer's most loaded NPU (section 2.10).
+MemoryUse transformerMemory(const Preset& preset, const TransformerConfig* m, const Parallelism& p,
+                            const BatchPlan& batch, int virtualStages) {
+  const double b = static_cast<double>(batch.microBatch);
+  const int zero = p.zero();
+  const double h = m->hidden, t = p.tp;
+  const int stages = std::max(1, p.pp);
+  const int stageBlocks = (m->layers + stages - 1) / stages;
+  const int ep = std::max(1, p.ep);
+  const double vocab = static_cast<double>(m->vocab) * h / t;
+  // ZeRO shards over the data-parallel group, or with hybrid sharding over its
+  // shard group only (section 2.14; EP is 1 then).
+  // The ranks of a context-parallel group hold the same weights (section 2.15).
+  const double expertGroup = static_cast<double>(std::max(1, p.cp)) * static_cast<double>(p.dp);
+  const double denseReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup)
+                                                : static_cast<double>(p.ep) * expertGroup;
+  const double expertReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : expertGroup;
+  // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t),
+  // of the rank's s / CP tokens.
+  const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t / std::max(1, p.cp);
+  // The blocks first .. first + count - 1 (1-based, over the whole model) of a
+  // stage that keeps `inFlight` micro-batches of their activations.
+  auto stage = [&](int first, int count, double embeddingParams, double inFlight, double extra,
+                   std::string where) {
+    double denseParams = embeddingParams, expertParams = 0, activations = 0, fp8Dense = 0,
+           fp8Experts = 0;
+    for (int i = first; i < first + count; ++i) {
+      const BlockWeights w = m->weights(i);
+      denseParams += (w.attention + w.mlp) / t + w.router;
+      // Each expert-parallel rank holds E / EP whole experts (EP divides E).
+      expertParams += w.experts / ep / t;
+      fp8Dense += (w.attention + w.mlp) / t;
+      fp8Experts += w.experts / ep / t;
+      activations += activationBytesPerLayer(*m, batch.sequenceLength, b, p, i);
+    }
+    MemoryUse u;
+    const ModelStates d =
+        modelStateBytes(denseParams, denseReplicas, zero, preset.bytesPerElement, preset.optimizer);
+    const ModelStates x = modelStateBytes(expertParams, expertReplicas, zero,
+                                          preset.bytesPerElement, preset.optimizer);
+    u.weights = d.weights + x.weights;
+    if (p.precision == Precision::Fp8) {
+      // Transformer Engine keeps an FP8 copy of each linear layer's weights and of
+      // their transpose across the micro-batches of a step (section 2.13): 2 bytes
+      // per weight held, sharded as the weights are under ZeRO-3.
+      const bool sharded = zero >= 3;
+      u.weights += 2 * (fp8Dense / (sharded ? denseReplicas : 1.0) +
+                        fp8Experts / (sharded ? expertReplicas : 1.0));
+    }
+    u.gradients = d.gradients + x.gradients;
+    u.optimizer = d.optimizer + x.optimizer;
+    u.activations = inFlight * activations + extra;
+    u.where = std::move(where);
+    return u;
+  };
+  if (stages == 1) {
+    const double embeddings = m->vocab > 0 ? vocab * (m->tiedEmbeddings ? 1.0 : 2.0) : 0.0;
+    return stage(1, m->layers, embeddings, 1, logits, "every NPU");
+  } else {
+    // Every stage is taken to hold ceil(L / PP) blocks (the most loaded one's): the
+    // first stage the model's first blocks, the last stage its last ones.
+    const std::int64_t micro = std::max<std::int64_t>(1, batch.microBatches);
+    const MemoryUse first =
+        stage(1, stageBlocks, vocab, microBatchesInFlight(stages, 0, micro, virtualStages), 0,
+              "pipeline stage 1 of " + std::to_string(stages));
+    const MemoryUse last =
+        stage(std::max(1, m->layers - stageBlocks + 1), stageBlocks, vocab,
+              microBatchesInFlight(stages, stages - 1, micro, virtualStages), logits,
+              "pipeline stage " + std::to_string(stages) + " of " + std::to_string(stages));
+    return first.total() >= last.total() ? first : last;
   }
+}
+
+MemoryUse cnnMemory(const Preset& preset, const CnnConfig* c, const Parallelism& p,
+                    const BatchPlan& batch) {
   const double beta = preset.bytesPerElement;
   const double b = static_cast<double>(batch.microBatch);
   const int zero = p.zero();
-  if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
-    const double h = m->hidden, t = p.tp;
-    const int stages = std::max(1, p.pp);
-    const int stageBlocks = (m->layers + stages - 1) / stages;
-    const int ep = std::max(1, p.ep);
-    const double vocab = static_cast<double>(m->vocab) * h / t;
-    // ZeRO shards over the data-parallel group, or with hybrid sharding over its
-    // shard group only (section 2.14; EP is 1 then).
-    // The ranks of a context-parallel group hold the same weights (section 2.15).
-    const double expertGroup = static_cast<double>(std::max(1, p.cp)) * static_cast<double>(p.dp);
-    const double denseReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup)
-                                                  : static_cast<double>(p.ep) * expertGroup;
-    const double expertReplicas =
-        p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : expertGroup;
-    // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t),
-    // of the rank's s / CP tokens.
-    const double logits = 4.0 * batch.sequenceLength * b * m->vocab / t / std::max(1, p.cp);
-    // The blocks first .. first + count - 1 (1-based, over the whole model) of a
-    // stage that keeps `inFlight` micro-batches of their activations.
-    auto stage = [&](int first, int count, double embeddingParams, double inFlight, double extra,
-                     std::string where) {
-      double denseParams = embeddingParams, expertParams = 0, activations = 0, fp8Dense = 0,
-             fp8Experts = 0;
-      for (int i = first; i < first + count; ++i) {
-        const BlockWeights w = m->weights(i);
-        denseParams += (w.attention + w.mlp) / t + w.router;
-        // Each expert-parallel rank holds E / EP whole experts (EP divides E).
-        expertParams += w.experts / ep / t;
-        fp8Dense += (w.attention + w.mlp) / t;
-        fp8Experts += w.experts / ep / t;
-        activations += activationBytesPerLayer(*m, batch.sequenceLength, b, p, i);
-      }
-      MemoryUse u;
-      const ModelStates d = modelStateBytes(denseParams, denseReplicas, zero,
-                                            preset.bytesPerElement, preset.optimizer);
-      const ModelStates x = modelStateBytes(expertParams, expertReplicas, zero,
-                                            preset.bytesPerElement, preset.optimizer);
-      u.weights = d.weights + x.weights;
-      if (p.precision == Precision::Fp8) {
-        // Transformer Engine keeps an FP8 copy of each linear layer's weights and of
-        // their transpose across the micro-batches of a step (section 2.13): 2 bytes
-        // per weight held, sharded as the weights are under ZeRO-3.
-        const bool sharded = zero >= 3;
-        u.weights += 2 * (fp8Dense / (sharded ? denseReplicas : 1.0) +
-                          fp8Experts / (sharded ? expertReplicas : 1.0));
-      }
-      u.gradients = d.gradients + x.gradients;
-      u.optimizer = d.optimizer + x.optimizer;
-      u.activations = inFlight * activations + extra;
-      u.where = std::move(where);
-      return u;
-    };
-    if (stages == 1) {
-      const double embeddings = m->vocab > 0 ? vocab * (m->tiedEmbeddings ? 1.0 : 2.0) : 0.0;
-      e.use = stage(1, m->layers, embeddings, 1, logits, "every NPU");
-    } else {
-      // Every stage is taken to hold ceil(L / PP) blocks (the most loaded one's): the
-      // first stage the model's first blocks, the last stage its last ones.
-      const std::int64_t micro = std::max<std::int64_t>(1, batch.microBatches);
-      const MemoryUse first =
-          stage(1, stageBlocks, vocab, microBatchesInFlight(stages, 0, micro, virtualStages), 0,
-                "pipeline stage 1 of " + std::to_string(stages));
-      const MemoryUse last =
-          stage(std::max(1, m->layers - stageBlocks + 1), stageBlocks, vocab,
-                microBatchesInFlight(stages, stages - 1, micro, virtualStages), logits,
-                "pipeline stage " + std::to_string(stages) + " of " + std::to_string(stages));
-      e.use = first.total() >= last.total() ? first : last;
-    }
-    return e;
+  double params = 0, outputs = 0;
+  for (const ConvLayer& l : c->layers) {
+    params += static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
+    outputs += static_cast<double>(l.outChannels) * l.outputSize * l.outputSize;
   }
-  if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
-    double params = 0, outputs = 0;
-    for (const ConvLayer& l : c->layers) {
-      params += static_cast<double>(l.inChannels) * l.outChannels * l.kernel * l.kernel;
-      outputs += static_cast<double>(l.outChannels) * l.outputSize * l.outputSize;
-    }
-    const ModelStates st = modelStateBytes(params, static_cast<double>(p.dp), zero,
-                                           preset.bytesPerElement, preset.optimizer);
-    MemoryUse u;
-    u.weights = st.weights;
-    u.gradients = st.gradients;
-    u.optimizer = st.optimizer;
-    // Every convolution's output, kept for the backward pass (batch norm and ReLU
-    // outputs are not counted: a lower bound).
-    u.activations = outputs * b * beta;
-    u.where = "every NPU";
-    e.use = u;
-    return e;
-  }
-  const auto& d = std::get<DlrmConfig>(preset.model);
+  const ModelStates st = modelStateBytes(params, static_cast<double>(p.dp), zero,
+                                         preset.bytesPerElement, preset.optimizer);
+  MemoryUse u;
+  u.weights = st.weights;
+  u.gradients = st.gradients;
+  u.optimizer = st.optimizer;
+  // Every convolution's output, kept for the backward pass (batch norm and ReLU
+  // outputs are not counted: a lower bound).
+  u.activations = outputs * b * beta;
+  u.where = "every NPU";
+  return u;
+}
+
+void dlrmMemory(const Preset& preset, const DlrmConfig& d, const Parallelism& p,
+                const BatchPlan& batch, MemoryEstimate& e) {
+  const double beta = preset.bytesPerElement;
+  const double b = static_cast<double>(batch.microBatch);
+  const int zero = p.zero();
   if (d.tableRows.empty()) {
     e.note = "preset '" + preset.id +
              "' does not give its embedding tables' rows, which hold most of a DLRM's memory, so "
              "its memory is not estimated";
-    return e;
+    return;
   }
   // The MLPs are data parallel over every NPU (DP = N).
   const double npus = static_cast<double>(std::max<std::int64_t>(1, p.dp));
@@ -321,6 +324,24 @@ MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const 
   u.where = "the NPU with the most embedding rows (" + std::to_string(held[most].size()) +
             (held[most].size() == 1 ? " table" : " tables") + ")";
   e.use = u;
+}
+
+}  // namespace
+
+MemoryEstimate estimateMemory(const Preset& preset, const Parallelism& p, const BatchPlan& batch,
+                              const Device& device, int virtualStages) {
+  MemoryEstimate e;
+  e.capacityBytes = device.memoryBytes;
+  if (!(device.memoryBytes > 0)) {
+    e.note = "device '" + device.id + "' has no memory capacity, so none is checked";
+  }
+  if (const auto* m = std::get_if<TransformerConfig>(&preset.model)) {
+    e.use = transformerMemory(preset, m, p, batch, virtualStages);
+  } else if (const auto* c = std::get_if<CnnConfig>(&preset.model)) {
+    e.use = cnnMemory(preset, c, p, batch);
+  } else {
+    dlrmMemory(preset, std::get<DlrmConfig>(preset.model), p, batch, e);
+  }
   return e;
 }
 
