@@ -159,10 +159,10 @@ Device priced(Device d, double usd, const char* source) {
   return d;
 }
 
-std::vector<Device> buildDevices() {
+// The devices with a published matmul benchmark of their own.
+void measuredDevices(std::vector<Device>& list) {
   // Peaks are dense BF16 tensor throughput per chip (the vendors' headline numbers
   // with 2:4 structured sparsity are twice these).
-  std::vector<Device> list;
   list.push_back(withFp8(
       priced(
           device("h100", "NVIDIA H100 SXM5", 989.4e12, 3.35e12, 80e9, 794.5 / 989.0,
@@ -226,6 +226,10 @@ std::vector<Device> buildDevices() {
           "sparsity; HBM2e 80 GB, 2,039 GB/s)",
           std::string("MAMF 271.2 of 312 TFLOPS (86.9 %), A100 SXM, torch 2.6.0+cu126: ") + kMamf),
       10000, kAmperePrice));
+}
+
+// The devices whose matmul fraction is taken from the same silicon or generation.
+void sameSiliconDevices(std::vector<Device>& list) {
   // Devices without a matmul benchmark of their own take the measured fraction of
   // the device of the same silicon or generation (stated in each source).
   auto assumed = [](const char* like, const char* fraction) {
@@ -310,6 +314,9 @@ std::vector<Device> buildDevices() {
              "32 GiB per chip, 1200 GBps; no FP8)",
              assumed("H100", "80.3 %")),
       0, "not sold: Google rents TPU v4 by the chip-hour; give --npu-price"));
+}
+
+Device referenceDevice() {
   // 3 * 2^33 / 5^8 FLOP/ns: the rate at which the reference files' GEMM lines run
   // (GPT-3 Q: 2 * 32768 * 12288 * 768 FLOPs in 9,375,000 ns). No memory: the
   // reference model has no capacity, so nothing is checked against it. Efficiency
@@ -324,7 +331,14 @@ std::vector<Device> buildDevices() {
       "docs/workloads.md)";
   reference.efficiencySource = "1: the reference files' own rate";
   reference.priceSource = "a model of the reference files, not a product: give --npu-price";
-  list.push_back(std::move(reference));
+  return reference;
+}
+
+std::vector<Device> buildDevices() {
+  std::vector<Device> list;
+  measuredDevices(list);
+  sameSiliconDevices(list);
+  list.push_back(referenceDevice());
   return list;
 }
 
