@@ -360,71 +360,95 @@ bool argumentsWantHeadless(int argc, char** argv) {
   return false;
 }
 
-bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
-                        bool& exitNow) {
-  exitNow = false;
+// The Studio's command line: its options and their help.
+struct StudioCommandLine {
   QCommandLineParser parser;
-  parser.setApplicationDescription(QObject::tr(
-      "Libra Studio: explore the bandwidth split of multi-dimensional AI training networks.\n"
-      "Without options it opens PROJECT (or the bundled 4D GPT-3 example) in a window."));
-  parser.addPositionalArgument(QStringLiteral("project"),
-                               QObject::tr("Project file to open (.json)"),
-                               QStringLiteral("[PROJECT]"));
-  const QCommandLineOption exampleOpt(
+  const QCommandLineOption exampleOpt{
       QStringLiteral("example"), QObject::tr("Open a bundled example instead: gpt3-4d or gpt3-3d."),
-      QStringLiteral("ID"));
-  const QCommandLineOption chartOpt(
+      QStringLiteral("ID")};
+  const QCommandLineOption chartOpt{
       QStringLiteral("export-chart"),
       QObject::tr("Render the result charts to FILE (.png, .svg or .pdf) and exit."),
-      QStringLiteral("FILE"));
-  const QCommandLineOption svgOpt(QStringLiteral("export-svg"),
+      QStringLiteral("FILE")};
+  const QCommandLineOption svgOpt{QStringLiteral("export-svg"),
                                   QObject::tr("Also write the charts as SVG to FILE."),
-                                  QStringLiteral("FILE"));
-  const QCommandLineOption pdfOpt(QStringLiteral("export-pdf"),
+                                  QStringLiteral("FILE")};
+  const QCommandLineOption pdfOpt{QStringLiteral("export-pdf"),
                                   QObject::tr("Also write the charts as PDF to FILE."),
-                                  QStringLiteral("FILE"));
-  const QCommandLineOption csvOpt(QStringLiteral("export-csv"),
+                                  QStringLiteral("FILE")};
+  const QCommandLineOption csvOpt{QStringLiteral("export-csv"),
                                   QObject::tr("Write the results as CSV to FILE."),
-                                  QStringLiteral("FILE"));
-  const QCommandLineOption jsonOpt(QStringLiteral("export-json"),
+                                  QStringLiteral("FILE")};
+  const QCommandLineOption jsonOpt{QStringLiteral("export-json"),
                                    QObject::tr("Write the results as JSON to FILE."),
-                                   QStringLiteral("FILE"));
-  const QCommandLineOption shotOpt(
+                                   QStringLiteral("FILE")};
+  const QCommandLineOption shotOpt{
       QStringLiteral("screenshot"),
       QObject::tr("Render the main window offscreen to FILE (.png) and exit."),
-      QStringLiteral("FILE"));
-  const QCommandLineOption sizeOpt(
+      QStringLiteral("FILE")};
+  const QCommandLineOption sizeOpt{
       QStringLiteral("window-size"),
       QObject::tr("With --screenshot: the window's size, WIDTHxHEIGHT or 'minimum' (default "
                   "1500x940)."),
-      QStringLiteral("SIZE"));
-  const QCommandLineOption latencyOpt(
+      QStringLiteral("SIZE")};
+  const QCommandLineOption latencyOpt{
       QStringLiteral("measure-latency"),
-      QObject::tr("Measure slider change to repainted chart latency and exit."));
-  const QCommandLineOption changesOpt(
+      QObject::tr("Measure slider change to repainted chart latency and exit.")};
+  const QCommandLineOption changesOpt{
       QStringLiteral("changes"), QObject::tr("Slider changes for --measure-latency (default 200)."),
-      QStringLiteral("N"), QStringLiteral("200"));
-  const QCommandLineOption latencyJsonOpt(
+      QStringLiteral("N"), QStringLiteral("200")};
+  const QCommandLineOption latencyJsonOpt{
       QStringLiteral("json"),
       QObject::tr("With --measure-latency or --endurance: print the measurement as one JSON "
                   "object (keys isolated_p95_ms, drag_p95_ms, drag_fps, ...; "
-                  "rss_growth_after_warmup_kb, checkpoints_answered, ...)."));
-  const QCommandLineOption enduranceOpt(
+                  "rss_growth_after_warmup_kb, checkpoints_answered, ...).")};
+  const QCommandLineOption enduranceOpt{
       QStringLiteral("endurance"),
       QObject::tr("Edit the project through the window's widgets for SECONDS after a warm-up "
                   "that fills the undo history, then report memory (resident set) and the "
                   "solver's state and exit; exit 1 when the memory grew beyond its bound or a "
                   "request went unanswered."),
-      QStringLiteral("SECONDS"));
-  const QCommandLineOption replayOpt(
+      QStringLiteral("SECONDS")};
+  const QCommandLineOption replayOpt{
       QStringLiteral("replay-edits"),
       QObject::tr("Open the window, then make the first N edits of the --endurance run through "
                   "its widgets and stay open (for testing crash recovery)."),
-      QStringLiteral("N"));
-  const QCommandLineOption helpOpt = parser.addHelpOption();
-  const QCommandLineOption versionOpt = parser.addVersionOption();
-  parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, sizeOpt,
-                     latencyOpt, changesOpt, latencyJsonOpt, enduranceOpt, replayOpt});
+      QStringLiteral("N")};
+  const QCommandLineOption helpOpt{parser.addHelpOption()};
+  const QCommandLineOption versionOpt{parser.addVersionOption()};
+
+  StudioCommandLine() {
+    parser.setApplicationDescription(QObject::tr(
+        "Libra Studio: explore the bandwidth split of multi-dimensional AI training networks.\n"
+        "Without options it opens PROJECT (or the bundled 4D GPT-3 example) in a window."));
+    parser.addPositionalArgument(QStringLiteral("project"),
+                                 QObject::tr("Project file to open (.json)"),
+                                 QStringLiteral("[PROJECT]"));
+    parser.addOptions({exampleOpt, chartOpt, svgOpt, pdfOpt, csvOpt, jsonOpt, shotOpt, sizeOpt,
+                       latencyOpt, changesOpt, latencyJsonOpt, enduranceOpt, replayOpt});
+  }
+};
+
+bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
+                        bool& exitNow) {
+  exitNow = false;
+  StudioCommandLine cl;
+  QCommandLineParser& parser = cl.parser;
+  const QCommandLineOption& exampleOpt = cl.exampleOpt;
+  const QCommandLineOption& chartOpt = cl.chartOpt;
+  const QCommandLineOption& svgOpt = cl.svgOpt;
+  const QCommandLineOption& pdfOpt = cl.pdfOpt;
+  const QCommandLineOption& csvOpt = cl.csvOpt;
+  const QCommandLineOption& jsonOpt = cl.jsonOpt;
+  const QCommandLineOption& shotOpt = cl.shotOpt;
+  const QCommandLineOption& sizeOpt = cl.sizeOpt;
+  const QCommandLineOption& latencyOpt = cl.latencyOpt;
+  const QCommandLineOption& changesOpt = cl.changesOpt;
+  const QCommandLineOption& latencyJsonOpt = cl.latencyJsonOpt;
+  const QCommandLineOption& enduranceOpt = cl.enduranceOpt;
+  const QCommandLineOption& replayOpt = cl.replayOpt;
+  const QCommandLineOption& helpOpt = cl.helpOpt;
+  const QCommandLineOption& versionOpt = cl.versionOpt;
   if (!parser.parse(arguments)) {
     error = parser.errorText();
     return false;
