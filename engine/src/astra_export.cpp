@@ -233,14 +233,14 @@ std::string chunkExplanation(const ChunkSetting& chunks, int splits) {
   switch (chunks.kind) {
     case ChunkSetting::Kind::Ideal:
       return "The project uses LIBRA's ideal model (`chunks`: `ideal`), which is the limit of "
-             "many chunks with no latency; ASTRA-sim needs a count, so `system.json` sets " +
+             "many chunks with no latency; ASTRA-sim needs a count, so the export takes " +
              std::to_string(splits) +
              ". With that many chunks the pipeline fill and the per-chunk latencies are small "
              "next to the transfer for large collectives; for small ones the simulator's time "
              "is longer than the ideal time.";
     case ChunkSetting::Kind::Auto:
       return "The project picks the chunk count per collective (`chunks`: `auto`); ASTRA-sim "
-             "has one count for every collective, so `system.json` sets " +
+             "has one count for every collective, so the export takes " +
              std::to_string(splits) +
              ", the median of the counts chosen at this design (each collective counted as often "
              "as it runs). Collectives whose own best count differs simulate somewhat slower "
@@ -249,7 +249,7 @@ std::string chunkExplanation(const ChunkSetting& chunks, int splits) {
       break;
   }
   return "Every collective is cut into " + std::to_string(splits) +
-         " chunks (`chunks`: " + std::to_string(splits) + "), as `system.json` sets.";
+         " chunks (`chunks`: " + std::to_string(splits) + ").";
 }
 
 // A word for a POSIX shell: as it is when it is safe, else in single quotes.

@@ -86,7 +86,7 @@ json layersOf(const json& project) {
 class ExportTest : public CliTest {
  protected:
   ProcessResult run(const std::vector<std::string>& args) {
-    const ProcessResult r = runLibra(args);
+    ProcessResult r = runLibra(args);
     last_ = describe(args, r);
     return r;
   }

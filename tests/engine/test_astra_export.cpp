@@ -467,7 +467,7 @@ TEST(AstraIteration, TheChunkCountDividesEveryCollectiveSize) {
 }
 
 TEST(AstraIteration, DivisibleSplitsNearestByRatio) {
-  const std::vector<AstraChunkedSize> sizes = {{3 * 1048576, false}, {1048576, false}};
+  const std::vector<AstraChunkedSize> sizes = {{3LL * 1048576, false}, {1048576, false}};
   EXPECT_EQ(astraDivisibleSplits(10, sizes, 64), 8);
   EXPECT_EQ(astraDivisibleSplits(12, sizes, 64), 16);  // 12/8 = 1.5 > 16/12
   EXPECT_EQ(astraDivisibleSplits(64, sizes, 64), 64);
