@@ -14,6 +14,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "libra/astra_trace.hpp"
 #include "libra/collective_model.hpp"
 #include "libra/display_text.hpp"
 #include "libra/error.hpp"
@@ -232,14 +233,14 @@ std::string chunkExplanation(const ChunkSetting& chunks, int splits) {
   switch (chunks.kind) {
     case ChunkSetting::Kind::Ideal:
       return "The project uses LIBRA's ideal model (`chunks`: `ideal`), which is the limit of "
-             "many chunks with no latency; ASTRA-sim needs a count, so `system.json` sets " +
+             "many chunks with no latency; ASTRA-sim needs a count, so the export takes " +
              std::to_string(splits) +
              ". With that many chunks the pipeline fill and the per-chunk latencies are small "
              "next to the transfer for large collectives; for small ones the simulator's time "
              "is longer than the ideal time.";
     case ChunkSetting::Kind::Auto:
       return "The project picks the chunk count per collective (`chunks`: `auto`); ASTRA-sim "
-             "has one count for every collective, so `system.json` sets " +
+             "has one count for every collective, so the export takes " +
              std::to_string(splits) +
              ", the median of the counts chosen at this design (each collective counted as often "
              "as it runs). Collectives whose own best count differs simulate somewhat slower "
@@ -248,7 +249,7 @@ std::string chunkExplanation(const ChunkSetting& chunks, int splits) {
       break;
   }
   return "Every collective is cut into " + std::to_string(splits) +
-         " chunks (`chunks`: " + std::to_string(splits) + "), as `system.json` sets.";
+         " chunks (`chunks`: " + std::to_string(splits) + ").";
 }
 
 // A word for a POSIX shell: as it is when it is safe, else in single quotes.
@@ -289,6 +290,12 @@ struct WrittenWorkload {
   std::string stem;  // the file name without .txt
   std::string header;
   std::size_t layers = 0;
+  std::string trace;  // iteration/<stem>.json; empty when not written
+  std::size_t traceNodes = 0;
+  std::size_t collectives = 0;
+  double computeNs = 0;
+  long long computeMicros = 0;
+  double predictedNs = 0;  // at the export's chunk count
 };
 
 // The README's Notes: what Chakra's converter and ASTRA-sim do differently from
@@ -331,43 +338,61 @@ std::string readmeNotes(const Project& posed, bool runnable,
   return r;
 }
 
-std::string readme(const Project& posed, const Analysis& analysis, const std::string& projectFile,
-                   int splits, const std::vector<WrittenWorkload>& workloads,
-                   const std::vector<std::string>& warnings) {
-  const Network& net = posed.network;
-  const std::vector<double>& bw = analysis.design.bandwidth;
-  const ChunkSetting& chunks = posed.model.collectives.chunks;
-  const std::int64_t npus = net.npuCount();
-  std::vector<double> latency;
-  for (const Dimension& d : net.dims) latency.push_back(d.latencyNs);
+// What the README is written from.
+struct ReadmeInput {
+  const Project& posed;
+  const Analysis& analysis;
+  const std::string& projectFile;
+  int preferredSplits;
+  int splits;
+  const std::vector<WrittenWorkload>& workloads;
+  std::string traceNetwork;  // the files the traces run with; empty: no trace
+  std::string traceSystem;
+};
 
-  std::string r;
-  r += "# ASTRA-sim 2 input: " + cell(posed.name.empty() ? "project" : posed.name) + "\n\n";
-  r += "Written by `libra export-astra-sim` from `" + cell(projectFile) +
-       "` for ASTRA-sim 2's analytical network backend (congestion-unaware). The design is " +
-       designSentence(analysis) + ".\n\n";
-
-  r += "## Files\n\n| file | what |\n|---|---|\n";
+std::string readmeFiles(const ReadmeInput& in) {
+  const Network& net = in.posed.network;
+  std::string r = "## Files\n\n| file | what |\n|---|---|\n";
   r += "| `network.yml` | the network, one entry per dimension (innermost first): `topology`, "
        "`npus_count`, `bandwidth` (GB/s of ONE uni-directional link, ASTRA-sim's GB = 2^30 "
        "bytes) and `latency` (ns per link) |\n";
-  r += "| `system.json` | the system layer: " + std::to_string(splits) +
+  r += "| `system.json` | the system layer: " + std::to_string(in.splits) +
        " chunks per collective (`preferred-dataset-splits`), one chunk active per dimension, "
        "one collective algorithm per dimension (Ring: ring, FullyConnected: direct, Switch: "
        "halvingDoubling; All-to-All: direct1 on Ring and Switch), endpoint delay " +
-       std::to_string(astraEndpointDelay(posed.network)) +
+       std::to_string(astraEndpointDelay(net)) +
        " ns (the project's, in whole ns and at least 1), local reduction free "
        "(`local-mem-bw`) |\n";
   r += "| `remote_memory.json` | no remote memory (`NO_MEMORY_EXPANSION`) |\n";
-  for (const WrittenWorkload& w : workloads) {
+  for (const WrittenWorkload& w : in.workloads) {
+    if (!w.trace.empty()) {
+      r += "| `" + w.trace + "` | workload '" + cell(w.name) + "': its training iteration as " +
+           std::to_string(w.traceNodes) + " nodes (" + std::to_string(w.collectives) +
+           " collectives with `involved_dim`, compute in whole us) for "
+           "`iteration/chakra_traces.py` |\n";
+    }
+  }
+  if (!in.traceNetwork.empty()) {
+    r += "| `iteration/chakra_traces.py` | turns a node list into Chakra execution traces, one "
+         "`.et` per NPU, with Chakra's protobuf bindings |\n";
+  }
+  if (in.traceNetwork == "iteration/network.yml") {
+    r += "| `iteration/network.yml`, `iteration/system.json` | the network and system as the "
+         "traces see them: dimensions that groups use in parts are split (see below) |\n";
+  }
+  for (const WrittenWorkload& w : in.workloads) {
     if (w.path.empty()) continue;
     r += "| `" + w.path + "` | workload '" + cell(w.name) +
          "' in the ASTRA-sim 1.0 text format: " + "header `" + w.header + "`, " +
          std::to_string(w.layers) + " layer(s); compute in ns, " + "sizes in bytes |\n";
   }
-  r += "| `README.md` | this file |\n\n";
+  return r + "| `README.md` | this file |\n\n";
+}
 
-  r += "## The design\n\n";
+std::string readmeDesign(const ReadmeInput& in) {
+  const Network& net = in.posed.network;
+  const std::vector<double>& bw = in.analysis.design.bandwidth;
+  std::string r = "## The design\n\n";
   r += "| dim | name | block | NPUs | bandwidth (GB/s per NPU, 1 GB = 1e9 B) | `bandwidth` in "
        "network.yml | `latency` (ns) |\n|---|---|---|---|---|---|---|\n";
   for (std::size_t d = 0; d < net.dims.size(); ++d) {
@@ -378,97 +403,190 @@ std::string readme(const Project& posed, const Analysis& analysis, const std::st
          text::formatNumber(astraLinkBandwidth(dim.block, dim.npus, bw[d])) + " | " +
          text::formatNumber(dim.latencyNs) + " |\n";
   }
-  r += "\n" + std::to_string(npus) + " NPUs; network cost $" +
-       text::formatNumber(std::round(analysis.design.eval.costUsd)) + ".\n\n";
-  r += chunkExplanation(chunks, splits) + "\n\n";
+  r += "\n" + std::to_string(net.npuCount()) + " NPUs; network cost $" +
+       text::formatNumber(std::round(in.analysis.design.eval.costUsd)) + ".\n\n";
+  r += chunkExplanation(in.posed.model.collectives.chunks, in.preferredSplits) + "\n\n";
+  if (in.splits != in.preferredSplits) {
+    r += "ASTRA-sim cuts a collective of S bytes into chunks of floor(S / C) bytes and runs as "
+         "many as cover S, so a count that does not divide S runs one chunk more than C. The "
+         "export therefore writes " +
+         std::to_string(in.splits) + " instead of " + std::to_string(in.preferredSplits) +
+         ": the count nearest to it that divides every collective size (and leaves chunks of at "
+         "least one byte per NPU).\n\n";
+  }
+  return r;
+}
 
-  const Evaluation& eval = analysis.design.eval;
-  r += "What this tool predicts (chunks `" + chunks.toString() + "`, training loop `" +
-       std::string(toString(posed.model.trainingLoop)) + "`" +
-       (posed.workloads.size() > 1 ? ", the workloads weighted" : "") + "):\n\n";
+std::string readmePrediction(const ReadmeInput& in) {
+  const Project& posed = in.posed;
+  const std::vector<double>& bw = in.analysis.design.bandwidth;
+  const ChunkSetting& chunks = posed.model.collectives.chunks;
+  std::vector<double> latency;
+  for (const Dimension& d : posed.network.dims) latency.push_back(d.latencyNs);
+  const Evaluation& eval = in.analysis.design.eval;
+  std::string r = "What this tool predicts (chunks `" + chunks.toString() + "`, training loop `" +
+                  std::string(toString(posed.model.trainingLoop)) + "`" +
+                  (posed.workloads.size() > 1 ? ", the workloads weighted" : "") + "):\n\n";
   r += "- iteration time " + duration(eval.iterationNs) + ": compute " + duration(eval.computeNs) +
        ", exposed communication " + duration(eval.communicationNs) + "\n";
-  const std::string evaluateCommand = "libra evaluate " + shellWord(projectFile) + " --bandwidth " +
-                                      joined(bw) + " --chunks " + std::to_string(splits) +
-                                      " --latency " + joined(latency);
-  if (chunks.kind != ChunkSetting::Kind::Fixed) {
+  if (!(chunks.kind == ChunkSetting::Kind::Fixed && chunks.count == in.splits)) {
     Project atSplits = posed;
-    atSplits.model.collectives.chunks = ChunkSetting::fixed(splits);
+    atSplits.model.collectives.chunks = ChunkSetting::fixed(in.splits);
     const Evaluation e = buildProblem(atSplits).evaluate(bw);
-    r += "- with " + std::to_string(splits) + " chunks, as `system.json` sets: iteration time " +
+    r += "- with " + std::to_string(in.splits) + " chunks, as `system.json` sets: iteration time " +
          duration(e.iterationNs) + ", exposed communication " + duration(e.communicationNs) + "\n";
   }
   r += "\nThis tool's prediction for the simulator's settings (chunks and latencies as in "
-       "`system.json` and `network.yml`): `" +
-       evaluateCommand + "`.\n\n";
+       "`system.json` and `network.yml`), the time to compare the simulated one with: `libra "
+       "evaluate " +
+       shellWord(in.projectFile) + " --bandwidth " + joined(bw) + " --chunks " +
+       std::to_string(in.splits) + " --latency " + joined(latency) + "`.\n\n";
+  return r;
+}
 
-  const std::vector<CollectiveRow> rows = collectiveRows(posed, bw, splits);
-  if (!rows.empty()) {
-    const bool twoColumns = chunks.kind != ChunkSetting::Kind::Fixed;
-    r += "Collectives (identical ones merged; the time of one, alone on the network; group "
-         "sizes per dimension, innermost first):\n\n";
-    r += std::string("| workload | collective | size (bytes) | groups | count | time |") +
-         (twoColumns ? " time at " + std::to_string(splits) + " chunks |" : "") + "\n";
-    r += std::string("|---|---|---|---|---|---|") + (twoColumns ? "---|" : "") + "\n";
-    constexpr std::size_t kMaxRows = 40;
-    for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
-      const CollectiveRow& row = rows[i];
-      r += "| " + cell(row.workload) + " | " + std::string(toString(row.type)) + " | " +
-           bytesText(row.sizeBytes) + " | " + groupsText(row.groups) + " | " +
-           std::to_string(row.count) + " | " + duration(row.timeNs) + " |" +
-           (twoColumns ? " " + duration(row.timeAtSplitsNs) + " |" : "") + "\n";
-    }
-    if (rows.size() > kMaxRows) {
-      r += "\n(" + std::to_string(rows.size() - kMaxRows) + " more distinct collectives.)\n";
-    }
-    r += "\n";
+std::string readmeCollectives(const ReadmeInput& in) {
+  const ChunkSetting& chunks = in.posed.model.collectives.chunks;
+  const std::vector<CollectiveRow> rows =
+      collectiveRows(in.posed, in.analysis.design.bandwidth, in.splits);
+  if (rows.empty()) return "";
+  const bool twoColumns = !(chunks.kind == ChunkSetting::Kind::Fixed && chunks.count == in.splits);
+  const std::string atSplits = "time at " + std::to_string(in.splits) + " chunks";
+  std::string r =
+      "Collectives (identical ones merged; the time of one, alone on the network; "
+      "group sizes per dimension, innermost first):\n\n";
+  r += std::string("| workload | collective | size (bytes) | groups | count | time |") +
+       (twoColumns ? " " + atSplits + " |" : "") + "\n";
+  r += std::string("|---|---|---|---|---|---|") + (twoColumns ? "---|" : "") + "\n";
+  constexpr std::size_t kMaxRows = 40;
+  for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
+    const CollectiveRow& row = rows[i];
+    r += "| " + cell(row.workload) + " | " + std::string(toString(row.type)) + " | " +
+         bytesText(row.sizeBytes) + " | " + groupsText(row.groups) + " | " +
+         std::to_string(row.count) + " | " + duration(row.timeNs) + " |" +
+         (twoColumns ? " " + duration(row.timeAtSplitsNs) + " |" : "") + "\n";
   }
+  if (rows.size() > kMaxRows) {
+    r += "\n(" + std::to_string(rows.size() - kMaxRows) + " more distinct collectives.)\n";
+  }
+  return r + "\n";
+}
 
-  r += "## Running it\n\n";
-  r += "Needs ASTRA-sim 2 built with its analytical backend (the binary "
-       "`AstraSim_Analytical_Congestion_Unaware`), its Chakra submodule "
-       "(`extern/graph_frontend/chakra`, with `schema/protobuf/et_def_pb2.py` generated by "
-       "`protoc --python_out`, as ASTRA-sim's build does) and Python 3 with protobuf (Debian: "
-       "`python3-protobuf`). From this directory:\n\n";
-  bool anyRunnable = false;
-  for (const WrittenWorkload& w : workloads) {
+constexpr const char* kSimulator =
+    "$ASTRA_SIM/build/astra_analytical/build/bin/AstraSim_Analytical_Congestion_Unaware";
+
+std::string simulatorCommand(const std::string& prefix, const std::string& network,
+                             const std::string& system) {
+  return std::string(kSimulator) + " \\\n    --workload-configuration=" + prefix +
+         " \\\n    --system-configuration=" + system +
+         " \\\n    --network-configuration=" + network +
+         " \\\n    --remote-memory-configuration=remote_memory.json \\\n"
+         "    --num-queues-per-dim=1\n";
+}
+
+// The training iteration as Chakra traces: how to make and run them.
+std::string readmeIteration(const ReadmeInput& in) {
+  if (in.traceNetwork.empty()) return "";
+  std::string r = "## Running the training iteration\n\n";
+  r += "Each `iteration/NAME.json` is one training iteration of a workload as this tool "
+       "predicts it: the `" +
+       std::string(toString(in.posed.model.trainingLoop)) +
+       "` loop runs compute and collectives one after another, so the nodes form one chain "
+       "(each depends on the one before). Every collective carries `involved_dim`, the "
+       "dimensions its group uses (tensor-parallel collectives on the tensor-parallel "
+       "dimensions, data-parallel ones on the others), `comm_size` in bytes (for All-Gather "
+       "the per-NPU shard) and the time this tool predicts for it alone (`predicted_ns`). "
+       "The compute between two collectives is one node with `duration_micros` in whole "
+       "microseconds (ASTRA-sim multiplies it by 1000): each node holds round(end) - "
+       "round(start) of the running compute sum in us, so the compute of the whole iteration is "
+       "off by at most 0.5 us.\n\n";
+  if (in.traceNetwork == "iteration/network.yml") {
+    r += "Some groups use a part of a dimension (a group of g of its n NPUs, s apart). "
+         "ASTRA-sim's collectives run over whole dimensions, so `iteration/network.yml` "
+         "splits such a dimension into one dimension per part (named `NAME/g@s`, innermost "
+         "first, which keeps the NPU numbering), each with the bandwidth share and hop "
+         "latency this tool's model gives that group; `iteration/system.json` matches it.\n\n";
+  }
+  r += "| workload | nodes | collectives | compute (exact) | compute (nodes) | predicted "
+       "iteration at " +
+       std::to_string(in.splits) + " chunks |\n|---|---|---|---|---|---|\n";
+  for (const WrittenWorkload& w : in.workloads) {
+    if (w.trace.empty()) continue;
+    r += "| " + cell(w.name) + " | " + std::to_string(w.traceNodes) + " | " +
+         std::to_string(w.collectives) + " | " + duration(w.computeNs) + " | " +
+         std::to_string(w.computeMicros) + " us | " + duration(w.predictedNs) + " |\n";
+  }
+  r += "\nNeeds ASTRA-sim 2 built with its analytical backend and its Chakra submodule "
+       "(`packaging/build-astra-sim.sh` of Libra Studio builds both at the commits this "
+       "export was checked with) and Python 3 with protobuf. From this directory:\n\n";
+  for (const WrittenWorkload& w : in.workloads) {
+    if (w.trace.empty()) continue;
+    const std::string prefix = "traces/" + w.stem + "/" + w.stem;
+    r += "```sh\nASTRA_SIM=/path/to/astra-sim   # the source tree, built\n";
+    r +=
+        "PYTHONPATH=$ASTRA_SIM python3 iteration/chakra_traces.py " + w.trace + " " + prefix + "\n";
+    r += simulatorCommand(prefix, in.traceNetwork, in.traceSystem) + "```\n\n";
+  }
+  r += "The simulator prints `sys[<npu>] finished, <X> cycles` for every NPU; 1 cycle = 1 ns, "
+       "and the largest X is the simulated iteration time, to compare with the predicted one "
+       "above.\n\n";
+  return r;
+}
+
+// Chakra's text converter on the ASTRA-sim 1.0 text files.
+std::string readmeTextRun(const ReadmeInput& in, bool& anyRunnable) {
+  std::string r = "## Running the ASTRA-sim 1.0 text workloads\n\n";
+  r += "Chakra's text converter turns these into traces too, but without the groups "
+       "(see the notes). It needs the same ASTRA-sim build. From this directory:\n\n";
+  anyRunnable = false;
+  bool any = false;
+  for (const WrittenWorkload& w : in.workloads) {
     if (w.path.empty()) continue;
-    const std::string& stem = w.stem;
+    any = true;
     const bool chakraTakesIt = w.header == "DATA" || w.header == "MODEL";
-    r += "```sh\n";
-    r += "ASTRA_SIM=/path/to/astra-sim   # the source tree, built\n";
+    r += "```sh\nASTRA_SIM=/path/to/astra-sim   # the source tree, built\n";
     if (!chakraTakesIt) {
       r += "# Chakra's text converter does not take this header (see the notes below)\n";
     }
     anyRunnable = anyRunnable || chakraTakesIt;
-    r += "mkdir -p traces/" + stem + "\n";
+    r += "mkdir -p text-traces/" + w.stem + "\n";
     r += "PYTHONPATH=$ASTRA_SIM/extern/graph_frontend python3 -m chakra.src.converter.converter "
          "Text \\\n    --input " +
-         w.path + " --output traces/" + stem + "/" + stem + " --num-npus " + std::to_string(npus) +
-         " --num-passes 1\n";
-    r += "$ASTRA_SIM/build/astra_analytical/build/bin/AstraSim_Analytical_Congestion_Unaware \\\n"
-         "    --workload-configuration=traces/" +
-         stem + "/" + stem +
-         " \\\n"
-         "    --system-configuration=system.json \\\n"
-         "    --network-configuration=network.yml \\\n"
-         "    --remote-memory-configuration=remote_memory.json \\\n"
-         "    --num-queues-per-dim=1\n";
-    r += "```\n\n";
+         w.path + " --output text-traces/" + w.stem + "/" + w.stem + " --num-npus " +
+         std::to_string(in.posed.network.npuCount()) + " --num-passes 1\n";
+    r += simulatorCommand("text-traces/" + w.stem + "/" + w.stem, "network.yml", "system.json") +
+         "```\n\n";
   }
-  if (std::none_of(workloads.begin(), workloads.end(),
-                   [](const WrittenWorkload& w) { return !w.path.empty(); })) {
-    r += "No workload could be written (see the notes below): the network and system files "
-         "can still be run with traces made otherwise, e.g. ASTRA-sim's microbenchmark "
-         "generators (`examples/workload/microbenchmarks/generator_scripts`).\n\n";
+  if (!any) {
+    if (in.traceNetwork.empty()) {
+      r += "No workload could be written (see the notes below): the network and system files "
+           "can still be run with traces made otherwise, e.g. ASTRA-sim's microbenchmark "
+           "generators (`examples/workload/microbenchmarks/generator_scripts`).\n\n";
+    } else {
+      r += "No workload could be written as ASTRA-sim 1.0 text (see the notes below).\n\n";
+    }
+    anyRunnable = true;  // nothing to warn about
+    return r;
   }
   r += "The converter (the same as `chakra_converter Text ...` where Chakra is installed as a "
-       "package) writes one Chakra execution trace per NPU, `traces/NAME/NAME.<npu>.et`, into a "
-       "folder that must exist; `--workload-configuration` takes that prefix. The simulator "
-       "prints `sys[<npu>] finished, <X> cycles` for every NPU; 1 cycle = 1 ns, and the largest "
-       "X is the simulated time.\n\n";
+       "package) writes one Chakra execution trace per NPU, `text-traces/NAME/NAME.<npu>.et`, "
+       "into a folder that must exist; `--workload-configuration` takes that prefix.\n\n";
+  return r;
+}
 
-  r += readmeNotes(posed, workloads.empty() || anyRunnable, warnings);
+std::string readme(const ReadmeInput& in, const std::vector<std::string>& warnings) {
+  std::string r;
+  r += "# ASTRA-sim 2 input: " + cell(in.posed.name.empty() ? "project" : in.posed.name) + "\n\n";
+  r += "Written by `libra export-astra-sim` from `" + cell(in.projectFile) +
+       "` for ASTRA-sim 2's analytical network backend (congestion-unaware). The design is " +
+       designSentence(in.analysis) + ".\n\n";
+  r += readmeFiles(in);
+  r += readmeDesign(in);
+  r += readmePrediction(in);
+  r += readmeCollectives(in);
+  r += readmeIteration(in);
+  bool anyRunnable = false;
+  r += readmeTextRun(in, anyRunnable);
+  r += readmeNotes(in.posed, anyRunnable, warnings);
   return r;
 }
 
@@ -558,14 +676,14 @@ int astraDatasetSplits(const Analysis& analysis) {
   return weightOfCount.rbegin()->first;
 }
 
-AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
-                           const std::string& projectFile) {
+namespace {
+
+// Throws InputError when the analysis has no design or a dimension no bandwidth.
+void checkExportable(const Analysis& analysis, const Network& net) {
   if (!analysis.ok()) {
     throw InputError("there is no design to export: " +
                      (analysis.message.empty() ? statusWord(analysis) : analysis.message));
   }
-  const Project posed = posedProject(project, analysis);
-  const Network& net = posed.network;
   const std::vector<double>& bw = analysis.design.bandwidth;
   if (bw.size() != net.dims.size()) {
     throw InputError("bandwidth: " + std::to_string(bw.size()) + " values, but the network has " +
@@ -584,9 +702,113 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
                        ref + "] >= 1')");
     }
   }
+}
+
+// The chunk count of the export: astraDatasetSplits, moved to the nearest count
+// that divides every collective size (astraDivisibleSplits).
+int exportSplits(const Project& posed, const Analysis& analysis, int preferred) {
+  std::vector<AstraChunkedSize> sizes;
+  for (const CollectiveRow& row : collectiveRows(posed, analysis.design.bandwidth, preferred)) {
+    sizes.push_back({std::llround(row.sizeBytes), row.type == CollectiveType::AllGather});
+  }
+  return astraDivisibleSplits(preferred, sizes, posed.network.npuCount());
+}
+
+// The workload as ASTRA-sim 1.0 text into out.files when the format holds it.
+void addTextWorkload(const Workload& w, const Network& net, WrittenWorkload& entry,
+                     AstraExport& out) {
+  if (auto why = astraSim1Limitation(w, net)) {
+    out.warnings.push_back("workload " + text::quotedName(w.name) +
+                           " was not written as ASTRA-sim 1.0 text: " + *why);
+    return;
+  }
+  const AstraSim1Workload text = writeAstraSim1Workload(w, net);
+  entry.path = "workload/" + entry.stem + ".txt";
+  entry.header = text.text.substr(0, text.text.find('\n'));
+  if (text.parallelism != "DATA" && text.parallelism != "MODEL") {
+    out.warnings.push_back(entry.path + ": the header `" + entry.header +
+                           "` (tensor parallel over the inner NPUs, data parallel over the "
+                           "rest) is ASTRA-sim 1.0's; Chakra's text converter does not take it "
+                           "(the Chakra trace of the iteration carries the groups)");
+  }
+  if (text.roundedValues > 0) {
+    out.warnings.push_back(entry.path + ": " + std::to_string(text.roundedValues) +
+                           " compute time(s) or size(s) rounded to whole ns or bytes (the "
+                           "format holds integers)");
+  }
+  if (text.renamedLayers > 0) {
+    out.warnings.push_back(entry.path + ": " + std::to_string(text.renamedLayers) +
+                           " layer name(s) had blanks or were empty; written with '_' or as "
+                           "layer<i>");
+  }
+  out.files.push_back({entry.path, text.text});
+}
+
+// The iteration of every workload that can be one as iteration/<stem>.json, the
+// script that makes Chakra traces of it and, when a dimension had to be split, the
+// network and system files the traces run on. Returns the network and system
+// files to run the traces with (empty when no trace was written).
+std::pair<std::string, std::string> addTraces(const Project& posed, std::span<const double> bw,
+                                              int splits, std::vector<WrittenWorkload>& written,
+                                              AstraExport& out) {
+  ModelOptions options = posed.model;
+  options.collectives.chunks = ChunkSetting::fixed(splits);
+  std::vector<Workload> traceable;
+  for (const Workload& w : posed.workloads) {
+    if (auto why = astraTraceLimitation(w, options)) {
+      out.warnings.push_back("workload " + text::quotedName(w.name) +
+                             " has no Chakra trace: " + *why);
+    } else {
+      traceable.push_back(w);
+    }
+  }
+  if (traceable.empty()) return {};
+  AstraLogicalNetwork logical;
+  try {
+    logical = astraLogicalNetwork(posed.network, bw, traceable);
+  } catch (const InputError& e) {
+    out.warnings.push_back(std::string("no Chakra trace was written: ") + e.what());
+    return {};
+  }
+  for (std::size_t i = 0; i < posed.workloads.size(); ++i) {
+    const Workload& w = posed.workloads[i];
+    if (astraTraceLimitation(w, options)) continue;
+    const AstraTrace trace = astraIterationTrace(w, posed.network, bw, options, logical);
+    WrittenWorkload& entry = written[i];
+    entry.trace = "iteration/" + entry.stem + ".json";
+    entry.traceNodes = trace.nodes.size();
+    entry.collectives = static_cast<std::size_t>(std::count_if(
+        trace.nodes.begin(), trace.nodes.end(),
+        [](const AstraTraceNode& n) { return n.kind == AstraTraceNode::Kind::Collective; }));
+    entry.computeNs = trace.computeNs;
+    entry.computeMicros = trace.computeMicros;
+    entry.predictedNs = trace.predictedNs;
+    if (trace.roundedSizes > 0) {
+      out.warnings.push_back(entry.trace + ": " + std::to_string(trace.roundedSizes) +
+                             " collective size(s) rounded to whole bytes");
+    }
+    out.files.push_back({entry.trace, astraTraceJson(trace, logical)});
+  }
+  out.files.push_back({"iteration/chakra_traces.py", kAstraChakraScript});
+  if (!logical.split) return {"network.yml", "system.json"};
+  out.files.push_back(
+      {"iteration/network.yml", astraNetworkYml(logical.network, logical.bandwidthGbps)});
+  out.files.push_back({"iteration/system.json", astraSystemJson(logical.network, splits)});
+  return {"iteration/network.yml", "iteration/system.json"};
+}
+
+}  // namespace
+
+AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
+                           const std::string& projectFile) {
+  const Project posed = posedProject(project, analysis);
+  const Network& net = posed.network;
+  checkExportable(analysis, net);
+  const std::vector<double>& bw = analysis.design.bandwidth;
 
   AstraExport out;
-  out.datasetSplits = astraDatasetSplits(analysis);
+  out.preferredSplits = astraDatasetSplits(analysis);
+  out.datasetSplits = exportSplits(posed, analysis, out.preferredSplits);
   out.files.push_back({"network.yml", astraNetworkYml(net, bw)});
   out.files.push_back({"system.json", astraSystemJson(net, out.datasetSplits)});
   out.files.push_back({"remote_memory.json", astraRemoteMemoryJson()});
@@ -595,8 +817,9 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
     out.warnings.push_back(
         "the network has " + std::to_string(net.dims.size()) +
         " dimensions; traces from Chakra's text converter carry no `involved_dim`, and "
-        "ASTRA-sim's workload layer then uses 4 dimensions (Workload.cc), so they do not run "
-        "on this network as they are");
+        "ASTRA-sim's workload layer then uses 4 dimensions (Workload.cc), so the text "
+        "workloads do not run on this network as they are (the Chakra traces of the "
+        "iteration do)");
   }
 
   std::vector<WrittenWorkload> written;
@@ -605,44 +828,24 @@ AstraExport exportAstraSim(const Project& project, const Analysis& analysis,
     WrittenWorkload entry;
     entry.name = w.name;
     entry.layers = w.layers.size();
-    if (auto why = astraSim1Limitation(w, net)) {
-      out.warnings.push_back("workload " + text::quotedName(w.name) + " was not written: " + *why);
-      written.push_back(std::move(entry));
-      continue;
-    }
-    const AstraSim1Workload text = writeAstraSim1Workload(w, net);
     std::string stem = workloadStem(w.name);
-    for (int i = 2; stems.count(stem) != 0; ++i)
+    for (int i = 2; stems.count(stem) != 0; ++i) {
       stem = workloadStem(w.name) + "-" + std::to_string(i);
+    }
     stems.insert(stem);
     entry.stem = stem;
-    entry.path = "workload/" + stem + ".txt";
-    entry.header = text.text.substr(0, text.text.find('\n'));
-    if (text.parallelism != "DATA" && text.parallelism != "MODEL") {
-      out.warnings.push_back(entry.path + ": the header `" + entry.header +
-                             "` (tensor parallel over the inner NPUs, data parallel over the "
-                             "rest) is ASTRA-sim 1.0's; Chakra's text converter does not take it");
-    }
-    if (text.roundedValues > 0) {
-      out.warnings.push_back(entry.path + ": " + std::to_string(text.roundedValues) +
-                             " compute time(s) or size(s) rounded to whole ns or bytes (the "
-                             "format holds integers)");
-    }
-    if (text.renamedLayers > 0) {
-      out.warnings.push_back(entry.path + ": " + std::to_string(text.renamedLayers) +
-                             " layer name(s) had blanks or were empty; written with '_' or as "
-                             "layer<i>");
-    }
-    out.files.push_back({entry.path, text.text});
+    addTextWorkload(w, net, entry, out);
     written.push_back(std::move(entry));
   }
+  const auto [traceNetwork, traceSystem] = addTraces(posed, bw, out.datasetSplits, written, out);
 
   const std::vector<std::string> chunking = chunkingWarnings(
       collectiveRows(posed, bw, out.datasetSplits), out.datasetSplits, net.npuCount());
   out.warnings.insert(out.warnings.end(), chunking.begin(), chunking.end());
 
-  out.files.push_back({"README.md", readme(posed, analysis, projectFile, out.datasetSplits, written,
-                                           out.warnings)});
+  const ReadmeInput in{posed,   analysis,     projectFile, out.preferredSplits, out.datasetSplits,
+                       written, traceNetwork, traceSystem};
+  out.files.push_back({"README.md", readme(in, out.warnings)});
   return out;
 }
 

@@ -86,7 +86,7 @@ json layersOf(const json& project) {
 class ExportTest : public CliTest {
  protected:
   ProcessResult run(const std::vector<std::string>& args) {
-    const ProcessResult r = runLibra(args);
+    ProcessResult r = runLibra(args);
     last_ = describe(args, r);
     return r;
   }
@@ -122,7 +122,12 @@ TEST_F(ExportTest, GivenDesignEveryFile) {
   SCOPED_TRACE(last_);
   ASSERT_EQ(r.exitCode, 0);
   EXPECT_EQ(r.err, "");
-  EXPECT_TRUE(contains(r.out, "wrote 5 files to " + dir));
+  EXPECT_TRUE(contains(r.out, "wrote 7 files to " + dir));
+  // The training iteration as a node list, and the script that makes Chakra traces.
+  const json nodes = parseJson(readText(fs::path(dir) / "iteration/single_all-reduce.json"));
+  EXPECT_EQ(nodes["format"], "libra-astra-iteration");
+  EXPECT_EQ(nodes["npus"], 64);
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "iteration/chakra_traces.py"));
 
   // network.yml, model.md section 9 by hand: Ring bw, FullyConnected bw / (n - 1),
   // Switch bw, in units of 2^30 bytes per second.
@@ -196,7 +201,8 @@ TEST_F(ExportTest, OptimumIsTheSolvedDesign) {
   EXPECT_EQ(j["status"], "written");
   EXPECT_EQ(j["design"], "optimal");
   EXPECT_EQ(j["files"], json({"network.yml", "system.json", "remote_memory.json",
-                              "workload/single_all-reduce.txt", "README.md"}));
+                              "workload/single_all-reduce.txt", "iteration/single_all-reduce.json",
+                              "iteration/chakra_traces.py", "README.md"}));
   EXPECT_EQ(j["chunks"], "ideal");
   EXPECT_EQ(j["preferred_dataset_splits"], 64);
   EXPECT_EQ(j["warnings"], json::array());
@@ -340,21 +346,23 @@ TEST_F(ExportTest, ForceNeverWritesThroughASymbolicLink) {
 }
 
 // The failure of the issue: the file system refuses a file halfway (here the
-// README, the last and largest file, over a file size limit). Nothing is left,
-// neither the folder nor a temporary one, and a rerun works.
+// first file over a file size limit: the Chakra script or the README). Nothing is
+// left, neither the folder nor a temporary one, and a rerun works.
 TEST_F(ExportTest, FailureHalfwayLeavesNothing) {
   const std::string dir = tmp("new/out");  // "new" is made for it, and removed again
   const std::vector<std::string> args{"export-astra-sim", dataFile("one_collective.json"), "-o",
                                       dir};
   // The limit is in blocks of 512 or 1024 bytes (the shell's); the small files fit
-  // and the README does not. An ignored SIGXFSZ makes the write fail with EFBIG.
+  // and the larger ones do not. An ignored SIGXFSZ makes the write fail with EFBIG.
   std::vector<std::string> limited{"-c", "trap '' XFSZ; ulimit -f 2; exec \"$@\"", "sh",
                                    libraExe()};
   limited.insert(limited.end(), args.begin(), args.end());
   const ProcessResult r = runProcess("/bin/sh", limited);
   SCOPED_TRACE(describe(args, r));
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_TRUE(contains(r.err, "README.md")) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot write 'iteration/chakra_traces.py'") ||
+              contains(r.err, "cannot write 'README.md'"))
+      << r.err;
   EXPECT_TRUE(contains(r.err, "File too large")) << r.err;
   EXPECT_TRUE(entries(tmp_).empty());
 

@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine_test_support.hpp"
 #include "libra/analysis.hpp"
 #include "libra/astra_export.hpp"
+#include "libra/astra_trace.hpp"
+#include "libra/collective_model.hpp"
 #include "libra/file_names.hpp"
 #include "libra/libra_format.hpp"
 
@@ -258,7 +261,9 @@ TEST(AstraExport, FilesOfAnEvaluatedDesign) {
   std::vector<std::string> paths;
   for (const AstraExportFile& f : e.files) paths.push_back(f.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"network.yml", "system.json", "remote_memory.json",
-                                             "workload/single_all-reduce.txt", "README.md"}));
+                                             "workload/single_all-reduce.txt",
+                                             "iteration/single_all-reduce.json",
+                                             "iteration/chakra_traces.py", "README.md"}));
   EXPECT_TRUE(e.warnings.empty());
   EXPECT_EQ(e.datasetSplits, 4);
   Network withLatency = p.network;
@@ -285,28 +290,34 @@ TEST(AstraExport, CommandsQuoteAProjectPathWithBlanks) {
               HasSubstr("libra evaluate 'my projects/it'\\''s.json' --bandwidth 100,50,200"));
 }
 
-TEST(AstraExport, ChunkCountsThatDoNotDivideASizeAreWarnedAbout) {
+TEST(AstraExport, ChunkCountsMoveToOnesThatDivideEverySize) {
   Project p = oneCollective();  // sizes 1e9 (All-Reduce), 65536, 1048576 (All-Gather)
   AnalysisOptions o;
   o.design = std::vector<double>{100, 50, 200};
   o.model.chunks = ChunkSetting::fixed(64);  // divides every size: nothing to say
-  EXPECT_TRUE(exportAstraSim(p, analyze(p, o)).warnings.empty());
-
-  o.model.chunks = ChunkSetting::fixed(3);
   AstraExport e = exportAstraSim(p, analyze(p, o));
-  ASSERT_EQ(e.warnings.size(), 1u);
-  EXPECT_THAT(e.warnings[0], HasSubstr("3 collective size(s) (e.g. 65536 bytes) are not a "
-                                       "multiple of the 3 chunks"));
+  EXPECT_TRUE(e.warnings.empty());
+  EXPECT_EQ(e.datasetSplits, 64);
 
-  // 32768 / 1024 = 32 bytes a chunk, under one per NPU (64); 1e9 / 1024 is not whole.
-  std::vector<Layer> layers = p.workloads[0].layers.get();
-  layers[1].phase(PhaseKind::WeightGrad).sizeBytes = 32768;
-  p.workloads[0].layers = layers;
-  o.model.chunks = ChunkSetting::fixed(1024);
+  // 3 divides none; 4 is the nearest count that divides all (2 is farther).
+  o.model.chunks = ChunkSetting::fixed(3);
   e = exportAstraSim(p, analyze(p, o));
+  EXPECT_TRUE(e.warnings.empty());
+  EXPECT_EQ(e.datasetSplits, 4);
+  EXPECT_EQ(e.preferredSplits, 3);
+  EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("writes 4 instead of 3"));
+
+  // 32 bytes cannot hold a byte per NPU (64) in any count: the count stays, and
+  // what ASTRA-sim then does differently is warned about.
+  std::vector<Layer> layers = p.workloads[0].layers.get();
+  layers[1].phase(PhaseKind::WeightGrad).sizeBytes = 32;
+  p.workloads[0].layers = layers;
+  e = exportAstraSim(p, analyze(p, o));
+  EXPECT_EQ(e.datasetSplits, 3);
   ASSERT_EQ(e.warnings.size(), 2u);
-  EXPECT_THAT(e.warnings[0], HasSubstr("1 collective size(s) (e.g. 1000000000 bytes)"));
-  EXPECT_THAT(e.warnings[1], HasSubstr("(e.g. 32768 bytes) are under 1024 chunks x 64 NPUs"));
+  EXPECT_THAT(e.warnings[0], HasSubstr("2 collective size(s) (e.g. 1048576 bytes) are not a "
+                                       "multiple of the 3 chunks"));
+  EXPECT_THAT(e.warnings[1], HasSubstr("(e.g. 32 bytes) are under 3 chunks x 64 NPUs"));
 }
 
 TEST(AstraExport, IdealWritesManyChunksAndAutoTheMedian) {
@@ -327,8 +338,243 @@ TEST(AstraExport, IdealWritesManyChunksAndAutoTheMedian) {
   ASSERT_EQ(counts.size(), 3u);
   std::sort(counts.begin(), counts.end());
   const AstraExport e = exportAstraSim(p, a);
-  EXPECT_EQ(e.datasetSplits, counts[1]);
+  EXPECT_EQ(e.preferredSplits, counts[1]);
+  EXPECT_EQ(1048576 % e.datasetSplits, 0);
+  EXPECT_EQ(65536 % e.datasetSplits, 0);
   EXPECT_THAT(find(e, "README.md")->contents, HasSubstr("the median of the counts"));
+}
+
+// ---------------------------------------------------------------------------
+// The training iteration as a Chakra node list (astra_trace.hpp).
+
+// Tensor parallel over the chip ring (forward, input gradient), data parallel over
+// node and pod (weight gradient); compute in fractions of a microsecond.
+Project tensorAndDataParallel(TrainingLoop loop = TrainingLoop::NoOverlap) {
+  Workload w;
+  w.name = "tp dp";
+  w.communicator = makeCommunicator({4, 1, 1}, {4, 1, 1}, {1, 2, 8});
+  w.layers = {
+      makeLayer("attn", makePhase(1234.5, CollectiveType::AllReduce, 3 * 1048576.0),
+                makePhase(2000.25, CollectiveType::AllGather, 65536),
+                makePhase(777.7, CollectiveType::AllReduce, 6 * 1048576.0)),
+      makeLayer("mlp", makePhase(400.4), makePhase(0.3, CollectiveType::ReduceScatter, 1048576),
+                makePhase(99.9, CollectiveType::AllReduce, 12 * 1048576.0)),
+      makeLayer("head", makePhase(5000.5), makePhase(6.6), makePhase(0)),
+  };
+  return test::makeProject(threeDims(), threeLevels(), {w}, loop, {"total == 500"});
+}
+
+Analysis analyzedAt(const Project& p, ChunkSetting chunks) {
+  AnalysisOptions o;
+  o.design = std::vector<double>{100, 50, 200};
+  o.model.chunks = chunks;
+  o.model.latencyNs = {500, 500, 936.25};
+  return analyze(p, o);
+}
+
+nlohmann::json nodeList(const AstraExport& e, const std::string& path) {
+  const AstraExportFile* f = find(e, path);
+  EXPECT_NE(f, nullptr) << path;
+  return f == nullptr ? nlohmann::json() : nlohmann::json::parse(f->contents);
+}
+
+// The project's predicted iteration time with `chunks` fixed.
+double predictedAt(const Project& p, const Analysis& a, int chunks) {
+  Project at = p;
+  at.model = a.model;
+  at.model.collectives.chunks = ChunkSetting::fixed(chunks);
+  for (std::size_t d = 0; d < at.network.dims.size(); ++d) {
+    at.network.dims[d].latencyNs = a.latencyNs[d];
+  }
+  return buildProblem(at).evaluate(a.design.bandwidth).iterationNs;
+}
+
+TEST(AstraIteration, ComputeIsWholeMicrosecondsAndTheChainSumsToThePrediction) {
+  for (TrainingLoop loop : {TrainingLoop::NoOverlap, TrainingLoop::Recompute}) {
+    const Project p = tensorAndDataParallel(loop);
+    const Analysis a = analyzedAt(p, ChunkSetting::fixed(4));
+    const AstraExport e = exportAstraSim(p, a);
+    const nlohmann::json j = nodeList(e, "iteration/tp_dp.json");
+    ASSERT_TRUE(j.is_object());
+    double computeUs = 0, collectivesNs = 0;
+    int collectives = 0;
+    for (std::size_t i = 0; i < j["nodes"].size(); ++i) {
+      const nlohmann::json& n = j["nodes"][i];
+      EXPECT_EQ(n["id"], i);
+      EXPECT_EQ(n["deps"], i == 0 ? nlohmann::json::array() : nlohmann::json::array({i - 1}));
+      if (n["type"] == "COMP_NODE") {
+        ASSERT_TRUE(n["duration_micros"].is_number_integer()) << n.dump();
+        EXPECT_GT(n["duration_micros"].get<long long>(), 0);
+        computeUs += n["duration_micros"].get<double>();
+      } else {
+        collectivesNs += n["predicted_ns"].get<double>();
+        ++collectives;
+      }
+    }
+    // Forward collectives run twice with recomputation.
+    EXPECT_EQ(collectives, loop == TrainingLoop::Recompute ? 6 : 5);
+    const double exactCompute = j["compute_ns"].get<double>();
+    EXPECT_NEAR(computeUs * 1000, exactCompute, 500.0);
+    EXPECT_EQ(computeUs, j["compute_micros"].get<double>());
+    const double predicted = predictedAt(p, a, 4);
+    EXPECT_NEAR(exactCompute + collectivesNs, predicted, 1e-6 * predicted);
+    EXPECT_NEAR(j["predicted_iteration_ns"].get<double>(), predicted, 1e-6 * predicted);
+    EXPECT_NEAR(computeUs * 1000 + collectivesNs, predicted, 500.0 + 1e-6 * predicted);
+  }
+}
+
+TEST(AstraIteration, InvolvedDimensionsAreTheGroupsDimensions) {
+  const Project p = tensorAndDataParallel();
+  const AstraExport e = exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(4)));
+  const nlohmann::json j = nodeList(e, "iteration/tp_dp.json");
+  std::map<std::string, nlohmann::json> dims;
+  for (const nlohmann::json& n : j["nodes"]) {
+    if (n["type"] == "COMM_COLL_NODE") dims[n["name"].get<std::string>()] = n["involved_dim"];
+  }
+  const nlohmann::json tp = {true, false, false}, dp = {false, true, true};
+  EXPECT_EQ(
+      dims,
+      (std::map<std::string, nlohmann::json>{
+          {"attn.fwd", tp}, {"attn.ig", tp}, {"attn.wg", dp}, {"mlp.ig", tp}, {"mlp.wg", dp}}));
+  EXPECT_EQ(j["dimensions"], 3);
+  EXPECT_EQ(j["npus"], 64);
+}
+
+TEST(AstraIteration, TheChunkCountDividesEveryCollectiveSize) {
+  const Project p = tensorAndDataParallel();
+  for (ChunkSetting chunks : {ChunkSetting::ideal(), ChunkSetting::automatic(),
+                              ChunkSetting::fixed(5), ChunkSetting::fixed(48)}) {
+    const AstraExport e = exportAstraSim(p, analyzedAt(p, chunks));
+    const nlohmann::json j = nodeList(e, "iteration/tp_dp.json");
+    for (const nlohmann::json& n : j["nodes"]) {
+      if (n["type"] != "COMM_COLL_NODE") continue;
+      EXPECT_EQ(n["comm_size"].get<long long>() % e.datasetSplits, 0)
+          << chunks.toString() << ": " << n.dump();
+    }
+    EXPECT_EQ(nlohmann::json::parse(find(e, "system.json")->contents)["preferred-dataset-splits"],
+              e.datasetSplits);
+    // Nothing left to warn about: every count divides.
+    EXPECT_THAT(e.warnings, Not(::testing::Contains(HasSubstr("not a multiple"))));
+  }
+  // 5 and 48 do not divide 65536: the nearest counts that do.
+  EXPECT_EQ(exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(5))).datasetSplits, 4);
+  const AstraExport e48 = exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(48)));
+  EXPECT_EQ(e48.datasetSplits, 64);
+  EXPECT_EQ(e48.preferredSplits, 48);
+  const std::string& readme = find(e48, "README.md")->contents;
+  EXPECT_THAT(readme, HasSubstr("writes 64 instead of 48"));
+  EXPECT_THAT(readme, HasSubstr("--chunks 64"));
+}
+
+TEST(AstraIteration, DivisibleSplitsNearestByRatio) {
+  const std::vector<AstraChunkedSize> sizes = {{3LL * 1048576, false}, {1048576, false}};
+  EXPECT_EQ(astraDivisibleSplits(10, sizes, 64), 8);
+  EXPECT_EQ(astraDivisibleSplits(12, sizes, 64), 16);  // 12/8 = 1.5 > 16/12
+  EXPECT_EQ(astraDivisibleSplits(64, sizes, 64), 64);
+  // A chunk must hold a byte per NPU, All-Gather aside.
+  EXPECT_EQ(astraDivisibleSplits(64, std::vector<AstraChunkedSize>{{4096, false}}, 256), 16);
+  EXPECT_EQ(astraDivisibleSplits(64, std::vector<AstraChunkedSize>{{4096, true}}, 256), 64);
+  // Odd sizes leave only 1.
+  EXPECT_EQ(astraDivisibleSplits(16, std::vector<AstraChunkedSize>{{1000003, false}}, 8), 1);
+}
+
+TEST(AstraIteration, ReadmeNamesTheCommands) {
+  const Project p = tensorAndDataParallel();
+  const AstraExport e = exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(4)), "p.json");
+  const std::string& readme = find(e, "README.md")->contents;
+  EXPECT_THAT(readme, HasSubstr("PYTHONPATH=$ASTRA_SIM python3 iteration/chakra_traces.py "
+                                "iteration/tp_dp.json traces/tp_dp/tp_dp\n"));
+  EXPECT_THAT(readme, HasSubstr("AstraSim_Analytical_Congestion_Unaware \\\n"
+                                "    --workload-configuration=traces/tp_dp/tp_dp \\\n"
+                                "    --system-configuration=system.json \\\n"
+                                "    --network-configuration=network.yml"));
+  EXPECT_THAT(readme, HasSubstr("libra evaluate p.json --bandwidth 100,50,200 --chunks 4 "
+                                "--latency 500,500,936.25"));
+  EXPECT_THAT(readme, HasSubstr("off by at most 0.5 us"));
+  const AstraExportFile* script = find(e, "iteration/chakra_traces.py");
+  ASSERT_NE(script, nullptr);
+  EXPECT_THAT(script->contents, HasSubstr("GlobalMetadata(version=\"0.0.4\")"));
+  EXPECT_THAT(script->contents, HasSubstr("involved_dim"));
+}
+
+TEST(AstraIteration, APartOfADimensionBecomesADimensionOfItsOwn) {
+  // Ring(4) x FullyConnected(8) x Switch(4): tensor parallel 4 x 4 (half of the
+  // fully connected NPUs), data parallel 2 (4 apart) x 4.
+  Project p = tensorAndDataParallel();
+  p.network.dims[1].npus = 8;
+  p.network.dims[2].npus = 4;
+  Workload& w = p.workloads[0];
+  w.communicator = makeCommunicator({4, 4, 1}, {4, 4, 1}, {1, 2, 4});
+  w.communicator.stridesOf(PhaseKind::WeightGrad) = {1, 4, 1};
+  const Analysis a = analyzedAt(p, ChunkSetting::fixed(4));
+  const AstraExport e = exportAstraSim(p, a);
+  ASSERT_NE(find(e, "iteration/network.yml"), nullptr);
+  Network physical = p.network;
+  for (std::size_t d = 0; d < 3; ++d) physical.dims[d].latencyNs = a.latencyNs[d];
+  const AstraLogicalNetwork logical =
+      astraLogicalNetwork(physical, a.design.bandwidth, p.workloads);
+  ASSERT_EQ(logical.dims.size(), 4u);
+  EXPECT_EQ(logical.network.dims[1].npus, 4);
+  EXPECT_EQ(logical.network.dims[2].npus, 2);
+  EXPECT_EQ(logical.network.dims[2].name, "node/2@4");
+  // Each FullyConnected part keeps the links of the whole: bw / 7 each.
+  EXPECT_DOUBLE_EQ(astraLinkBandwidth(BuildingBlock::FullyConnected, 4, logical.bandwidthGbps[1]),
+                   astraLinkBandwidth(BuildingBlock::FullyConnected, 8, 50));
+  EXPECT_EQ(find(e, "iteration/network.yml")->contents,
+            astraNetworkYml(logical.network, logical.bandwidthGbps));
+  // On the split network, with whole groups, the model gives the same times.
+  CollectiveModel at4;
+  at4.chunks = ChunkSetting::fixed(4);
+  const std::vector<int> tpGroups = {4, 4, 1}, tpSplitGroups = {4, 4, 1, 1};
+  const std::vector<int> dpGroups = {1, 2, 4}, dpSplitGroups = {1, 1, 2, 4};
+  const double tp =
+      collectiveTerm(CollectiveType::AllReduce, 3 * 1048576.0, tpGroups, physical, at4)
+          .exact(a.design.bandwidth);
+  const double tpSplit =
+      collectiveTerm(CollectiveType::AllReduce, 3 * 1048576.0, tpSplitGroups, logical.network, at4)
+          .exact(logical.bandwidthGbps);
+  EXPECT_NEAR(tp, tpSplit, 1e-9 * tp);
+  const std::vector<int> dpStrides = {1, 4, 1};
+  const double dp =
+      collectiveTerm(CollectiveType::AllReduce, 6 * 1048576.0, dpGroups, physical, at4, dpStrides)
+          .exact(a.design.bandwidth);
+  const double dpSplit =
+      collectiveTerm(CollectiveType::AllReduce, 6 * 1048576.0, dpSplitGroups, logical.network, at4)
+          .exact(logical.bandwidthGbps);
+  EXPECT_NEAR(dp, dpSplit, 1e-9 * dp);
+  const nlohmann::json j = nodeList(e, "iteration/tp_dp.json");
+  EXPECT_EQ(j["nodes"][1]["involved_dim"], nlohmann::json({true, true, false, false}));
+  EXPECT_THAT(find(e, "README.md")->contents,
+              HasSubstr("--network-configuration=iteration/network.yml"));
+}
+
+TEST(AstraIteration, GroupsThatOverlapOnADimensionGiveOneMessageAndNoTrace) {
+  Project p = tensorAndDataParallel();
+  // The weight gradient over the whole chip ring, the forward pass over half of it.
+  p.workloads[0].communicator = makeCommunicator({2, 1, 1}, {2, 1, 1}, {4, 2, 8});
+  const AstraExport e = exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(4)));
+  EXPECT_EQ(find(e, "iteration/tp_dp.json"), nullptr);
+  EXPECT_EQ(find(e, "iteration/chakra_traces.py"), nullptr);
+  std::vector<std::string> messages;
+  for (const std::string& w : e.warnings) {
+    if (w.find("Chakra trace") != std::string::npos) messages.push_back(w);
+  }
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_THAT(messages[0], HasSubstr("no Chakra trace was written: workload 'tp dp', layer 1 "
+                                     "('attn') weight_grad: its group of 4 NPUs 1 apart on "
+                                     "dimension 0 ('chip', 4 NPUs) overlaps the group of 2"));
+  EXPECT_THAT(find(e, "README.md")->contents, Not(HasSubstr("chakra_traces.py")));
+}
+
+TEST(AstraIteration, TheOverlapLoopHasNoTrace) {
+  const Project p = tensorAndDataParallel(TrainingLoop::Overlap);
+  const AstraExport e = exportAstraSim(p, analyzedAt(p, ChunkSetting::fixed(4)));
+  EXPECT_EQ(find(e, "iteration/tp_dp.json"), nullptr);
+  EXPECT_THAT(e.warnings, ::testing::Contains(HasSubstr("workload 'tp dp' has no Chakra trace: "
+                                                        "the `overlap` training loop")));
+  EXPECT_THROW(astraIterationTrace(p.workloads[0], p.network, std::vector<double>{1, 1, 1},
+                                   ModelOptions{TrainingLoop::Overlap, {}}, AstraLogicalNetwork{}),
+               InputError);
 }
 
 // The export of oneCollective() with its workload named `name` and a phase with

@@ -52,13 +52,20 @@ using AstraExportFile = OutputFile;
 
 struct AstraExport {
   // network.yml, system.json, remote_memory.json, workload/<name>.txt for each
-  // workload that the text format can hold, README.md last.
+  // workload that the text format can hold, iteration/<name>.json (the training
+  // iteration as a node list, astra_trace.hpp) for each workload a Chakra trace can
+  // hold with iteration/chakra_traces.py (and iteration/network.yml and
+  // iteration/system.json when a dimension is split into parts), README.md last.
   std::vector<AstraExportFile> files;
   // What the files cannot say or had to change, one sentence each (also in the
   // README): workloads left out and why, rounded values, headers Chakra's text
   // converter does not take.
   std::vector<std::string> warnings;
+  // The chunk count written (preferred-dataset-splits): the one nearest to
+  // `preferredSplits` (astraDatasetSplits) that divides every collective size
+  // (astraDivisibleSplits of astra_trace.hpp).
   int datasetSplits = 1;
+  int preferredSplits = 1;
 };
 
 // Exports the design of `analysis`, which must be an analysis of `project`
