@@ -873,8 +873,20 @@ Project loadProject(const std::filesystem::path& path) {
   return projectFromJson(readFile(path), path.string());
 }
 
+void checkProjectReadable(std::uintmax_t bytes, const std::filesystem::path& path) {
+  if (bytes <= kMaxInputFileBytes) return;
+  throw InputError(path.string() + ": the project would be " +
+                   std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB, more than the " +
+                   std::to_string(kMaxInputFileBytes >> 20) +
+                   " MiB a project file is read back with; nothing was written. Its workload "
+                   "lists too many lines: a larger micro-batch (fewer micro-batches) or fewer "
+                   "pipeline stages make it smaller");
+}
+
 void saveProject(const Project& project, const std::filesystem::path& path) {
-  writeFileAtomically(path, projectToJson(project));
+  const std::string text = projectToJson(project);
+  checkProjectReadable(text.size(), path);
+  writeFileAtomically(path, text);
 }
 
 namespace {

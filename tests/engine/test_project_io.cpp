@@ -1153,6 +1153,24 @@ TEST(ProjectIo, FailedRenameLeavesNoTemporaryFile) {
   EXPECT_TRUE(fs::is_directory(dir / "p.json" / "inside"));
 }
 
+// A project larger than what a read accepts is refused before anything is
+// written (`libra new` once wrote a 117 MB project no command could open).
+TEST(ProjectIo, AProjectTooLargeToReadBackIsNotWritten) {
+  TempDir dir;
+  const fs::path path = dir / "p.json";
+  EXPECT_NO_THROW(checkProjectReadable(kMaxInputFileBytes, path));
+  try {
+    checkProjectReadable(kMaxInputFileBytes + 1, path);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("p.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("65 MiB, more than the 64 MiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("micro-batch"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
 TEST(ProjectIo, FailedWriteLeavesTheOldFileIntact) {
   TempDir dir;
   const fs::path path = dir / "p.json";

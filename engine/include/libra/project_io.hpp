@@ -38,6 +38,9 @@ std::string projectToJson(const Project& project);
 Project loadProject(const std::filesystem::path& path);
 // Writes to a temporary file next to `path`, then renames it over `path`.
 void saveProject(const Project& project, const std::filesystem::path& path);
+// Throws InputError (nothing written) when a project file of `bytes` bytes could
+// not be read back (more than kMaxInputFileBytes); saveProject checks it.
+void checkProjectReadable(std::uintmax_t bytes, const std::filesystem::path& path);
 
 // Replaces a file's contents atomically: a temporary file in the same
 // directory, synced, then renamed over the target; a failure leaves the old
