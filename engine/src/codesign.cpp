@@ -66,25 +66,15 @@ class Collector {
  public:
   Collector(Objective objective, std::size_t keep) : objective_(objective), keep_(keep) {}
 
-  // Whether no design of compute bound `boundNs` on a shape whose least cost is
-  // `minCost` can be among the best `keep` by the objective, or on the front:
-  // the `keep` best found are all better than its least key, or one design
-  // found is at least as fast as the bound and as cheap as the shape can be.
+  // Whether no design whose time is at least `boundNs` on a shape whose least
+  // cost is `minCost` can be among the best `keep` by the objective: the `keep`
+  // best found are all better than its least key. (A design that a design found
+  // dominates may still be among the best: it is not skipped for that.)
   bool dominated(double boundNs, double minCost) const {
     const std::lock_guard lock(mutex_);
-    // Not among the best `keep` by the objective: time >= bound, cost >= minCost.
-    if (best_.size() >= keep_) {
-      const double least = objective_ == Objective::Performance ? boundNs : boundNs * minCost;
-      if (least >= keyOf(best_.back().design, objective_)) return true;
-    }
-    for (const Ranked& r : front_) {
-      // minCost comes from an LP solved to 1e-9: a design at that cost counts.
-      if (r.design.solution.eval.iterationNs <= boundNs &&
-          r.design.costUsd <= minCost * (1 + 1e-9)) {
-        return true;
-      }
-    }
-    return false;
+    if (best_.size() < keep_) return false;
+    const double least = objective_ == Objective::Performance ? boundNs : boundNs * minCost;
+    return least >= keyOf(best_.back().design, objective_);
   }
 
   // Whether a design of this time and cost would enter the front or the list.
@@ -187,6 +177,7 @@ std::vector<std::pair<std::size_t, std::size_t>> factorizationItems(
 struct ShapeBounds {
   double minCost = 0;
   std::vector<double> ceiling;
+  double totalCeiling = std::numeric_limits<double>::infinity();  // of all dimensions together
 };
 
 // nullopt, with the reason and a message, for a shape that cannot be built or
@@ -236,6 +227,11 @@ std::optional<ShapeBounds> boundsOf(const Network& network, std::int64_t npus,
     const detail::CostRange most = detail::costRange(one);
     out.ceiling.push_back(std::isfinite(most.max) ? most.max : 1e30);
   }
+  Problem all = priced;
+  all.fixedCostUsd = 0;
+  all.costPerBandwidth.assign(static_cast<std::size_t>(priced.dims()), 1.0);
+  const detail::CostRange most = detail::costRange(all);
+  if (most.status == SolveStatus::Optimal && std::isfinite(most.max)) out.totalCeiling = most.max;
   return out;
 }
 
@@ -388,6 +384,7 @@ CodesignResult runCodesign(const CodesignOptions& o,
         so.project.constraints = constraints;
         so.tallies = &tallies;
         so.bandwidthCeiling = bounds->ceiling;
+        so.bandwidthTotalCeiling = bounds->totalCeiling;
         so.dominated = [&, minCost = bounds->minCost](double bound) {
           return collector.dominated(bound, minCost);
         };

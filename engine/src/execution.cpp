@@ -311,28 +311,183 @@ void keepDesign(std::vector<ExecutionDesign>& designs, ExecutionDesign design, i
   if (static_cast<int>(designs.size()) > keep) designs.resize(static_cast<std::size_t>(keep));
 }
 
+// What the search of one shape reuses: the network as projects hold it, the
+// placements of each set of degrees, and each collective's time at the
+// bandwidth ceilings.
+struct ShapeMemo {
+  Network network;  // projectNetwork of the shape
+  // The placements of a set of degrees, and per placement the number of the
+  // group of each set of axes (-1: not yet looked up).
+  struct Placements {
+    std::vector<Parallelism> list;
+    std::vector<std::array<int, 1u << kAxes>> groups;
+  };
+  std::map<Degrees, Placements> placements;
+  // Per collective: its time at the ceilings and the bytes it moves per dimension.
+  struct Ceiling {
+    double timeNs = 0;
+    std::vector<double> bytes;
+  };
+  // Groups (sizes and strides per dimension) by number, and the collectives
+  // by type, bytes and group number.
+  std::map<std::pair<std::vector<int>, std::vector<int>>, int> groupIds;
+  std::map<std::tuple<int, double, int>, Ceiling> atCeiling;
+  std::vector<double> traffic, own;  // leastTime's sums, per dimension
+};
+
+Degrees degreesOf(const Parallelism& p) {
+  Degrees d{};
+  for (std::size_t k = 0; k < kAxes; ++k) d[k] = p.degree(kParallelAxes[k]);
+  return d;
+}
+
+// The parallelism a placement is tallied with: the training loop's recomputation
+// realized by the generator, as makeProject does.
+Parallelism talliedParallelism(const Parallelism& placed, const ProjectOptions& po) {
+  Parallelism p = placed;
+  if (po.trainingLoop == TrainingLoop::Recompute) p.recompute = true, p.selectiveRecompute = false;
+  return p;
+}
+
+// The execution's axis tally (tallyByAxes), computed once per cache; nullptr
+// when there is none (the overlap loop needs the layer order; see tallyByAxes).
+const AxisTally* axisTallyOf(const Preset& preset, const Execution& execution,
+                             const Parallelism& tallied, const ProjectOptions& po,
+                             const ExecutionSearchOptions& o, TallyCache& cache) {
+  if (po.trainingLoop == TrainingLoop::Overlap) return nullptr;
+  const std::string key = execution.label() + "|" + std::to_string(tallied.recompute) +
+                          std::to_string(tallied.selectiveRecompute);
+  auto it = cache.byExecution.find(key);
+  if (it == cache.byExecution.end()) {
+    if (cache.byExecution.size() >= cache.limit) cache.byExecution.clear();
+    Parallelism degrees = tallied;
+    degrees.clearGroups();
+    it = cache.byExecution.emplace(key, tallyByAxes(preset, degrees, o.device, po.generator)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+// The placement's groups as a mapping (placements() gives every axis's groups).
+ParallelismMapping mappingOf(const Parallelism& placed, std::size_t dims) {
+  ParallelismMapping m;
+  for (ParallelAxis axis : kParallelAxes) {
+    m.of(axis) = placed.groupsOf(axis);
+    if (m.of(axis).empty()) m.of(axis).assign(dims, 1);
+  }
+  return m;
+}
+
+// The least of sum_d a_d / bw_d over bw_d <= ceiling_d with sum_d bw_d <= total:
+// bw_d proportional to sqrt(a_d) (Lagrange), the dimensions that would exceed
+// their ceiling held there and the rest of the total shared again.
+double leastSum(const std::vector<double>& a, const std::vector<double>& ceiling, double total) {
+  const std::size_t dims = a.size();
+  std::vector<double> bw(dims, 0.0);
+  std::vector<bool> held(dims, false);
+  for (std::size_t d = 0; d < dims; ++d) held[d] = !(a[d] > 0);
+  for (std::size_t round = 0; round <= dims; ++round) {
+    double roots = 0, left = total;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (held[d]) {
+        if (a[d] > 0) left -= bw[d];
+      } else {
+        roots += std::sqrt(a[d]);
+      }
+    }
+    bool capped = false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (held[d]) continue;
+      bw[d] = std::isfinite(left) ? left * std::sqrt(a[d]) / roots : ceiling[d];
+      if (bw[d] > ceiling[d]) bw[d] = ceiling[d], held[d] = capped = true;
+    }
+    if (!capped) break;
+  }
+  double sum = 0;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (a[d] > 0) sum += a[d] / bw[d];
+  }
+  return sum;
+}
+
+// A lower bound on the iteration time of every bandwidth split of the placement
+// (the tally's time model is separable: compute plus each collective's time):
+// the larger of
+//   - every dimension at its most bandwidth at once (time falls with each), and
+//   - the dimensions' traffic: a collective takes at least the time each
+//     dimension needs for its bytes, so T >= compute + max_d A_d / bw_d with A_d
+//     the bytes on d in one iteration, which is at least max_d A_d / ceiling_d
+//     and sum_d A_d / (the most total bandwidth); and, charging each collective
+//     only its busiest dimension's bytes (a_d), at least the least of
+//     sum_d a_d / bw_d under the ceilings (leastSum).
+double leastTime(const AxisTally& tally, const Parallelism& placed,
+                 std::array<int, 1u << kAxes>& groupOf, const ExecutionSearchOptions& o,
+                 ShapeMemo& memo) {
+  const std::size_t dims = memo.network.dims.size();
+  std::optional<ParallelismMapping> m;
+  const auto groupFor = [&](unsigned axes) {
+    if (!m) m = mappingOf(placed, dims);
+    return std::make_pair(m->unionGroups(axes), m->unionStrides(axes));
+  };
+  double atCeilings = tally.computeNs;
+  std::vector<double>& traffic = memo.traffic;
+  std::vector<double>& own = memo.own;  // each collective's bytes on its busiest dimension
+  traffic.assign(dims, 0.0);
+  own.assign(dims, 0.0);
+  for (const AxisTally::Collective& c : tally.collectives) {
+    // The group of each set of axes, numbered once per placement.
+    int& id = groupOf[c.axes];
+    if (id < 0) {
+      id = memo.groupIds.try_emplace(groupFor(c.axes), static_cast<int>(memo.groupIds.size()))
+               .first->second;
+    }
+    const auto key = std::make_tuple(static_cast<int>(c.type), c.bytes, id);
+    auto it = memo.atCeiling.find(key);
+    if (it == memo.atCeiling.end()) {
+      const auto group = groupFor(c.axes);
+      const TimeTerm term = collectiveTerm(c.type, c.bytes, group.first, memo.network,
+                                           o.project.collectives, group.second);
+      ShapeMemo::Ceiling one{term.exact(o.bandwidthCeiling), std::vector<double>(dims, 0.0)};
+      for (const DimTime& busy : term.occupancy) {
+        one.bytes[static_cast<std::size_t>(busy.dim)] += busy.bytes;
+      }
+      it = memo.atCeiling.emplace(key, std::move(one)).first;
+    }
+    atCeilings += c.count * it->second.timeNs;
+    const std::vector<double>& bytes = it->second.bytes;
+    for (std::size_t d = 0; d < dims; ++d) traffic[d] += c.count * bytes[d];
+    const auto most = std::max_element(bytes.begin(), bytes.end());
+    if (most != bytes.end()) own[static_cast<std::size_t>(most - bytes.begin())] += c.count * *most;
+  }
+  double busiest = 0, total = 0;
+  for (std::size_t d = 0; d < dims; ++d) {
+    busiest = std::max(busiest, traffic[d] / o.bandwidthCeiling[d]);
+    total += traffic[d];
+  }
+  busiest = std::max(busiest, total / o.bandwidthTotalCeiling);
+  return std::max({atCeilings, tally.computeNs + busiest,
+                   tally.computeNs + leastSum(own, o.bandwidthCeiling, o.bandwidthTotalCeiling)});
+}
+
 // The problem of one placement: from its tally where the loop's order does not
-// matter (no-overlap; recomputation realized by the generator, as makeProject
-// does), else from the whole generated workload.
+// matter (no-overlap and recompute), else from the whole generated workload.
 Problem problemOf(const Preset& preset, const Execution& execution, const Parallelism& placed,
-                  const Network& network, const ExecutionSearchOptions& o) {
+                  const Network& network, const ExecutionSearchOptions& o,
+                  const AxisTally* axisTally, TallyCache& cache) {
   ProjectOptions po = o.project;
   po.generator = generatorOf(execution, o.generator);
   if (po.trainingLoop == TrainingLoop::Overlap) {
     return buildProblem(makeProject(preset, placed, o.device, network, po));
   }
-  Parallelism p = placed;
-  if (po.trainingLoop == TrainingLoop::Recompute) p.recompute = true, p.selectiveRecompute = false;
+  const Parallelism p = talliedParallelism(placed, po);
   Scenario scenario;
   scenario.network = projectNetwork(network, po);
   scenario.costModel = po.costModel;
   scenario.model.collectives = po.collectives;
   scenario.constraints = po.constraints;
-  if (!o.tallies) {
-    TimeModel time = buildTimeModel(
-        scenario.network, tallyWorkload(preset, p, o.device, scenario.network, po.generator),
-        po.collectives);
-    return buildProblem(scenario, std::move(time));
+  if (axisTally) {
+    return buildProblem(scenario, buildTimeModel(scenario.network,
+                                                 placeTally(*axisTally, mapParallelism(network, p)),
+                                                 po.collectives));
   }
   std::string key = execution.label() + "|" + std::to_string(p.recompute) +
                     std::to_string(p.selectiveRecompute) + "|";
@@ -341,10 +496,10 @@ Problem problemOf(const Preset& preset, const Execution& execution, const Parall
     key += "|";
   }
   for (const Dimension& d : network.dims) key += std::to_string(d.npus) + ",";
-  auto it = o.tallies->tallies.find(key);
-  if (it == o.tallies->tallies.end()) {
-    if (o.tallies->tallies.size() >= o.tallies->limit) o.tallies->tallies.clear();
-    it = o.tallies->tallies
+  auto it = cache.tallies.find(key);
+  if (it == cache.tallies.end()) {
+    if (cache.tallies.size() >= cache.limit) cache.tallies.clear();
+    it = cache.tallies
              .emplace(key, tallyWorkload(preset, p, o.device, scenario.network, po.generator))
              .first;
   }
@@ -357,14 +512,14 @@ Problem problemOf(const Preset& preset, const Execution& execution, const Parall
 std::optional<Solution> designOf(const Preset& preset, const Execution& execution,
                                  const Parallelism& placed, const Network& network,
                                  const ExecutionSearchOptions& o,
-                                 const std::function<bool(double)>& prunable) {
-  const Problem problem = problemOf(preset, execution, placed, network, o);
-  if (!o.bandwidth && !o.bandwidthCeiling.empty() && prunable &&
-      static_cast<int>(o.bandwidthCeiling.size()) == problem.dims()) {
-    // No split is faster than every dimension at its most (time falls with
-    // each bandwidth): a lower bound on this design's time, with its traffic.
-    const double least = problem.evaluate(o.bandwidthCeiling).iterationNs;
-    if (prunable(least)) return std::nullopt;
+                                 const std::function<bool(double)>& prunable, TallyCache& cache,
+                                 const AxisTally* axisTally) {
+  const bool ceilingBound = !o.bandwidth && prunable &&
+                            o.bandwidthCeiling.size() == network.dims.size() &&
+                            !o.bandwidthCeiling.empty();
+  const Problem problem = problemOf(preset, execution, placed, network, o, axisTally, cache);
+  if (ceilingBound && !axisTally && prunable(problem.evaluate(o.bandwidthCeiling).iterationNs)) {
+    return std::nullopt;
   }
   if (o.bandwidth) {
     problem.checkBandwidth(*o.bandwidth);
@@ -503,12 +658,38 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
     if (!o.prune) return false;
     return o.dominated ? o.dominated(bound) : bound >= best;
   };
-  const auto placementsOf = [&](const ExecutionCandidate& c) {
-    if (o.choices.searchPlacements) return placements(c.execution, network);
-    // The automatic mapping only (placements lists it first), its groups resolved.
-    std::vector<Parallelism> first = placements(c.execution, network, 1);
-    if (first.size() > 1) first.resize(1);
-    return first;
+  TallyCache ownTallies;
+  TallyCache& tallies = o.tallies ? *o.tallies : ownTallies;
+  ShapeMemo memo;
+  memo.network = projectNetwork(network, o.project);
+  // The placements of the candidate's degrees (each set of degrees once).
+  const auto placementsOf = [&](const ExecutionCandidate& c) -> ShapeMemo::Placements& {
+    auto [it, inserted] = memo.placements.try_emplace(degreesOf(c.execution.parallelism));
+    if (inserted) {
+      std::vector<Parallelism>& list = it->second.list;
+      if (o.choices.searchPlacements) {
+        list = placements(c.execution, network);
+      } else {
+        // The automatic mapping only (placements lists it first), its groups resolved.
+        list = placements(c.execution, network, 1);
+        if (list.size() > 1) list.resize(1);
+      }
+      std::array<int, 1u << kAxes> none;
+      none.fill(-1);
+      it->second.groups.assign(list.size(), none);
+    }
+    return it->second;
+  };
+  const bool ceilingBound = !o.bandwidth && o.prune &&
+                            o.bandwidthCeiling.size() == network.dims.size() &&
+                            !o.bandwidthCeiling.empty();
+  // The candidate's execution with the groups of a placement of its degrees.
+  const auto placedAs = [](const Execution& e, const Parallelism& groups) {
+    Execution placed = e;
+    for (ParallelAxis axis : kParallelAxes) {
+      placed.parallelism.groupsOf(axis) = groups.groupsOf(axis);
+    }
+    return placed;
   };
   std::int64_t done = 0;
   const auto total = static_cast<std::int64_t>(prepared.candidates.size());
@@ -521,7 +702,7 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
     if (prunable(c.boundNs)) {
       // Sorted by bound: this one and every later one.
       for (auto it = prepared.candidates.begin() + done; it != prepared.candidates.end(); ++it) {
-        const auto n = static_cast<std::int64_t>(placementsOf(*it).size());
+        const auto n = static_cast<std::int64_t>(placementsOf(*it).list.size());
         out.enumerated += n;
         out.pruned += n;
       }
@@ -529,20 +710,36 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
       break;
     }
     ++done;
-    const std::vector<Parallelism> places = placementsOf(c);
+    ShapeMemo::Placements& placed = placementsOf(c);
+    const std::vector<Parallelism>& places = placed.list;
     out.enumerated += static_cast<std::int64_t>(places.size());
+    // The execution's tally, for every placement (none: each placement's own).
+    const AxisTally* axisTally = nullptr;
+    try {
+      ProjectOptions po = o.project;
+      po.generator = generatorOf(c.execution, o.generator);
+      axisTally = axisTallyOf(preset, c.execution, talliedParallelism(c.execution.parallelism, po),
+                              po, o, tallies);
+    } catch (const InputError&) {
+      // Each placement's generation says why.
+    }
     if (places.empty()) failed("the degrees of " + c.execution.label() + " do not fit the network");
     for (std::size_t i = 0; i < places.size(); ++i) {
       if (prunable(c.boundNs)) {
         out.pruned += static_cast<std::int64_t>(places.size() - i);
         break;
       }
-      Execution placed = c.execution;
-      placed.parallelism = places[i];
+      // The rounding of a sum in another order is kept on the safe side.
+      if (ceilingBound && axisTally &&
+          prunable(leastTime(*axisTally, places[i], placed.groups[i], o, memo) * (1 - 1e-12))) {
+        ++out.pruned;
+        continue;
+      }
+      const Execution design = placedAs(c.execution, places[i]);
       Solution s;
       try {
-        std::optional<Solution> solved =
-            designOf(preset, c.execution, places[i], network, o, prunable);
+        std::optional<Solution> solved = designOf(preset, c.execution, design.parallelism, network,
+                                                  o, prunable, tallies, axisTally);
         if (!solved) {
           ++out.pruned;
           continue;
@@ -558,9 +755,9 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
         continue;
       }
       best = std::min(best, s.eval.iterationNs);
-      ExecutionDesign design{placed, std::move(s), c.memory, c.boundNs};
-      if (o.found) o.found(design);
-      keepDesign(out.designs, std::move(design), std::max(o.keep, 1));
+      ExecutionDesign found{design, std::move(s), c.memory, c.boundNs};
+      if (o.found) o.found(found);
+      keepDesign(out.designs, std::move(found), std::max(o.keep, 1));
     }
   }
   if (o.progress) o.progress(done, total);

@@ -13,6 +13,7 @@
 #include "libra/constraints.hpp"
 #include "libra/cost.hpp"
 #include "preset_test_support.hpp"
+#include "rc_support.hpp"
 
 using namespace libra;
 using namespace libra::testing;
@@ -104,6 +105,49 @@ TEST(Codesign, PruningKeepsTheBestDesignsAndTheFastFront) {
       EXPECT_TRUE(kept) << time << " ns, $" << cost;
     }
   }
+}
+
+// The bounds that prune (compute; each dimension at its most bandwidth; the
+// bytes each dimension moves against the most it and all can get) are lower
+// bounds under any constraints and collective model: the best designs are
+// exhaustive enumeration's, on 8 NPUs in 2 or 3 dimensions.
+TEST(Codesign, PruningUnderRandomConstraintsKeepsTheBestDesigns) {
+  test::checkProperty(8, [] {
+    const Preset p = smallTransformer();
+    const Objective objective = *rc::gen::element(Objective::Performance, Objective::PerfPerCost);
+    CodesignOptions o = optionsFor(p, objective);
+    o.npus = {8};
+    o.shapes.minDims = 2;
+    o.shapes.maxDims = *rc::gen::element(2, 3);
+    o.shapes.constraints = {"total == " + std::to_string(*rc::gen::inRange(20, 400))};
+    const int extra = *rc::gen::inRange(0, 3);
+    if (extra == 1)
+      o.shapes.constraints.push_back("bw[0] <= " + std::to_string(*rc::gen::inRange(5, 60)));
+    if (extra == 2)
+      o.shapes.constraints.push_back("bw[1] >= " + std::to_string(*rc::gen::inRange(5, 60)));
+    o.shapes.collectives.chunks =
+        *rc::gen::element(ChunkSetting::automatic(), ChunkSetting::ideal(), ChunkSetting::fixed(4));
+    // Two blocks of the three keep the exhaustive runs short.
+    o.shapes.blocks = {*rc::gen::element(BuildingBlock::Ring, BuildingBlock::FullyConnected),
+                       BuildingBlock::Switch};
+    o.top = 3;
+    o.prune = false;
+    const CodesignResult all = runCodesign(o);
+    o.prune = true;
+    const CodesignResult pruned = runCodesign(o);
+    RC_ASSERT(all.designs.size() == pruned.designs.size() ||
+              pruned.designs.size() >= static_cast<std::size_t>(o.top));
+    const auto key = [&](const CodesignDesign& d) {
+      return objective == Objective::Performance ? d.solution.eval.iterationNs
+                                                 : d.solution.eval.iterationNs * d.costUsd;
+    };
+    const std::size_t n =
+        std::min<std::size_t>(static_cast<std::size_t>(o.top), all.designs.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      RC_ASSERT(std::abs(key(all.designs[k]) - key(pruned.designs[k])) <=
+                1e-9 * key(all.designs[k]));
+    }
+  });
 }
 
 // Every design: the constraints hold, the front is non-dominated and cheapest

@@ -5,7 +5,10 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
+#include <span>
 
 #include "libra/error.hpp"
 #include "libra/execution.hpp"
@@ -192,8 +195,13 @@ TEST(Executions, TheTallyTimesEqualTheGeneratedWorkloads) {
   Parallelism recompute = gpt;
   recompute.recompute = true;
   recompute.sequenceParallel = false;
+  // DeepSeek-V3's first three blocks are dense: one pipeline stage holds both kinds.
+  Parallelism deepseek;
+  deepseek.tp = 2, deepseek.ep = 64, deepseek.pp = 1, deepseek.sequenceParallel = true;
+  GeneratorOptions small;
+  small.globalBatch = 256;
   for (const Case& c : {Case{"gpt3-175b", gpt, interleaved}, Case{"mixtral-8x22b", moe, {}},
-                        Case{"llama3-70b", recompute, {}}}) {
+                        Case{"llama3-70b", recompute, {}}, Case{"deepseek-v3", deepseek, small}}) {
     SCOPED_TRACE(c.preset);
     const Preset& preset = findPreset(c.preset);
     const Device& device = findDevice("h100");
@@ -215,6 +223,54 @@ TEST(Executions, TheTallyTimesEqualTheGeneratedWorkloads) {
       const double a = full.evaluate(bw).iterationNs, b = tallied.evaluate(bw).iterationNs;
       EXPECT_NEAR(a, b, 1e-9 * a);
     }
+  }
+}
+
+// An execution's axis tally placed on a placement (what the search evaluates)
+// is the tally of that placement generated directly: the same time model at
+// random bandwidths, for random executions (dense and mixture of experts,
+// context parallel, ZeRO, recomputation) and every placement on random 2- and
+// 3-dimension networks.
+RC_GTEST_PROP(ExecutionsProperties, APlacedAxisTallyIsThePlacementsTally, ()) {
+  Preset p = smallTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  if (*rc::gen::arbitrary<bool>()) {
+    t.experts = 4;
+    t.topK = 2;
+    t.denseLayers = *rc::gen::inRange(0, 2);
+  }
+  ExecutionChoices choices;
+  choices.cp = *rc::gen::element(1, 2);
+  const auto block = [] {
+    return *rc::gen::element(BuildingBlock::Ring, BuildingBlock::FullyConnected,
+                             BuildingBlock::Switch);
+  };
+  Network net;
+  if (*rc::gen::arbitrary<bool>()) {
+    net = twoDims(block(), 4, block(), 4);
+  } else {
+    net.dims = {dimension("a", block(), 2, "InterNode"), dimension("b", block(), 4, "InterNode"),
+                dimension("c", BuildingBlock::Switch, 2, "InterPod")};
+  }
+  const std::vector<Execution> all = enumerateExecutions(p, 16, {}, choices);
+  RC_PRE(!all.empty());
+  const Execution e = *rc::gen::elementOf(all);
+  const Device device = teraflopDevice();
+  const GeneratorOptions g = generatorOf(e, {});
+  Parallelism degrees = e.parallelism;
+  degrees.clearGroups();
+  const std::optional<AxisTally> axes = tallyByAxes(p, degrees, device, g);
+  RC_ASSERT(axes.has_value());
+  const CollectiveModel model = defaultCollectiveModel();
+  const std::vector<double> bw{*rc::gen::inRange(1, 400) * 1.0, *rc::gen::inRange(1, 400) * 1.0,
+                               *rc::gen::inRange(1, 400) * 1.0};
+  const std::span<const double> at(bw.data(), net.dims.size());
+  for (const Parallelism& placed : placements(e, net)) {
+    const TimeModel direct = buildTimeModel(net, tallyWorkload(p, placed, device, net, g), model);
+    const TimeModel viaAxes =
+        buildTimeModel(net, placeTally(*axes, mapParallelism(net, placed)), model);
+    const double a = direct.evaluate(at).iterationNs, b = viaAxes.evaluate(at).iterationNs;
+    RC_ASSERT(std::abs(a - b) <= 1e-9 * a);
   }
 }
 

@@ -9,11 +9,12 @@
 // a shape's least cost under the constraints (an LP) one on its cost. An
 // execution on a shape is skipped, with every execution of a larger bound,
 // when that lower bound on its key (time, or time x cost) is no better than
-// the last of the best 4 x --top designs found, or when a design found is at
-// least as fast and as cheap. So the best --top designs are those of the
-// exhaustive search, and so is the Pareto front of cost against time where it
-// is faster than the last of them; `prune = false` (--exhaustive) gives the
-// whole front (docs/workloads.md section 9).
+// the last of the best 4 x --top designs found; a placement is skipped on a
+// stronger bound from its traffic and the shape's bandwidth ceilings. So the
+// best --top designs are those of the exhaustive search, and so is the Pareto
+// front of cost against time where it is faster than the last of them;
+// `prune = false` (--exhaustive) gives the whole front (docs/workloads.md
+// section 9).
 #pragma once
 
 #include <atomic>

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -106,12 +107,13 @@ GeneratorOptions generatorOf(const Execution& execution, GeneratorOptions base);
 
 struct ExecutionDesign;
 
-// Workload tallies by execution, placement and dimension sizes. Traffic depends
-// on where the groups lie, not on the building blocks, so shapes that differ
-// only in their blocks share them (codesign). One per thread.
+// Workload tallies of executions (placeTally places one on any network), and for
+// the executions whose traffic depends on the placement (tallyByAxes gives none)
+// by execution, placement and dimension sizes. One per thread.
 struct TallyCache {
+  std::map<std::string, std::optional<AxisTally>> byExecution;
   std::map<std::string, WorkloadTally> tallies;
-  std::size_t limit = 20000;  // entries kept; the cache empties when full
+  std::size_t limit = 20000;  // entries kept per map; a map empties when full
 };
 
 struct ExecutionSearchOptions {
@@ -136,6 +138,10 @@ struct ExecutionSearchOptions {
   // where unbounded; empty: not known). With `dominated`, a design whose time
   // at these bandwidths is dominated is pruned before its solve.
   std::vector<double> bandwidthCeiling;
+  // The most bandwidth all dimensions together can get under the constraints
+  // (+inf: not known). Every dimension moves its bytes at no more than its
+  // bandwidth, so with the ceilings it bounds a design's time from below too.
+  double bandwidthTotalCeiling = std::numeric_limits<double>::infinity();
   // Reused tallies for the no-overlap loop (nullptr: none).
   TallyCache* tallies = nullptr;
   // Called with each design solved (codesign collects its fronts from these).

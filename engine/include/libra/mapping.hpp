@@ -35,6 +35,10 @@ enum class ParallelAxis { Tensor = 0, Context = 1, Expert = 2, Pipeline = 3, Dat
 inline constexpr std::array<ParallelAxis, 5> kParallelAxes{
     ParallelAxis::Tensor, ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Pipeline,
     ParallelAxis::Data};
+// A set of axes as bits: axisBit(Tensor) | axisBit(Data) is TP x DP.
+constexpr unsigned axisBit(ParallelAxis axis) {
+  return 1u << static_cast<unsigned>(axis);
+}
 // "tensor", "context", "expert", "pipeline", "data"
 std::string_view toString(ParallelAxis axis);
 std::string_view shortName(ParallelAxis axis);  // "TP", "CP", "EP", "PP", "DP"
@@ -157,6 +161,11 @@ struct ParallelismMapping {
   // stride.)
   std::vector<int> denseDataStrides() const;
   std::vector<int> expertDataStrides() const;  // the same for CP x DP
+  // The group of the union of `axes` (a set of axisBit values): per dimension the
+  // product of their group sizes, and the stride of the innermost of them with a
+  // group there (empty when every stride is 1). The groups above are such unions.
+  std::vector<int> unionGroups(unsigned axes) const;
+  std::vector<int> unionStrides(unsigned axes) const;
   // The transformer communicator: forward and input gradient over the TP group,
   // weight gradient over the dense data-parallel group, with their strides.
   Communicator communicator() const;

@@ -369,6 +369,33 @@ WorkloadTally tallyWorkload(const Preset& preset, const Parallelism& parallelism
                             const Device& device, const Network& network,
                             const GeneratorOptions& options = {});
 
+// A tally whose collectives name the parallel axes they run over (a set of
+// axisBit values) instead of groups per dimension. Traffic depends on where the
+// groups lie only through those groups, so one execution has one, and every
+// placement of it on every network is placeTally of it (the execution search
+// tallies an execution once, not once per placement and shape).
+struct AxisTally {
+  struct Collective {
+    CollectiveType type = CollectiveType::None;
+    double bytes = 0;
+    unsigned axes = 0;
+    double count = 0;
+  };
+  double computeNs = 0;
+  std::vector<Collective> collectives;
+};
+
+// The axis tally of `parallelism`'s resolved degrees (dp > 0; groups ignored), or
+// nullopt where the bytes themselves depend on the placement: DeepEP's dispatch
+// (copies per node), hybrid sharding (the shard group's split), the Libra layout.
+// Throws InputError as tallyWorkload does.
+std::optional<AxisTally> tallyByAxes(const Preset& preset, const Parallelism& parallelism,
+                                     const Device& device, const GeneratorOptions& options = {});
+
+// The tally of the placement `placed` (its mapping on a network): equal to
+// tallyWorkload with that placement.
+WorkloadTally placeTally(const AxisTally& tally, const ParallelismMapping& placed);
+
 struct ProjectOptions {
   std::string name;  // empty: describedName (project.hpp)
   // Recompute is realized by the generator (parallelism.recompute) with the

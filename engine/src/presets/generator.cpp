@@ -617,10 +617,23 @@ void TransformerWriter::writeSlot(Builder& builder, Workload& w, int slot, int s
     }
     builder.lower(e, w.layers.mutate());
   }
-  for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
+  // A tally writes one block of each run of alike blocks (dense or MoE: in
+  // Megatron's layout nothing else tells them apart) with the run's length as
+  // its weight; the Libra layout puts a slot's gradients on its first block.
+  const bool runs = c.tally && !c.libra;
+  for (int inChunk = 1; inChunk <= blocks;) {
     const int i = firstBlock + inChunk;
-    writeBlock(builder, w, i, stageFirstBlock + i - 1, slot, slots, lastToFinish, inChunk == 1,
-               blocks);
+    const int global = stageFirstBlock + i - 1;
+    int alike = 1;
+    while (runs && inChunk + alike <= blocks &&
+           m_.moeBlock(global + alike) == m_.moeBlock(global)) {
+      ++alike;
+    }
+    const double weight = c.tally ? c.tally->weight : 1.0;
+    if (c.tally) c.tally->weight = weight * alike;
+    writeBlock(builder, w, i, global, slot, slots, lastToFinish, inChunk == 1, blocks);
+    if (c.tally) c.tally->weight = weight;
+    inChunk += alike;
   }
   if (withOutput && slot % chunks == 0) {
     // The output layer follows the stage's last chunk: once per micro-batch.
@@ -1205,6 +1218,71 @@ WorkloadTally tallyWorkload(const Preset& preset, const Parallelism& parallelism
   Tally tally(out);
   c.tally = &tally;
   (void)writeFamily(c);
+  return out;
+}
+
+std::optional<AxisTally> tallyByAxes(const Preset& preset, const Parallelism& parallelism,
+                                     const Device& device, const GeneratorOptions& options) {
+  const bool deepEp = parallelism.moeDispatcher == MoeDispatcher::DeepEp && parallelism.ep > 1;
+  if (options.layout == WorkloadLayout::Libra || parallelism.shardGroup > 0 || deepEp ||
+      parallelism.dp < 1) {
+    return std::nullopt;
+  }
+  // One Switch per axis of degree 2 or more, each axis's group on its own.
+  Parallelism p = parallelism;
+  Network network;
+  std::vector<ParallelAxis> axisOf;
+  for (ParallelAxis axis : kParallelAxes) {
+    const std::int64_t degree = p.degree(axis);
+    if (degree < 2) continue;
+    Dimension d;
+    d.name = std::string(shortName(axis));
+    d.block = BuildingBlock::Switch;
+    d.npus = static_cast<int>(degree);
+    d.costLevel = "InterPod";  // any name: a tally needs no price
+    network.dims.push_back(d);
+    axisOf.push_back(axis);
+  }
+  if (network.dims.empty()) return std::nullopt;
+  for (ParallelAxis axis : kParallelAxes) {
+    std::vector<int>& g = p.groupsOf(axis);
+    g.assign(network.dims.size(), 1);
+    for (std::size_t d = 0; d < axisOf.size(); ++d) {
+      if (axisOf[d] == axis) g[d] = network.dims[d].npus;
+    }
+  }
+  const WorkloadTally t = tallyWorkload(preset, p, device, network, options);
+  AxisTally out;
+  out.computeNs = t.computeNs;
+  for (const WorkloadTally::Collective& c : t.collectives) {
+    unsigned axes = 0;
+    for (std::size_t d = 0; d < c.groups.size(); ++d) {
+      if (c.groups[d] == 1) continue;
+      if (c.groups[d] != network.dims[d].npus) return std::nullopt;  // part of an axis
+      axes |= axisBit(axisOf[d]);
+    }
+    out.collectives.push_back({c.type, c.bytes, axes, c.count});
+  }
+  return out;
+}
+
+WorkloadTally placeTally(const AxisTally& tally, const ParallelismMapping& placed) {
+  WorkloadTally out;
+  out.computeNs = tally.computeNs;
+  for (const AxisTally::Collective& c : tally.collectives) {
+    WorkloadTally::Collective placedOne{c.type, c.bytes, placed.unionGroups(c.axes),
+                                        placed.unionStrides(c.axes), c.count};
+    const auto same = std::find_if(
+        out.collectives.begin(), out.collectives.end(), [&](const WorkloadTally::Collective& o) {
+          return o.type == placedOne.type && o.bytes == placedOne.bytes &&
+                 o.groups == placedOne.groups && o.strides == placedOne.strides;
+        });
+    if (same != out.collectives.end()) {
+      same->count += c.count;
+    } else {
+      out.collectives.push_back(std::move(placedOne));
+    }
+  }
   return out;
 }
 

@@ -338,14 +338,20 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
 }
 
 std::vector<int> ParallelismMapping::denseData() const {
-  std::vector<int> out = expertData();
-  for (std::size_t d = 0; d < out.size(); ++d) out[d] *= expert()[d];
-  return out;
+  return unionGroups(axisBit(ParallelAxis::Context) | axisBit(ParallelAxis::Expert) |
+                     axisBit(ParallelAxis::Data));
 }
 
 std::vector<int> ParallelismMapping::expertData() const {
-  std::vector<int> out = data();
-  for (std::size_t d = 0; d < out.size(); ++d) out[d] *= context()[d];
+  return unionGroups(axisBit(ParallelAxis::Context) | axisBit(ParallelAxis::Data));
+}
+
+std::vector<int> ParallelismMapping::unionGroups(unsigned axes) const {
+  std::vector<int> out(tensor().size(), 1);
+  for (ParallelAxis axis : kParallelAxes) {
+    if ((axes & axisBit(axis)) == 0) continue;
+    for (std::size_t d = 0; d < out.size(); ++d) out[d] *= of(axis)[d];
+  }
   return out;
 }
 
@@ -404,35 +410,31 @@ GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& st
   return out;
 }
 
-namespace {
-
-// The strides of the union of `axes` (inner first): per dimension, those of the
-// innermost axis with a group there.
-std::vector<int> unionStrides(const ParallelismMapping& m,
-                              std::initializer_list<ParallelAxis> axes) {
-  const std::size_t dims = m.tensor().size();
+std::vector<int> ParallelismMapping::unionStrides(unsigned axes) const {
+  const std::size_t dims = tensor().size();
   std::vector<int> out(dims, 1);
   bool any = false;
   for (std::size_t d = 0; d < dims; ++d) {
-    for (ParallelAxis axis : axes) {
-      if (m.of(axis)[d] <= 1) continue;
-      const std::vector<int> s = m.strides(axis);
-      out[d] = s.empty() ? 1 : s[d];
-      break;
+    int inside = 1;  // the group sizes of the axes inside, as strides(axis) counts them
+    for (ParallelAxis axis : kParallelAxes) {
+      if ((axes & axisBit(axis)) != 0 && of(axis)[d] > 1) {
+        out[d] = inside;
+        break;
+      }
+      inside *= of(axis)[d];
     }
     any = any || out[d] > 1;
   }
   return any ? out : std::vector<int>{};
 }
 
-}  // namespace
-
 std::vector<int> ParallelismMapping::denseDataStrides() const {
-  return unionStrides(*this, {ParallelAxis::Context, ParallelAxis::Expert, ParallelAxis::Data});
+  return unionStrides(axisBit(ParallelAxis::Context) | axisBit(ParallelAxis::Expert) |
+                      axisBit(ParallelAxis::Data));
 }
 
 std::vector<int> ParallelismMapping::expertDataStrides() const {
-  return unionStrides(*this, {ParallelAxis::Context, ParallelAxis::Data});
+  return unionStrides(axisBit(ParallelAxis::Context) | axisBit(ParallelAxis::Data));
 }
 
 Communicator ParallelismMapping::communicator() const {
