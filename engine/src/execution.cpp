@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "libra/error.hpp"
 
@@ -327,11 +328,13 @@ struct ShapeMemo {
   struct Ceiling {
     double timeNs = 0;
     std::vector<double> bytes;
+    std::size_t busiest = 0;  // the dimension that moves the most bytes
   };
-  // Groups (sizes and strides per dimension) by number, and the collectives
-  // by type, bytes and group number.
+  // Groups (sizes and strides per dimension) and collectives (type and bytes) by
+  // number, and the collectives at the ceilings by both numbers.
   std::map<std::pair<std::vector<int>, std::vector<int>>, int> groupIds;
-  std::map<std::tuple<int, double, int>, Ceiling> atCeiling;
+  std::map<std::pair<int, double>, int> collectiveIds;
+  std::unordered_map<std::uint64_t, Ceiling> atCeiling;
   std::vector<double> traffic, own;  // leastTime's sums, per dimension
 };
 
@@ -419,9 +422,9 @@ double leastSum(const std::vector<double>& a, const std::vector<double>& ceiling
 //     and sum_d A_d / (the most total bandwidth); and, charging each collective
 //     only its busiest dimension's bytes (a_d), at least the least of
 //     sum_d a_d / bw_d under the ceilings (leastSum).
-double leastTime(const AxisTally& tally, const Parallelism& placed,
-                 std::array<int, 1u << kAxes>& groupOf, const ExecutionSearchOptions& o,
-                 ShapeMemo& memo) {
+double leastTime(const AxisTally& tally, const std::vector<int>& collectiveIds,
+                 const Parallelism& placed, std::array<int, 1u << kAxes>& groupOf,
+                 const ExecutionSearchOptions& o, ShapeMemo& memo) {
   const std::size_t dims = memo.network.dims.size();
   std::optional<ParallelismMapping> m;
   const auto groupFor = [&](unsigned axes) {
@@ -433,14 +436,16 @@ double leastTime(const AxisTally& tally, const Parallelism& placed,
   std::vector<double>& own = memo.own;  // each collective's bytes on its busiest dimension
   traffic.assign(dims, 0.0);
   own.assign(dims, 0.0);
-  for (const AxisTally::Collective& c : tally.collectives) {
+  for (std::size_t k = 0; k < tally.collectives.size(); ++k) {
+    const AxisTally::Collective& c = tally.collectives[k];
     // The group of each set of axes, numbered once per placement.
     int& id = groupOf[c.axes];
     if (id < 0) {
       id = memo.groupIds.try_emplace(groupFor(c.axes), static_cast<int>(memo.groupIds.size()))
                .first->second;
     }
-    const auto key = std::make_tuple(static_cast<int>(c.type), c.bytes, id);
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(collectiveIds[k]) << 32 | static_cast<std::uint32_t>(id);
     auto it = memo.atCeiling.find(key);
     if (it == memo.atCeiling.end()) {
       const auto group = groupFor(c.axes);
@@ -450,13 +455,14 @@ double leastTime(const AxisTally& tally, const Parallelism& placed,
       for (const DimTime& busy : term.occupancy) {
         one.bytes[static_cast<std::size_t>(busy.dim)] += busy.bytes;
       }
+      one.busiest = static_cast<std::size_t>(std::max_element(one.bytes.begin(), one.bytes.end()) -
+                                             one.bytes.begin());
       it = memo.atCeiling.emplace(key, std::move(one)).first;
     }
-    atCeilings += c.count * it->second.timeNs;
-    const std::vector<double>& bytes = it->second.bytes;
-    for (std::size_t d = 0; d < dims; ++d) traffic[d] += c.count * bytes[d];
-    const auto most = std::max_element(bytes.begin(), bytes.end());
-    if (most != bytes.end()) own[static_cast<std::size_t>(most - bytes.begin())] += c.count * *most;
+    const ShapeMemo::Ceiling& at = it->second;
+    atCeilings += c.count * at.timeNs;
+    for (std::size_t d = 0; d < dims; ++d) traffic[d] += c.count * at.bytes[d];
+    if (dims > 0) own[at.busiest] += c.count * at.bytes[at.busiest];
   }
   double busiest = 0, total = 0;
   for (std::size_t d = 0; d < dims; ++d) {
@@ -723,6 +729,15 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
     } catch (const InputError&) {
       // Each placement's generation says why.
     }
+    std::vector<int> collectiveIds;
+    if (axisTally) {
+      for (const AxisTally::Collective& k : axisTally->collectives) {
+        collectiveIds.push_back(memo.collectiveIds
+                                    .try_emplace({static_cast<int>(k.type), k.bytes},
+                                                 static_cast<int>(memo.collectiveIds.size()))
+                                    .first->second);
+      }
+    }
     if (places.empty()) failed("the degrees of " + c.execution.label() + " do not fit the network");
     for (std::size_t i = 0; i < places.size(); ++i) {
       if (prunable(c.boundNs)) {
@@ -731,7 +746,8 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
       }
       // The rounding of a sum in another order is kept on the safe side.
       if (ceilingBound && axisTally &&
-          prunable(leastTime(*axisTally, places[i], placed.groups[i], o, memo) * (1 - 1e-12))) {
+          prunable(leastTime(*axisTally, collectiveIds, places[i], placed.groups[i], o, memo) *
+                   (1 - 1e-12))) {
         ++out.pruned;
         continue;
       }
