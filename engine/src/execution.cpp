@@ -613,7 +613,7 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
     const auto key = std::make_tuple(p.tp, p.ep, p.pp, p.dp, e.virtualStages, e.microBatch,
                                      p.sequenceParallel, p.zero3);
     if (taken.count(key)) continue;
-    ExecutionCandidate c{e, {}, 0};
+    ExecutionCandidate c{e, {}, 0, std::nullopt};
     try {
       const BatchPlan plan = planBatch(preset, p, generatorOf(e, o.generator));
       c.memory = estimateMemory(preset, p, plan, o.device, e.virtualStages);
@@ -630,7 +630,14 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
       continue;
     }
     try {
-      c.boundNs = executionBound(preset, e, o.device, axesNetwork(p), o.generator);
+      // The axis tally's compute is the bound (no placement changes it).
+      Parallelism degrees = p;
+      degrees.clearGroups();
+      std::optional<AxisTally> tally =
+          tallyByAxes(preset, degrees, o.device, generatorOf(e, o.generator));
+      c.boundNs = tally ? tally->computeNs
+                        : executionBound(preset, e, o.device, axesNetwork(p), o.generator);
+      if (o.project.trainingLoop == TrainingLoop::NoOverlap) c.tally = std::move(tally);
     } catch (const InputError& err) {
       failed(err.what());
       continue;
@@ -720,14 +727,16 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
     const std::vector<Parallelism>& places = placed.list;
     out.enumerated += static_cast<std::int64_t>(places.size());
     // The execution's tally, for every placement (none: each placement's own).
-    const AxisTally* axisTally = nullptr;
-    try {
-      ProjectOptions po = o.project;
-      po.generator = generatorOf(c.execution, o.generator);
-      axisTally = axisTallyOf(preset, c.execution, talliedParallelism(c.execution.parallelism, po),
-                              po, o, tallies);
-    } catch (const InputError&) {
-      // Each placement's generation says why.
+    const AxisTally* axisTally = c.tally ? &*c.tally : nullptr;
+    if (!axisTally) {
+      try {
+        ProjectOptions po = o.project;
+        po.generator = generatorOf(c.execution, o.generator);
+        axisTally = axisTallyOf(preset, c.execution,
+                                talliedParallelism(c.execution.parallelism, po), po, o, tallies);
+      } catch (const InputError&) {
+        // Each placement's generation says why.
+      }
     }
     std::vector<int> collectiveIds;
     if (axisTally) {

@@ -183,6 +183,9 @@ struct ExecutionCandidate {
   Execution execution;
   MemoryEstimate memory;
   double boundNs = 0;  // executionBound
+  // Its tally for every placement (tallyByAxes) under the no-overlap loop;
+  // empty otherwise, and where the traffic depends on the placement.
+  std::optional<AxisTally> tally;
 };
 struct PreparedExecutions {
   std::vector<ExecutionCandidate> candidates;

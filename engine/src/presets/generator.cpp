@@ -306,7 +306,8 @@ class TransformerWriter {
  private:
   void checkShape() const;
   void spreadExperts();
-  std::vector<std::pair<int, double>> visits(int slots, int chunks) const;
+  std::vector<std::pair<int, double>> visits(int slots, int chunks, int blocks,
+                                             int stageFirstBlock) const;
   void writeSlot(Builder& builder, Workload& w, int slot, int slots, int chunks, int blocks,
                  int stageFirstBlock) const;
   void writeBlock(Builder& builder, Workload& w, int i, int global, int slot, int slots,
@@ -551,7 +552,7 @@ Workload TransformerWriter::write() {
   Builder builder(c.map.communicator(), c.tally);
   Workload w;
   w.communicator = builder.communicator();
-  for (const auto& [slot, weight] : visits(slots, chunks)) {
+  for (const auto& [slot, weight] : visits(slots, chunks, blocks, stageFirstBlock)) {
     if (c.tally) c.tally->weight = weight;
     writeSlot(builder, w, slot, slots, chunks, blocks, stageFirstBlock);
   }
@@ -561,19 +562,42 @@ Workload TransformerWriter::write() {
 // The slots written: all of them, or for a tally one of each kind (the first
 // `chunks` carry the gradients; after them, slots of one chunk position are
 // alike) with the count of its kind as the tally's weight.
-std::vector<std::pair<int, double>> TransformerWriter::visits(int slots, int chunks) const {
+std::vector<std::pair<int, double>> TransformerWriter::visits(int slots, int chunks, int blocks,
+                                                              int stageFirstBlock) const {
   std::vector<std::pair<int, double>> out;
   for (int slot = 0; slot < slots; ++slot) {
     if (!c_.tally || slot < 2 * chunks) out.emplace_back(slot, 1.0);
   }
-  if (c_.tally) {
-    for (auto& [slot, weight] : out) {
-      if (slot < chunks) continue;
-      weight = 0;
-      for (int other = slot; other < slots; other += chunks) weight += 1;
+  if (!c_.tally) return out;
+  for (auto& [slot, weight] : out) {
+    if (slot < chunks) continue;
+    weight = 0;
+    for (int other = slot; other < slots; other += chunks) weight += 1;
+  }
+  if (c_.libra) return out;
+  // In Megatron's layout a slot is told apart only by whether it carries the
+  // gradients, whether the output layer follows it (chunk position 0) and which
+  // of its blocks are dense or MoE: slots alike in these are visited once.
+  const auto kind = [&](int slot) {
+    std::vector<bool> k{slot < chunks, slot % chunks == 0};
+    for (int inChunk = 1; inChunk <= blocks; ++inChunk) {
+      k.push_back(m_.moeBlock(stageFirstBlock + (slot % chunks) * blocks + inChunk - 1));
+    }
+    return k;
+  };
+  std::vector<std::pair<int, double>> merged;
+  std::vector<std::vector<bool>> kinds;
+  for (const auto& [slot, weight] : out) {
+    const std::vector<bool> k = kind(slot);
+    const auto same = std::find(kinds.begin(), kinds.end(), k);
+    if (same != kinds.end()) {
+      merged[static_cast<std::size_t>(same - kinds.begin())].second += weight;
+    } else {
+      merged.emplace_back(slot, weight);
+      kinds.push_back(k);
     }
   }
-  return out;
+  return merged;
 }
 
 void TransformerWriter::writeSlot(Builder& builder, Workload& w, int slot, int slots, int chunks,
