@@ -653,38 +653,76 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
   return out;
 }
 
-ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
-                               const PreparedExecutions& prepared,
-                               const ExecutionSearchOptions& o) {
-  network.validate();
-  ExecutionSearch out;
-  out.overMemory = prepared.overMemory;
-  out.failed = prepared.failed;
-  out.firstFailure = prepared.firstFailure;
-  out.leastMemory = prepared.leastMemory;
-  auto failed = [&](const std::string& why) {
-    ++out.failed;
-    if (out.firstFailure.empty()) out.firstFailure = why;
-  };
-  double best = std::numeric_limits<double>::infinity();
-  const auto prunable = [&](double bound) {
-    if (!o.prune) return false;
-    return o.dominated ? o.dominated(bound) : bound >= best;
-  };
-  TallyCache ownTallies;
-  TallyCache& tallies = o.tallies ? *o.tallies : ownTallies;
-  ShapeMemo memo;
-  memo.network = projectNetwork(network, o.project);
+namespace {
+
+// The search of one shape: the prepared executions least bound first, each
+// placement bounded, then solved.
+class ShapeSearch {
+ public:
+  ShapeSearch(const Preset& preset, const Network& network, const PreparedExecutions& prepared,
+              const ExecutionSearchOptions& o)
+      : preset_(preset),
+        network_(network),
+        prepared_(prepared),
+        o_(o),
+        tallies_(o.tallies ? *o.tallies : ownTallies_),
+        ceilingBound_(!o.bandwidth && o.prune && !o.bandwidthCeiling.empty() &&
+                      o.bandwidthCeiling.size() == network.dims.size()) {
+    memo_.network = projectNetwork(network, o.project);
+    out_.overMemory = prepared.overMemory;
+    out_.failed = prepared.failed;
+    out_.firstFailure = prepared.firstFailure;
+    out_.leastMemory = prepared.leastMemory;
+  }
+
+  ExecutionSearch run() {
+    std::int64_t done = 0;
+    const auto total = static_cast<std::int64_t>(prepared_.candidates.size());
+    for (const ExecutionCandidate& c : prepared_.candidates) {
+      if (o_.cancel && o_.cancel->load()) {
+        out_.cancelled = true;
+        break;
+      }
+      if (o_.progress) o_.progress(done, total);
+      if (prunable(c.boundNs)) {
+        // Sorted by bound: this one and every later one.
+        for (auto it = prepared_.candidates.begin() + done; it != prepared_.candidates.end();
+             ++it) {
+          const auto n = static_cast<std::int64_t>(placementsOf(*it).list.size());
+          out_.enumerated += n;
+          out_.pruned += n;
+        }
+        done = total;
+        break;
+      }
+      ++done;
+      searchPlacements(c);
+    }
+    if (o_.progress) o_.progress(done, total);
+    return std::move(out_);
+  }
+
+ private:
+  bool prunable(double bound) const {
+    if (!o_.prune) return false;
+    return o_.dominated ? o_.dominated(bound) : bound >= best_;
+  }
+
+  void failed(const std::string& why) {
+    ++out_.failed;
+    if (out_.firstFailure.empty()) out_.firstFailure = why;
+  }
+
   // The placements of the candidate's degrees (each set of degrees once).
-  const auto placementsOf = [&](const ExecutionCandidate& c) -> ShapeMemo::Placements& {
-    auto [it, inserted] = memo.placements.try_emplace(degreesOf(c.execution.parallelism));
+  ShapeMemo::Placements& placementsOf(const ExecutionCandidate& c) {
+    auto [it, inserted] = memo_.placements.try_emplace(degreesOf(c.execution.parallelism));
     if (inserted) {
       std::vector<Parallelism>& list = it->second.list;
-      if (o.choices.searchPlacements) {
-        list = placements(c.execution, network);
+      if (o_.choices.searchPlacements) {
+        list = placements(c.execution, network_);
       } else {
         // The automatic mapping only (placements lists it first), its groups resolved.
-        list = placements(c.execution, network, 1);
+        list = placements(c.execution, network_, 1);
         if (list.size() > 1) list.resize(1);
       }
       std::array<int, 1u << kAxes> none;
@@ -692,101 +730,104 @@ ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
       it->second.groups.assign(list.size(), none);
     }
     return it->second;
-  };
-  const bool ceilingBound = !o.bandwidth && o.prune &&
-                            o.bandwidthCeiling.size() == network.dims.size() &&
-                            !o.bandwidthCeiling.empty();
-  // The candidate's execution with the groups of a placement of its degrees.
-  const auto placedAs = [](const Execution& e, const Parallelism& groups) {
-    Execution placed = e;
-    for (ParallelAxis axis : kParallelAxes) {
-      placed.parallelism.groupsOf(axis) = groups.groupsOf(axis);
+  }
+
+  // The execution's tally for every placement (nullptr: each placement's own).
+  const AxisTally* tallyOf(const ExecutionCandidate& c) {
+    if (c.tally) return &*c.tally;
+    try {
+      ProjectOptions po = o_.project;
+      po.generator = generatorOf(c.execution, o_.generator);
+      return axisTallyOf(preset_, c.execution, talliedParallelism(c.execution.parallelism, po), po,
+                         o_, tallies_);
+    } catch (const InputError&) {
+      return nullptr;  // each placement's generation says why
     }
-    return placed;
-  };
-  std::int64_t done = 0;
-  const auto total = static_cast<std::int64_t>(prepared.candidates.size());
-  for (const ExecutionCandidate& c : prepared.candidates) {
-    if (o.cancel && o.cancel->load()) {
-      out.cancelled = true;
-      break;
-    }
-    if (o.progress) o.progress(done, total);
-    if (prunable(c.boundNs)) {
-      // Sorted by bound: this one and every later one.
-      for (auto it = prepared.candidates.begin() + done; it != prepared.candidates.end(); ++it) {
-        const auto n = static_cast<std::int64_t>(placementsOf(*it).list.size());
-        out.enumerated += n;
-        out.pruned += n;
-      }
-      done = total;
-      break;
-    }
-    ++done;
+  }
+
+  // Every placement of candidate `c`: bounded, and solved unless the bound prunes it.
+  void searchPlacements(const ExecutionCandidate& c) {
     ShapeMemo::Placements& placed = placementsOf(c);
     const std::vector<Parallelism>& places = placed.list;
-    out.enumerated += static_cast<std::int64_t>(places.size());
-    // The execution's tally, for every placement (none: each placement's own).
-    const AxisTally* axisTally = c.tally ? &*c.tally : nullptr;
-    if (!axisTally) {
-      try {
-        ProjectOptions po = o.project;
-        po.generator = generatorOf(c.execution, o.generator);
-        axisTally = axisTallyOf(preset, c.execution,
-                                talliedParallelism(c.execution.parallelism, po), po, o, tallies);
-      } catch (const InputError&) {
-        // Each placement's generation says why.
-      }
-    }
+    out_.enumerated += static_cast<std::int64_t>(places.size());
+    const AxisTally* tally = tallyOf(c);
     std::vector<int> collectiveIds;
-    if (axisTally) {
-      for (const AxisTally::Collective& k : axisTally->collectives) {
-        collectiveIds.push_back(memo.collectiveIds
+    if (tally) {
+      for (const AxisTally::Collective& k : tally->collectives) {
+        collectiveIds.push_back(memo_.collectiveIds
                                     .try_emplace({static_cast<int>(k.type), k.bytes},
-                                                 static_cast<int>(memo.collectiveIds.size()))
+                                                 static_cast<int>(memo_.collectiveIds.size()))
                                     .first->second);
       }
     }
     if (places.empty()) failed("the degrees of " + c.execution.label() + " do not fit the network");
     for (std::size_t i = 0; i < places.size(); ++i) {
       if (prunable(c.boundNs)) {
-        out.pruned += static_cast<std::int64_t>(places.size() - i);
+        out_.pruned += static_cast<std::int64_t>(places.size() - i);
         break;
       }
       // The rounding of a sum in another order is kept on the safe side.
-      if (ceilingBound && axisTally &&
-          prunable(leastTime(*axisTally, collectiveIds, places[i], placed.groups[i], o, memo) *
+      if (ceilingBound_ && tally &&
+          prunable(leastTime(*tally, collectiveIds, places[i], placed.groups[i], o_, memo_) *
                    (1 - 1e-12))) {
-        ++out.pruned;
+        ++out_.pruned;
         continue;
       }
-      const Execution design = placedAs(c.execution, places[i]);
-      Solution s;
-      try {
-        std::optional<Solution> solved = designOf(preset, c.execution, design.parallelism, network,
-                                                  o, prunable, tallies, axisTally);
-        if (!solved) {
-          ++out.pruned;
-          continue;
-        }
-        s = std::move(*solved);
-      } catch (const InputError& err) {
-        failed(err.what());
-        continue;
-      }
-      ++out.evaluated;
-      if (!s.ok()) {
-        failed(s.message);
-        continue;
-      }
-      best = std::min(best, s.eval.iterationNs);
-      ExecutionDesign found{design, std::move(s), c.memory, c.boundNs};
-      if (o.found) o.found(found);
-      keepDesign(out.designs, std::move(found), std::max(o.keep, 1));
+      solvePlacement(c, places[i], tally);
     }
   }
-  if (o.progress) o.progress(done, total);
-  return out;
+
+  void solvePlacement(const ExecutionCandidate& c, const Parallelism& groups,
+                      const AxisTally* tally) {
+    // The candidate's execution with the groups of the placement.
+    Execution design = c.execution;
+    for (ParallelAxis axis : kParallelAxes) {
+      design.parallelism.groupsOf(axis) = groups.groupsOf(axis);
+    }
+    Solution s;
+    try {
+      std::optional<Solution> solved = designOf(
+          preset_, c.execution, design.parallelism, network_, o_,
+          [this](double bound) { return prunable(bound); }, tallies_, tally);
+      if (!solved) {
+        ++out_.pruned;
+        return;
+      }
+      s = std::move(*solved);
+    } catch (const InputError& err) {
+      failed(err.what());
+      return;
+    }
+    ++out_.evaluated;
+    if (!s.ok()) {
+      failed(s.message);
+      return;
+    }
+    best_ = std::min(best_, s.eval.iterationNs);
+    ExecutionDesign found{std::move(design), std::move(s), c.memory, c.boundNs};
+    if (o_.found) o_.found(found);
+    keepDesign(out_.designs, std::move(found), std::max(o_.keep, 1));
+  }
+
+  const Preset& preset_;
+  const Network& network_;
+  const PreparedExecutions& prepared_;
+  const ExecutionSearchOptions& o_;
+  ExecutionSearch out_;
+  double best_ = std::numeric_limits<double>::infinity();
+  TallyCache ownTallies_;
+  TallyCache& tallies_;
+  ShapeMemo memo_;
+  bool ceilingBound_;
+};
+
+}  // namespace
+
+ExecutionSearch searchPrepared(const Preset& preset, const Network& network,
+                               const PreparedExecutions& prepared,
+                               const ExecutionSearchOptions& o) {
+  network.validate();
+  return ShapeSearch(preset, network, prepared, o).run();
 }
 
 ExecutionSearch searchExecutions(const Preset& preset, const Network& network,
