@@ -294,6 +294,54 @@ std::string inputs(const DesignComparison& d, int level) {
 }
 
 // The optimum, the front's best perf per cost and the equal split side by side.
+// What the optimum's table leaves out: ratios against the equal split, memory,
+// the pipeline bubble, idle dimensions, limits and an infinite time.
+std::string optimumNotes(const Analysis& a, const Baseline* base) {
+  const DesignResult& r = a.design;
+  std::string out;
+  if (base) {
+    std::vector<std::string> ratios;
+    if (base->speedup)
+      ratios.push_back(ratioWords(base->speedup, "faster", "slower") + " per iteration");
+    if (base->communicationSpeedup) {
+      ratios.push_back("communication " +
+                       ratioWords(base->communicationSpeedup, "faster", "slower"));
+    }
+    if (base->timeCostGain) {
+      ratios.push_back("time x cost " + ratioWords(base->timeCostGain, "better", "worse"));
+    }
+    if (!ratios.empty()) {
+      out += "<p>Against the equal split: " + esc(joined(ratios)) + ".</p>\n";
+    }
+    if (!base->satisfiesConstraints()) {
+      out += "<p class=\"bad\">The equal split breaks " + esc(joined(base->violated, "; ")) +
+             ".</p>\n";
+    }
+  }
+  const MemoryEstimate& m = a.training.memory;
+  if (m.use) {
+    out += std::string("<p") + (m.fits() ? "" : " class=\"bad\"") +
+           ">Memory per NPU: " + (m.fits() ? "" : "does not fit: ") + esc(m.describe()) + ".</p>\n";
+  }
+  if (a.training.pipelineBubble && *a.training.pipelineBubble > 0) {
+    out += "<p>Pipeline bubble: " + fixed(100 * *a.training.pipelineBubble, 1) +
+           " % of the ideal time.</p>\n";
+  }
+  if (!a.dimensionsWithoutTraffic.empty()) {
+    out += "<p class=\"note\">No collective uses " + esc(joined(a.dimensionsWithoutTraffic)) +
+           ", so it needs no bandwidth.</p>\n";
+  }
+  for (const std::string& v : a.limitViolations) {
+    out += "<p class=\"bad\">Not buildable: " + esc(v) + ".</p>\n";
+  }
+  if (!r.eval.finite) {
+    out +=
+        "<p class=\"bad\">A dimension that carries traffic has no bandwidth: the time is "
+        "infinite.</p>\n";
+  }
+  return out;
+}
+
 std::string optimum(const DesignComparison& d, int level) {
   const Analysis& a = d.analysis;
   std::string out = heading(level, a.evaluated ? "Design" : "Optimum");
@@ -401,48 +449,7 @@ std::string optimum(const DesignComparison& d, int level) {
         base ? ppc(perfPerCostIn(measure, bth, base->design.eval)) : "-");
   }
   out += t.html();
-
-  std::vector<std::string> lines;
-  if (base) {
-    std::vector<std::string> ratios;
-    if (base->speedup)
-      ratios.push_back(ratioWords(base->speedup, "faster", "slower") + " per iteration");
-    if (base->communicationSpeedup) {
-      ratios.push_back("communication " +
-                       ratioWords(base->communicationSpeedup, "faster", "slower"));
-    }
-    if (base->timeCostGain) {
-      ratios.push_back("time x cost " + ratioWords(base->timeCostGain, "better", "worse"));
-    }
-    if (!ratios.empty()) {
-      out += "<p>Against the equal split: " + esc(joined(ratios)) + ".</p>\n";
-    }
-    if (!base->satisfiesConstraints()) {
-      out += "<p class=\"bad\">The equal split breaks " + esc(joined(base->violated, "; ")) +
-             ".</p>\n";
-    }
-  }
-  const MemoryEstimate& m = a.training.memory;
-  if (m.use) {
-    out += std::string("<p") + (m.fits() ? "" : " class=\"bad\"") +
-           ">Memory per NPU: " + (m.fits() ? "" : "does not fit: ") + esc(m.describe()) + ".</p>\n";
-  }
-  if (a.training.pipelineBubble && *a.training.pipelineBubble > 0) {
-    out += "<p>Pipeline bubble: " + fixed(100 * *a.training.pipelineBubble, 1) +
-           " % of the ideal time.</p>\n";
-  }
-  if (!a.dimensionsWithoutTraffic.empty()) {
-    out += "<p class=\"note\">No collective uses " + esc(joined(a.dimensionsWithoutTraffic)) +
-           ", so it needs no bandwidth.</p>\n";
-  }
-  for (const std::string& v : a.limitViolations) {
-    out += "<p class=\"bad\">Not buildable: " + esc(v) + ".</p>\n";
-  }
-  if (!r.eval.finite) {
-    out +=
-        "<p class=\"bad\">A dimension that carries traffic has no bandwidth: the time is "
-        "infinite.</p>\n";
-  }
+  out += optimumNotes(a, base);
   return out;
 }
 

@@ -93,6 +93,26 @@ struct Run {
 
 }  // namespace
 
+// Whether an autosave of the last state reads back as the document; a failure
+// naming why otherwise.
+bool recoveryReadsBack(AutosaveController& autosave, MainWindow& window, QStringList& failures) {
+  QString autosaveError;
+  bool matches = false;
+  if (autosave.saveNow(&autosaveError)) {
+    try {
+      matches = Document::loadFile(autosave.recoveryPath()) == window.document()->project();
+    } catch (const std::exception& e) {
+      autosaveError = toQString(e.what());
+    }
+  }
+  if (!matches) {
+    failures << QStringLiteral("the recovery file does not read back as the document%1")
+                    .arg(autosaveError.isEmpty() ? QString()
+                                                 : QStringLiteral(": ") + autosaveError);
+  }
+  return matches;
+}
+
 int runEndurance(const StudioOptions& options, const Project& project) {
   QTemporaryDir recoveryDir;  // outlives the window, whose autosave writes into it
   MainWindow window(nullptr, false);
@@ -155,22 +175,7 @@ int runEndurance(const StudioOptions& options, const Project& project) {
   const long rssPeak = statusKb("VmHWM");
   const long heapEnd = heapInUseKb();
 
-  // The autosave of the last state reads back as the document.
-  QString autosaveError;
-  bool recoveryMatches = false;
-  if (autosave->saveNow(&autosaveError)) {
-    try {
-      recoveryMatches =
-          Document::loadFile(autosave->recoveryPath()) == window.document()->project();
-    } catch (const std::exception& e) {
-      autosaveError = toQString(e.what());
-    }
-  }
-  if (!recoveryMatches) {
-    run.failures << QStringLiteral("the recovery file does not read back as the document%1")
-                        .arg(autosaveError.isEmpty() ? QString()
-                                                     : QStringLiteral(": ") + autosaveError);
-  }
+  const bool recoveryMatches = recoveryReadsBack(*autosave, window, run.failures);
   const long growth = rssEnd - rssWarm;
   if (rssWarm <= 0 || rssEnd <= 0) {
     run.failures << QStringLiteral("cannot read the resident set size from /proc/self/status");

@@ -691,6 +691,40 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
 
 }  // namespace
 
+namespace {
+
+// The rows over the dimensions that are not fixed (f.dims), the fixed ones moved
+// to the right-hand side, at scale 1 / s; rows left with no dimension dropped, and
+// equalities the others imply.
+void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixed, double s,
+                StandardForm& f) {
+  const auto n = static_cast<int>(fixed.size());
+  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                    Eigen::VectorXd& outB) {
+    outA.resize(0, f.n);
+    outB.resize(0);
+    for (int i = 0; i < A.rows(); ++i) {
+      Eigen::RowVectorXd row(f.n);
+      for (int j = 0; j < f.n; ++j) row(j) = A(i, f.dims[j]);
+      double rhs = b(i);
+      for (int d = 0; d < n; ++d) {
+        if (fixed[d]) rhs -= A(i, d) * *fixed[d];
+      }
+      if (f.n > 0 && row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs / s);
+    }
+  };
+  reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
+  reduce(rows.Ain, rows.bin, f.Ain, f.bin);
+  Rows eq;
+  eq.Aeq = f.Aeq;
+  eq.beq = f.beq;
+  dropDependentEqualities(eq, f.n);
+  f.Aeq = eq.Aeq;
+  f.beq = eq.beq;
+}
+
+}  // namespace
+
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart, Deadline deadline) {
   Presolved out;
@@ -798,30 +832,7 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     // Tiny positive values for idle dimensions so the barrier is defined.
     f.start(j) = std::max((*start)(f.dims[j]) / s, 1e-6);
   }
-  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
-                    Eigen::VectorXd& outB) {
-    outA.resize(0, f.n);
-    outB.resize(0);
-    for (int i = 0; i < A.rows(); ++i) {
-      Eigen::RowVectorXd row(f.n);
-      for (int j = 0; j < f.n; ++j) row(j) = A(i, f.dims[j]);
-      double rhs = b(i);
-      for (int d = 0; d < n; ++d) {
-        if (fixed[d]) rhs -= A(i, d) * *fixed[d];
-      }
-      if (f.n > 0 && row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs / s);
-    }
-  };
-  reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
-  reduce(rows.Ain, rows.bin, f.Ain, f.bin);
-  {
-    Rows eq;
-    eq.Aeq = f.Aeq;
-    eq.beq = f.beq;
-    dropDependentEqualities(eq, f.n);
-    f.Aeq = eq.Aeq;
-    f.beq = eq.beq;
-  }
+  reduceRows(rows, fixed, s, f);
   if (!anyUsed) {
     // Every dimension that carries traffic is fixed: the time is a constant, so
     // the cheapest point of the others is optimal.
