@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -37,8 +40,9 @@ constexpr const char* kCodesignFooter =
     "'total == 500'): its performance optimum, or with --objective perf-per-cost its\n"
     "perf-per-cost optimum.\n"
     "\n"
-    "Pruning uses lower bounds only (an execution's compute time; a shape's least cost\n"
-    "under the constraints): the best --top designs are those an exhaustive search\n"
+    "Pruning uses lower bounds only (an execution's compute time; a design's time from\n"
+    "its traffic at the most bandwidth the constraints allow; a shape's least cost under\n"
+    "the constraints): the best --top designs are those an exhaustive search\n"
     "finds, and so is the Pareto front of cost against time where it is faster than the\n"
     "last of them. --exhaustive evaluates everything for the whole front.\n"
     "\n"
@@ -50,6 +54,8 @@ constexpr const char* kCodesignFooter =
     "row per design listed; --save-scenarios FILE writes them as the scenarios of one\n"
     "project (the GUI opens it, libra compare reads it).\n"
     "Ctrl-C stops the search: what was found is reported (\"status\": \"stopped\"), exit 130.\n"
+    "--time-limit S stops it after S seconds the same way (\"status\": \"time limit\", exit 0\n"
+    "when a design was found): the designs are then the best found, not proven the best.\n"
     "\n"
     "Examples:\n"
     "  libra codesign --preset gpt3-175b --npus 4096 --dims 2..3\n"
@@ -72,6 +78,7 @@ struct CodesignArgs {
   std::string saveScenarios;
   bool json = false;
   bool exhaustive = false;
+  std::string timeLimit;  // seconds; empty: none
 };
 
 std::vector<std::int64_t> parseNpuList(const std::string& text) {
@@ -191,7 +198,10 @@ struct Run {
   bool interrupted = false;
   int jobs = 1;
 
+  bool timedOut = false;
+
   std::string status() const {
+    if (timedOut) return "time limit";
     if (interrupted || result.cancelled) return "stopped";
     return result.designs.empty() ? "error" : "done";
   }
@@ -435,15 +445,30 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   options.prune = !args.exhaustive;
   checkConstraints(shapes);
 
+  std::optional<double> timeLimit;
+  if (!args.timeLimit.empty()) timeLimit = parseLimitFlags({args.timeLimit, ""}).seconds;
+
   CodesignResult result;
   bool interrupted = false;
+  bool timedOut = false;
   {
     const InterruptHandler handler;
     ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1, "shapes");
+    // Ctrl-C or the time limit stops the search (the progress callback runs on
+    // this thread about ten times a second).
+    std::atomic<bool> stop{false};
+    const auto started = std::chrono::steady_clock::now();
     try {
       result = runCodesign(
-          options, [&](std::int64_t done, std::int64_t total) { bar.update(done, total); },
-          &gInterrupted);
+          options,
+          [&](std::int64_t done, std::int64_t total) {
+            bar.update(done, total);
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (timeLimit && elapsed >= *timeLimit && !stop) timedOut = true, stop = true;
+            if (gInterrupted.load()) stop = true;
+          },
+          &stop);
     } catch (const ConstraintError& e) {
       throw InputError(std::string("--constraint: ") + e.what());
     }
@@ -452,8 +477,14 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   }
   for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
   context.err.flush();
-  const Run run{options, result, interrupted, jobs};
-  if (interrupted || result.cancelled) {
+  Run run{options, result, interrupted, jobs};
+  run.timedOut = timedOut && !interrupted;
+  if (run.timedOut) {
+    context.err << "libra: codesign stopped at the time limit (" << args.timeLimit
+                << " s): reporting the " << result.designs.size()
+                << " designs found so far; they are the best found, not proven the best"
+                << std::endl;
+  } else if (interrupted || result.cancelled) {
     context.err << "libra: codesign interrupted: reporting the " << result.designs.size()
                 << " designs found so far" << std::endl;
   }
@@ -474,7 +505,7 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
                   << " scenarios\n";
     }
   }
-  if (interrupted || result.cancelled) return kExitInterrupted;
+  if (interrupted || (result.cancelled && !run.timedOut)) return kExitInterrupted;
   if (result.designs.empty()) {
     std::string why;
     if (result.leastMemory && result.evaluated == 0) {
@@ -528,6 +559,10 @@ void registerCodesign(CLI::App& app, Context& context) {
       ->type_name("FILE");
   cmd->add_flag("--exhaustive", args->exhaustive,
                 "Evaluate every design (no pruning): the whole Pareto front, slower");
+  cmd->add_option("--time-limit", args->timeLimit,
+                  "Stop after this many seconds and report the best designs found so far "
+                  "(\"status\": \"time limit\"; default: none)")
+      ->type_name("SECONDS");
   args->preset.placements = "all";
   addPresetFlags(cmd, args->preset, /*withDataParallel=*/true);
   cmd->add_option("--placements", args->preset.placements,

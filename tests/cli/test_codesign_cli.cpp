@@ -140,7 +140,7 @@ TEST_F(CodesignTest, SavedScenariosAreReadByCompare) {
 }
 
 // Ctrl-C: what was found so far is reported, "status": "stopped", exit 130.
-// GPT-3 175B on 4096 NPUs in 2..4 dimensions takes minutes on one thread.
+// GPT-3 175B on 4096 NPUs in 2..4 dimensions takes about 90 s on one thread.
 TEST_F(CodesignTest, StopsCleanlyOnCtrlC) {
   const std::vector<std::string> args{"codesign", "--preset", "gpt3-175b", "--npus", "4096",
                                       "--dims",   "2..4",     "--jobs",    "1",      "--json"};
@@ -156,6 +156,22 @@ TEST_F(CodesignTest, StopsCleanlyOnCtrlC) {
   EXPECT_LT(j["shapes_searched"].get<int>(), j["shapes"].get<int>());
 }
 
+// --time-limit: the same stop on a timer; "status": "time limit", and exit 0
+// with the designs found (1, saying so, when none was found yet).
+TEST_F(CodesignTest, ATimeLimitReportsTheDesignsFoundSoFar) {
+  const std::vector<std::string> args{"codesign", "--preset", "gpt3-175b",    "--npus",
+                                      "4096",     "--dims",   "2..4",         "--jobs",
+                                      "1",        "--json",   "--time-limit", "1"};
+  const ProcessResult r = runLibra(args);
+  SCOPED_TRACE(describe(args, r));
+  const json j = parseJson(r.out);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["status"], "time limit");
+  EXPECT_LT(j["shapes_searched"].get<int>(), j["shapes"].get<int>());
+  EXPECT_TRUE(contains(r.err, "time limit (1 s)")) << r.err;
+  EXPECT_EQ(r.exitCode, j["designs"].empty() ? 1 : 0);
+}
+
 TEST_F(CodesignTest, BadInputIsRefusedWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
       {{"codesign", "--preset", "resnet50", "--npus", "3"}, "--npus"},
@@ -167,6 +183,8 @@ TEST_F(CodesignTest, BadInputIsRefusedWithOneLine) {
       {{"codesign", "--preset", "resnet50", "--npus", "64", "--constraint", "bw[rack] <= 3"},
        "--constraint"},
       {{"codesign", "--preset", "nope", "--npus", "64"}, "nope"},
+      {{"codesign", "--preset", "resnet50", "--npus", "64", "--time-limit", "abc"}, "--time-limit"},
+      {{"codesign", "--preset", "resnet50", "--npus", "64", "--time-limit", "0"}, "--time-limit"},
   };
   for (const auto& [args, mention] : cases) {
     const ProcessResult r = runLibra(args);
