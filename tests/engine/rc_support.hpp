@@ -38,7 +38,7 @@ void checkProperty(int maxSuccess, Testable&& testable, bool shrink = true,
   if (seed) params.seed = *seed;
   const auto result = checkTestable(std::forward<Testable>(testable), metadata, params);
   if (result.template is<SuccessResult>()) {
-    const auto success = result.template get<SuccessResult>();
+    const auto& success = result.template get<SuccessResult>();
     if (!success.distribution.empty()) {
       printResultMessage(result, std::cout);
       std::cout << std::endl;

@@ -86,9 +86,10 @@ TEST(Codesign, PruningKeepsTheBestDesignsAndTheFastFront) {
     if (std::string(budget) == "total == 1e6") {
       EXPECT_GT(pruned.pruned, all.evaluated / 2);
     }
-    const auto key = [&](const CodesignDesign& d) {
-      return objective == Objective::Performance ? d.solution.eval.iterationNs
-                                                 : d.solution.eval.iterationNs * d.costUsd;
+    const Objective by = objective;  // a lambda cannot capture a structured binding (clang)
+    const auto key = [by](const CodesignDesign& d) {
+      return by == Objective::Performance ? d.solution.eval.iterationNs
+                                          : d.solution.eval.iterationNs * d.costUsd;
     };
     for (int k = 0; k < o.top; ++k) {
       EXPECT_NEAR(key(all.designs[k]), key(pruned.designs[k]), 1e-9 * key(all.designs[k])) << k;
@@ -97,7 +98,8 @@ TEST(Codesign, PruningKeepsTheBestDesignsAndTheFastFront) {
     if (objective != Objective::Performance) continue;
     const double last = pruned.designs[o.top - 1].solution.eval.iterationNs;
     const auto fb = frontOf(pruned);
-    for (const auto& [time, cost] : frontOf(all)) {
+    for (const auto& point : frontOf(all)) {
+      const double time = point.first, cost = point.second;
       if (time >= last) continue;
       const bool kept = std::any_of(fb.begin(), fb.end(), [&](const auto& f) {
         return std::abs(f.first - time) <= 1e-9 * time && std::abs(f.second - cost) <= 1e-9 * cost;
@@ -162,9 +164,8 @@ TEST(Codesign, DesignsKeepTheConstraintsAndTheFrontIsNonDominated) {
     for (double b : d.solution.bandwidth) total += b;
     EXPECT_NEAR(total, 100, 1e-6);
     EXPECT_EQ(d.network.npuCount(), 16);
-    EXPECT_EQ(d.execution.parallelism.tp * d.execution.parallelism.pp * d.execution.parallelism.dp *
-                  d.execution.parallelism.ep,
-              16);
+    const Parallelism& q = d.execution.parallelism;
+    EXPECT_EQ(std::int64_t{q.tp} * q.pp * q.ep * q.dp, 16);
     if (k > 0) {
       EXPECT_LE(r.designs[k - 1].solution.eval.iterationNs,
                 d.solution.eval.iterationNs * (1 + 1e-12));

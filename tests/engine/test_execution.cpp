@@ -62,7 +62,7 @@ TEST(Executions, EnumerationRespectsTheModel) {
   std::set<std::tuple<int, int, std::int64_t>> degrees;
   for (const Execution& e : all) {
     const Parallelism& q = e.parallelism;
-    EXPECT_EQ(q.tp * q.pp * q.dp, 16);
+    EXPECT_EQ(std::int64_t{q.tp} * q.pp * q.dp, 16);
     EXPECT_EQ(8 % q.tp, 0);
     EXPECT_LE(q.pp, 4);
     EXPECT_EQ(16 % q.dp, 0);
