@@ -2,7 +2,9 @@
 // runs (the calibration table's networks and bandwidths, tests/cli/
 // test_calibration.cpp) evaluates the published execution, with the time an
 // independent path gives it (the project `libra new --execution given` writes,
-// evaluated at the same bandwidths), and finds one at least as fast. Every
+// evaluated at the same bandwidths), and finds one at least as fast. Where the
+// memory allows less recomputation than the run used, the search evaluates that
+// twin instead (never slower), and the test checks it is not slower. Every
 // execution that fits the memory is evaluated (no pruning), with the automatic
 // placement (TP inside the node, as the runs placed it).
 #include <gtest/gtest.h>
@@ -37,12 +39,13 @@ struct PublishedRun {
   bool ignoreMemory;
 };
 
-Parallelism run(int tp, int pp, bool selective, int zero) {
+Parallelism run(int tp, int pp, bool selective, int zero, bool full = false) {
   Parallelism p;
   p.tp = tp;
   p.pp = pp;
-  p.sequenceParallel = true;
+  p.sequenceParallel = !full;  // the SC'21 runs predate sequence parallelism
   p.selectiveRecompute = selective;
+  p.recompute = full;
   p.zeroStage = zero;
   return p;
 }
@@ -74,6 +77,28 @@ const std::vector<PublishedRun>& runs() {
        3,
        true,
        false},
+      // Narayanan et al. (SC'21, arXiv:2104.04473) Tables 1 and 2: full recomputation,
+      // no sequence parallelism.
+      {"sc21-gpt3-175b-a100-1536",
+       "gpt3-175b",
+       "a100",
+       "a100-8x192.yml",
+       {300, 25},
+       1536,
+       run(8, 12, false, 0, true),
+       2,
+       true,
+       false},
+      {"sc21-mt-nlg-530b-a100-2520",
+       "mt-nlg-530b",
+       "a100",
+       "a100-8x315.yml",
+       {300, 25},
+       2520,
+       run(8, 35, false, 0, true),
+       3,
+       true,
+       false},
       {"llama3-405b-h100-8192",
        "llama3-405b",
        "h100",
@@ -88,13 +113,23 @@ const std::vector<PublishedRun>& runs() {
   return list;
 }
 
-bool sameExecution(const Execution& found, const PublishedRun& r) {
+int recomputation(const Parallelism& p) {
+  return p.recompute ? 2 : (p.selectiveRecompute ? 1 : 0);
+}
+
+// The published execution, or one the search keeps instead because it is at
+// least as fast by construction: the same degrees, interleaving, micro-batch and
+// sequence parallelism, with less recomputation that still fits the memory (it
+// only adds compute) or another ZeRO stage of 0-2 (they move the same bytes).
+bool publishedOrTwin(const Execution& found, const PublishedRun& r, bool& exact) {
   const Parallelism& p = found.parallelism;
   const Parallelism& q = r.published;
-  // ZeRO 0, 1 and 2 move the same bytes (the search keeps the least that fits).
-  return p.tp == q.tp && p.pp == q.pp && p.cp == 1 && p.ep == 1 && !p.zero3 &&
-         p.sequenceParallel == q.sequenceParallel && p.selectiveRecompute == q.selectiveRecompute &&
-         !p.recompute && found.virtualStages == r.virtualStages && found.microBatch == 1;
+  const bool same = p.tp == q.tp && p.pp == q.pp && p.cp == 1 && p.ep == 1 && !p.zero3 &&
+                    p.sequenceParallel == q.sequenceParallel &&
+                    found.virtualStages == r.virtualStages && found.microBatch == 1 &&
+                    recomputation(p) <= recomputation(q);
+  exact = same && recomputation(p) == recomputation(q);
+  return same;
 }
 
 class PublishedExecutions : public ::testing::TestWithParam<PublishedRun> {};
@@ -115,8 +150,13 @@ TEST_P(PublishedExecutions, AreEvaluatedAndNotFasterThanTheSearchsBest) {
   o.prune = false;  // every execution: the published one among them
   o.keep = 1;
   double publishedInSearch = std::numeric_limits<double>::quiet_NaN();
+  bool exact = false;
   o.found = [&](const ExecutionDesign& d) {
-    if (sameExecution(d.execution, r)) publishedInSearch = d.solution.eval.iterationNs;
+    bool isExact = false;
+    if (publishedOrTwin(d.execution, r, isExact) && (isExact || !exact)) {
+      publishedInSearch = d.solution.eval.iterationNs;
+      exact = isExact;
+    }
   };
   const ExecutionSearch found = searchExecutions(preset, net, o);
   ASSERT_FALSE(found.designs.empty()) << found.firstFailure;
@@ -126,8 +166,9 @@ TEST_P(PublishedExecutions, AreEvaluatedAndNotFasterThanTheSearchsBest) {
   p.tp = r.published.tp;
   p.pp = r.published.pp;
   p.dp = 0;
-  p.sequenceParallel = true;
+  p.sequenceParallel = r.published.sequenceParallel;
   p.selectiveRecompute = r.published.selectiveRecompute;
+  p.recompute = r.published.recompute;
   p.zeroStage = r.published.zeroStage;
   ProjectOptions po;
   po.generator.globalBatch = r.globalBatch;
@@ -137,15 +178,21 @@ TEST_P(PublishedExecutions, AreEvaluatedAndNotFasterThanTheSearchsBest) {
   const double published = problem.evaluate(r.bandwidth).iterationNs;
 
   ASSERT_TRUE(std::isfinite(publishedInSearch)) << r.name << ": not evaluated by the search";
-  EXPECT_NEAR(publishedInSearch, published, 1e-9 * published) << r.name;
+  if (exact) {
+    EXPECT_NEAR(publishedInSearch, published, 1e-9 * published) << r.name;
+  } else {
+    // Its twin with less recomputation: as fast or faster.
+    EXPECT_LE(publishedInSearch, published * (1 + 1e-12)) << r.name;
+  }
   const double best = found.designs.front().solution.eval.iterationNs;
   EXPECT_LE(best, published * (1 + 1e-12)) << r.name;
   std::printf(
-      "%-24s published %s: %.4f s; search's best %s: %.4f s (%.1f %% faster), %lld "
+      "%-26s published %s: %.4f s%s; search's best %s: %.4f s (%.1f %% faster), %lld "
       "executions evaluated\n",
       r.name, (r.published.label() + " (v " + std::to_string(r.virtualStages) + ")").c_str(),
-      published / 1e9, found.designs.front().execution.label().c_str(), best / 1e9,
-      100 * (published / best - 1), static_cast<long long>(found.evaluated));
+      published / 1e9, exact ? "" : " (evaluated as its twin with less recomputation)",
+      found.designs.front().execution.label().c_str(), best / 1e9, 100 * (published / best - 1),
+      static_cast<long long>(found.evaluated));
 }
 
 INSTANTIATE_TEST_SUITE_P(Calibration, PublishedExecutions, ::testing::ValuesIn(runs()),
