@@ -134,6 +134,11 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   layout->addWidget(objectiveBox);
   layout->addWidget(constraintBox, 1);
 
+  connectEdits();
+  syncFromDocument();
+}
+
+void BudgetPanel::connectEdits() {
   // A drag is one merge session: pressing starts it, releasing ends it.
   connect(totalSlider_, &QSlider::sliderPressed, this,
           [this] { totalDrag_ = document_->newMergeSession(); });
@@ -188,7 +193,6 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
                  Document::Network | Document::CostModel))
       syncFromDocument();
   });
-  syncFromDocument();
 }
 
 double BudgetPanel::maxCostUsd() const {

@@ -43,6 +43,8 @@ class BudgetPanel : public QWidget {
   double costBudgetStartUsd() const;
 
  private:
+  // Every control's edit of the document, and the document's changes back.
+  void connectEdits();
   void syncFromDocument();
   void setTotal(double gbps, bool fromSlider);
   void setCost(double usd, bool fromSlider);
