@@ -577,24 +577,6 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
   PreparedExecutions out;
   const std::vector<Execution> all = enumerateExecutions(preset, npus, o.generator, o.choices);
   if (all.empty()) out.firstFailure = whyNoExecution(preset, npus, o.generator, o.choices);
-  // The bound needs a workload of `npus` NPUs on some network: one Switch per
-  // parallel axis holds the automatic mapping (the compute of an NPU does not
-  // depend on where its groups lie).
-  const auto axesNetwork = [](const Parallelism& p) {
-    Network n;
-    const std::pair<const char*, std::int64_t> axes[] = {
-        {"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"pp", p.pp}, {"dp", p.dp}};
-    for (const auto& [name, degree] : axes) {
-      if (degree < 2) continue;
-      Dimension d;
-      d.name = name;
-      d.block = BuildingBlock::Switch;
-      d.npus = static_cast<int>(degree);
-      d.costLevel = "InterPod";  // any name: the bound needs no price
-      n.dims.push_back(d);
-    }
-    return n;
-  };
   // Memory first, in closed form; of the choices that change only memory (ZeRO
   // 0, 1, 2 move the same bytes) or only add compute (recomputation), the least
   // that fits is kept: the others are as fast or slower.

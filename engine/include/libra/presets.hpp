@@ -385,6 +385,11 @@ struct AxisTally {
   std::vector<Collective> collectives;
 };
 
+// A network of one Switch per parallel axis of degree 2 or more (innermost
+// first), each holding that axis's groups: where a workload of the degrees can be
+// generated without a real network (its compute does not depend on one).
+Network axesNetwork(const Parallelism& degrees);
+
 // The axis tally of `parallelism`'s resolved degrees (dp > 0; groups ignored), or
 // nullopt where the bytes themselves depend on the placement: DeepEP's dispatch
 // (copies per node), hybrid sharding (the shard group's split), the Libra layout.

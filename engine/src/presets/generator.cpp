@@ -1245,6 +1245,21 @@ WorkloadTally tallyWorkload(const Preset& preset, const Parallelism& parallelism
   return out;
 }
 
+Network axesNetwork(const Parallelism& degrees) {
+  Network network;
+  for (ParallelAxis axis : kParallelAxes) {
+    const std::int64_t degree = degrees.degree(axis);
+    if (degree < 2) continue;
+    Dimension d;
+    d.name = std::string(shortName(axis));
+    d.block = BuildingBlock::Switch;
+    d.npus = static_cast<int>(degree);
+    d.costLevel = "InterPod";  // any name: a workload needs no price
+    network.dims.push_back(d);
+  }
+  return network;
+}
+
 std::optional<AxisTally> tallyByAxes(const Preset& preset, const Parallelism& parallelism,
                                      const Device& device, const GeneratorOptions& options) {
   const bool deepEp = parallelism.moeDispatcher == MoeDispatcher::DeepEp && parallelism.ep > 1;
@@ -1252,20 +1267,12 @@ std::optional<AxisTally> tallyByAxes(const Preset& preset, const Parallelism& pa
       parallelism.dp < 1) {
     return std::nullopt;
   }
-  // One Switch per axis of degree 2 or more, each axis's group on its own.
+  // Each axis's group on its own Switch.
   Parallelism p = parallelism;
-  Network network;
+  const Network network = axesNetwork(p);
   std::vector<ParallelAxis> axisOf;
   for (ParallelAxis axis : kParallelAxes) {
-    const std::int64_t degree = p.degree(axis);
-    if (degree < 2) continue;
-    Dimension d;
-    d.name = std::string(shortName(axis));
-    d.block = BuildingBlock::Switch;
-    d.npus = static_cast<int>(degree);
-    d.costLevel = "InterPod";  // any name: a tally needs no price
-    network.dims.push_back(d);
-    axisOf.push_back(axis);
+    if (p.degree(axis) >= 2) axisOf.push_back(axis);
   }
   if (network.dims.empty()) return std::nullopt;
   for (ParallelAxis axis : kParallelAxes) {
