@@ -170,10 +170,11 @@ Json designJson(const CodesignDesign& d) {
                     {"pp", p.pp},
                     {"dp", p.dp},
                     {"ep", p.ep},
+                    {"expert_tp", p.etp()},
                     {"cp", p.cp},
                     {"virtual_stages", e.virtualStages},
                     {"micro_batch", e.microBatch},
-                    {"zero", p.zeroStage},
+                    {"zero", p.zero()},
                     {"recompute", std::string(toString(e.recomputation()))},
                     {"sequence_parallel", p.sequenceParallel},
                     {"placement", placementJson(d)},
@@ -252,7 +253,8 @@ Json runJson(const Run& run) {
 
 std::string csvText(const Run& run) {
   std::ostringstream out;
-  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,cp,virtual_stages,micro_batch,zero,"
+  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,expert_tp,cp,virtual_stages,micro_"
+         "batch,zero,"
          "recompute,sequence_parallel,placement,bandwidth_gbps,iteration_time_ns,time_to_train_s,"
          "tokens_per_second,mfu,memory_per_npu_bytes,network_cost_usd,system_cost_usd\n";
   const auto quote = [](const std::string& text) {
@@ -274,9 +276,9 @@ std::string csvText(const Run& run) {
     for (double b : d.solution.bandwidth) bw += (bw.empty() ? "" : ";") + formatExact(b);
     out << k + 1 << ',' << (run.onFront(k) ? 1 : 0) << ',' << quote(d.label) << ',' << d.npus << ','
         << npus << ',' << blocks << ',' << p.tp << ',' << p.pp << ',' << p.dp << ',' << p.ep << ','
-        << p.cp << ',' << d.execution.virtualStages << ',' << d.execution.microBatch << ','
-        << p.zeroStage << ',' << toString(d.execution.recomputation()) << ','
-        << (p.sequenceParallel ? 1 : 0) << ',' << quote(placementText(d)) << ',' << bw << ','
+        << p.etp() << ',' << p.cp << ',' << d.execution.virtualStages << ','
+        << d.execution.microBatch << ',' << p.zero() << ',' << toString(d.execution.recomputation())
+        << ',' << (p.sequenceParallel ? 1 : 0) << ',' << quote(placementText(d)) << ',' << bw << ','
         << formatExact(d.solution.eval.iterationNs) << ',' << optional(d.throughput.timeToTrainS)
         << ',' << optional(d.throughput.tokensPerSecond) << ',' << optional(d.throughput.mfu) << ','
         << (d.memory.use ? formatExact(d.memory.use->total()) : std::string()) << ','

@@ -85,7 +85,14 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
                   "and values in every attention layer (Megatron-LM's --context-parallel-size; "
                   "default 1)")
       ->type_name("N");
-  cmd->add_option("--ep", flags.ep, "Expert-parallel degree, MoE presets (default: the preset's)")
+  cmd->add_option("--ep", flags.ep,
+                  "Expert-parallel degree, MoE presets (Megatron-Core's "
+                  "--expert-model-parallel-size; default: the preset's)")
+      ->type_name("N");
+  cmd->add_option("--expert-tp", flags.expertTp,
+                  "Expert tensor-parallel degree, MoE presets (Megatron-Core's "
+                  "--expert-tensor-parallel-size; a divisor of TP, default TP): each expert is "
+                  "split over N NPUs and the EP group takes TP / N NPUs of each TP group")
       ->type_name("N");
   cmd->add_option("--pp", flags.pp, "Pipeline-parallel stages (default: the preset's)")
       ->type_name("N");
@@ -206,6 +213,7 @@ void resolveParallelism(const PresetFlags& flags, PresetChoice& choice) {
   degree(flags.tp, "--tp", p.tp);
   degree(flags.cp, "--cp", p.cp);
   degree(flags.ep, "--ep", p.ep);
+  degree(flags.expertTp, "--expert-tp", p.expertTp);
   degree(flags.pp, "--pp", p.pp);
   if (!flags.dp.empty()) p.dp = parseWholeNumber(flags.dp, "--dp", 1, kMaxNpus);
   p.sequenceParallel = p.sequenceParallel || flags.sequenceParallel;
@@ -393,6 +401,7 @@ ExecutionChoices executionChoices(const PresetFlags& flags, const PresetChoice& 
   if (!flags.tp.empty()) c.tp = p.tp;
   if (!flags.cp.empty()) c.cp = p.cp;
   if (!flags.ep.empty()) c.ep = p.ep;
+  if (!flags.expertTp.empty()) c.expertTp = p.expertTp;
   if (!flags.pp.empty()) c.pp = p.pp;
   if (!flags.dp.empty()) c.dp = p.dp;
   if (flags.zero3 || !flags.zero.empty()) c.zeroStage = p.zero();

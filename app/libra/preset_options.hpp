@@ -24,6 +24,7 @@ struct PresetFlags {
   std::string model;  // --model CONFIG.json instead of --preset
   std::string device = kDefaultDevice;
   std::string tp, cp, ep, pp, dp;
+  std::string expertTp;  // --expert-tp N (Megatron-Core's expert tensor parallelism)
   bool sequenceParallel = false;
   bool zero3 = false;
   bool recompute = false;

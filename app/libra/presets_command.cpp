@@ -117,6 +117,7 @@ Json parallelismJson(const Parallelism& p) {
   j["tp"] = p.tp;
   j["cp"] = p.cp;
   j["ep"] = p.ep;
+  j["expert_tp"] = p.etp();
   j["pp"] = p.pp;
   j["dp"] = p.dp;  // 0: NPUs / (TP x CP x EP x PP)
   j["sequence_parallel"] = p.sequenceParallel;

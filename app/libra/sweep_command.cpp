@@ -324,8 +324,8 @@ std::string csvText(const Summary& s) {
 
 // Whether the flags leave the whole execution to the preset's default.
 bool fixesNoExecution(const PresetFlags& f) {
-  return f.tp.empty() && f.cp.empty() && f.ep.empty() && f.pp.empty() && f.dp.empty() &&
-         f.zero.empty() && !f.zero3 && !f.recompute && !f.selectiveRecompute &&
+  return f.tp.empty() && f.cp.empty() && f.ep.empty() && f.expertTp.empty() && f.pp.empty() &&
+         f.dp.empty() && f.zero.empty() && !f.zero3 && !f.recompute && !f.selectiveRecompute &&
          !f.sequenceParallel && f.microBatch.empty() && f.microBatches.empty() &&
          f.virtualStages.empty() && f.layout != "libra";
 }

@@ -33,6 +33,7 @@ std::string Execution::label() const {
   std::string out = "TP " + std::to_string(p.tp);
   if (p.cp > 1) out += " x CP " + std::to_string(p.cp);
   if (p.ep > 1) out += " x EP " + std::to_string(p.ep);
+  out += p.expertLayoutText();
   out += " x PP " + std::to_string(p.pp);
   if (virtualStages > 1) out += " (v " + std::to_string(virtualStages) + ")";
   out += " x DP " + std::to_string(p.dp);
@@ -92,23 +93,45 @@ std::vector<std::int64_t> contextDegrees(std::int64_t rest, std::int64_t sequenc
   return out;
 }
 
+// The expert layouts of a mixture of experts with these TP and CP degrees:
+// {EP NPUs outside the TP group (the mapping's expert axis), expert TP}. With
+// expert TP e < TP, Megatron-Core's EP group holds TP / e NPUs of the TP group
+// (mapping.hpp), so EP = axis x TP / e must divide the experts.
+std::vector<std::pair<std::int64_t, std::int64_t>> expertLayouts(const TransformerConfig& m,
+                                                                 std::int64_t npus, std::int64_t tp,
+                                                                 std::int64_t cp,
+                                                                 const ExecutionChoices& c) {
+  if (!m.moe()) {
+    if ((c.expertTp && *c.expertTp != tp) || (c.ep && *c.ep != 1)) return {};
+    return {{1, tp}};
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  // Expert TP 1 (Megatron-Core's MoE recipes) or TP (its default) unless given:
+  // a value in between keeps a tally per placement (its groups split the TP axis).
+  const std::vector<std::int64_t> etps =
+      c.expertTp ? std::vector<std::int64_t>{*c.expertTp}
+                 : (tp > 1 ? std::vector<std::int64_t>{1, tp} : std::vector<std::int64_t>{1});
+  for (const std::int64_t etp : etps) {
+    if (etp < 1 || tp % etp != 0) continue;
+    for (const std::int64_t axis : divisorsOf(npus / (tp * cp))) {
+      const std::int64_t ep = axis * (tp / etp);
+      if (m.experts % ep != 0 || (c.ep && ep != *c.ep)) continue;
+      out.emplace_back(axis, etp);
+    }
+  }
+  return out;
+}
+
 // Appends the executions with these TP and CP degrees.
 void addExecutions(const TransformerConfig& m, std::int64_t npus, std::int64_t tp, std::int64_t cp,
                    std::int64_t B, const ExecutionChoices& c, std::vector<Execution>& out) {
-  std::vector<std::int64_t> eps{1};
-  if (m.moe()) {
-    eps.clear();
-    for (const std::int64_t ep : divisorsOf(npus / (tp * cp))) {
-      if (m.experts % ep == 0) eps.push_back(ep);
-    }
-  }
-  for (const std::int64_t ep : eps) {
-    if (c.ep && ep != *c.ep) continue;
-    for (const std::int64_t pp : divisorsOf(npus / (tp * cp * ep))) {
+  for (const auto& [epAxis, etp] : expertLayouts(m, npus, tp, cp, c)) {
+    const std::int64_t ep = epAxis * (tp / etp);
+    for (const std::int64_t pp : divisorsOf(npus / (tp * cp * epAxis))) {
       if ((c.pp && pp != *c.pp) || pp > m.layers) continue;
-      const std::int64_t dp = npus / (tp * cp * ep * pp);
+      const std::int64_t dp = npus / (tp * cp * epAxis * pp);
       if (c.dp && dp != *c.dp) continue;
-      const std::int64_t replicas = dp * ep;
+      const std::int64_t replicas = dp * epAxis;
       if (B % replicas != 0) continue;
       // Without a pipeline the replica's samples are one pass whatever the
       // micro-batch (presets.hpp, planBatch): it changes nothing; the
@@ -150,6 +173,7 @@ void addExecutions(const TransformerConfig& m, std::int64_t npus, std::int64_t t
                 p.tp = static_cast<int>(tp);
                 p.cp = static_cast<int>(cp);
                 p.ep = static_cast<int>(ep);
+                p.expertTp = etp == tp ? 0 : static_cast<int>(etp);
                 p.pp = static_cast<int>(pp);
                 p.dp = dp;
                 p.clearGroups();
@@ -562,6 +586,13 @@ std::string whyNoExecution(const Preset& preset, std::int64_t npus,
     return "EP " + std::to_string(*c.ep) + " must divide the " + n + " and the model's " +
            std::to_string(m->experts) + " experts";
   }
+  if (c.expertTp && !m->moe()) {
+    return "expert TP " + std::to_string(*c.expertTp) + " needs a mixture-of-experts model; '" +
+           preset.id + "' is dense";
+  }
+  if (c.expertTp && c.tp && (*c.expertTp < 1 || *c.tp % *c.expertTp != 0)) {
+    return "expert TP " + std::to_string(*c.expertTp) + " must divide TP " + std::to_string(*c.tp);
+  }
   if (c.pp && (npus % *c.pp != 0 || *c.pp > m->layers)) {
     return "PP " + std::to_string(*c.pp) + " must divide the " + n + " and be at most the " +
            std::to_string(m->layers) + " blocks";
@@ -580,7 +611,7 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
   // Memory first, in closed form; of the choices that change only memory (ZeRO
   // 0, 1, 2 move the same bytes) or only add compute (recomputation), the least
   // that fits is kept: the others are as fast or slower.
-  std::set<std::tuple<int, int, int, std::int64_t, int, std::int64_t, bool, bool>> taken;
+  std::set<std::tuple<int, int, int, int, std::int64_t, int, std::int64_t, bool, bool>> taken;
   std::vector<Execution> ordered = all;
   std::stable_sort(ordered.begin(), ordered.end(), [](const Execution& a, const Execution& b) {
     const int ra = static_cast<int>(a.recomputation()), rb = static_cast<int>(b.recomputation());
@@ -592,8 +623,8 @@ PreparedExecutions prepareExecutions(const Preset& preset, std::int64_t npus,
   };
   for (const Execution& e : ordered) {
     const Parallelism& p = e.parallelism;
-    const auto key = std::make_tuple(p.tp, p.ep, p.pp, p.dp, e.virtualStages, e.microBatch,
-                                     p.sequenceParallel, p.zero3);
+    const auto key = std::make_tuple(p.tp, p.ep, p.expertTp, p.pp, p.dp, e.virtualStages,
+                                     e.microBatch, p.sequenceParallel, p.zero3);
     if (taken.count(key)) continue;
     ExecutionCandidate c{e, {}, 0, std::nullopt};
     try {

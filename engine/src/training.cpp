@@ -117,16 +117,18 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
     split -= sb * a.vWidth;  // projection input
     if (m.mla()) replicated -= sb * (m.qLoraRank + m.kvLoraRank);
   }
+  // The routed experts' inputs: after the dispatch's expert-TP AllGather a rank
+  // keeps its expert-TP group's share ETP / TP of the k copies of the TP group's
+  // tokens (section 2.5), sequence parallel or not.
+  double expertInputs = 0;
   if (m.moeBlock(block)) {
     // Router input and dropout mask; every token's hidden state goes to k routed
     // experts (and the shared ones), each of which keeps what a dense MLP of width
     // f_e keeps.
-    replicated += 2 * sb * h + sb * h + m.topK * 2 * sb * h;
+    replicated += 2 * sb * h + sb * h;
+    expertInputs = m.topK * (fp8 ? 1.0 : 2.0) * sb * h * p.etp() / t;
     split += (m.topK + m.sharedExperts) * 2 * sb * m.expertWidth() * m.mlpMatrices();
-    if (fp8) {
-      replicated -= m.topK * sb * h;  // the experts' inputs (the router stays BF16)
-      split -= (m.topK + m.sharedExperts) * sb * m.expertWidth();  // down-projection inputs
-    }
+    if (fp8) split -= (m.topK + m.sharedExperts) * sb * m.expertWidth();  // down-proj. inputs
   } else {
     replicated += 2 * sb * h + sb * h;          // MLP input, dropout mask
     split += 2 * sb * m.ffn * m.mlpMatrices();  // up (and gate) outputs, down-projection input
@@ -140,8 +142,8 @@ double activationBytesPerLayer(const TransformerConfig& m, double sequenceLength
   const double scores = p.attention == AttentionKernel::Fused
                             ? 4.0 * m.heads * sb
                             : (p.selectiveRecompute ? 0.0 : 5.0 * m.heads * sb * s);
-  if (p.sequenceParallel) return (replicated + split + scores) / t;
-  return replicated + (split + scores) / t;
+  if (p.sequenceParallel) return (replicated + split + scores) / t + expertInputs;
+  return replicated + (split + scores) / t + expertInputs;
 }
 
 std::string MemoryEstimate::describe() const {
@@ -183,13 +185,15 @@ MemoryUse transformerMemory(const Preset& preset, const TransformerConfig* m, co
   const int stages = std::max(1, p.pp);
   const int stageBlocks = (m->layers + stages - 1) / stages;
   const int ep = std::max(1, p.ep);
+  const double et = p.etp();  // expert tensor parallel (section 2.5)
   const double vocab = static_cast<double>(m->vocab) * h / t;
   // ZeRO shards over the data-parallel group, or with hybrid sharding over its
   // shard group only (section 2.14; EP is 1 then).
   // The ranks of a context-parallel group hold the same weights (section 2.15).
   const double expertGroup = static_cast<double>(std::max(1, p.cp)) * static_cast<double>(p.dp);
-  const double denseReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup)
-                                                : static_cast<double>(p.ep) * expertGroup;
+  const double denseReplicas =
+      p.shardGroup > 0 ? static_cast<double>(p.shardGroup)
+                       : static_cast<double>(p.degree(ParallelAxis::Expert)) * expertGroup;
   const double expertReplicas = p.shardGroup > 0 ? static_cast<double>(p.shardGroup) : expertGroup;
   // The vocabulary-parallel cross entropy keeps its logits in fp32 (4 s b V / t),
   // of the rank's s / CP tokens.
@@ -203,10 +207,10 @@ MemoryUse transformerMemory(const Preset& preset, const TransformerConfig* m, co
     for (int i = first; i < first + count; ++i) {
       const BlockWeights w = m->weights(i);
       denseParams += (w.attention + w.mlp) / t + w.router;
-      // Each expert-parallel rank holds E / EP whole experts (EP divides E).
-      expertParams += w.experts / ep / t;
+      // Each expert-parallel rank holds 1 / ETP of E / EP experts (EP divides E).
+      expertParams += w.experts / ep / et;
       fp8Dense += (w.attention + w.mlp) / t;
-      fp8Experts += w.experts / ep / t;
+      fp8Experts += w.experts / ep / et;
       activations += activationBytesPerLayer(*m, batch.sequenceLength, b, p, i);
     }
     MemoryUse u;

@@ -739,6 +739,56 @@ const std::vector<Row>& rows() {
        0.20,
        "NeMo AutoModel performance summary, DeepSeek V3 on 1024 H100",
        kHeldOut},
+      // Megatron-Core's MoE layout (section 2.5). Megatron-Bridge,
+      // docs/performance-summary-archive.md, "25.09 NeMo Container", "System: DGX-H100":
+      // "DeepSeekV3 (dropless) | 1024 | 8192 | 1 | 4096 | 0 | 2 | 8 | 1 | 4 | 64 | 128 |
+      // 1297 | 338 (330)" (GBS, MBS, sequence, FSDP, TP, PP, CP, VP, EP, GA, tokens/s per
+      // GPU, TFLOP/s; FP8, the parenthesised value blockwise). Expert TP 1 from the
+      // recipe (v0.1.0rc4 scripts/performance/configs/deepseek/
+      // deepseek_v3_llm_pretrain.yaml, h100 num_gpus_1024: "etp: 1"); DeepEP (flex
+      // dispatcher) with forced load balancing (random routing); the distributed
+      // optimizer (ZeRO-1). It fits without recomputation (75.8 of 80 GB). Not
+      // modelled: the recipe's overlap of the EP AllToAll with compute and its
+      // recomputation of "mla_up_proj" and "mlp". With expert TP = TP 2 (Megatron's
+      // default) the same degrees predict 761 tokens/s per GPU.
+      {"bridge-deepseek-v3-h100-1024",
+       {"--preset",
+        "deepseek-v3",
+        "--device",
+        "h100",
+        "--tp",
+        "2",
+        "--expert-tp",
+        "1",
+        "--ep",
+        "64",
+        "--pp",
+        "8",
+        "--virtual-stages",
+        "4",
+        "--zero",
+        "1",
+        "--sequence-parallel",
+        "--global-batch",
+        "8192",
+        "--micro-batch",
+        "1",
+        "--attention",
+        "fused",
+        "--precision",
+        "fp8",
+        "--moe-dispatcher",
+        "deepep",
+        "--moe-routing",
+        "random"},
+       "h100-8x128.yml",
+       "450,50",
+       Unit::TokensPerSecondPerGpu,
+       1024,
+       1297,
+       0.20,
+       "Megatron-Bridge 25.09, DeepSeek-V3 FP8 on 1024 H100 (expert TP 1)",
+       kHeldOut},
       // Context parallelism (section 2.15). arXiv:2407.21783 Table 4, row 3 (the
       // long-context stage): 16,384 H100, TP 8, CP 16, PP 16, DP 8, sequence 131,072,
       // batch size per DP 16 (global batch 128), 380 TFLOP/s per GPU (38 % BF16 MFU);

@@ -122,6 +122,35 @@ TEST_F(CodesignTest, JsonFollowsTheSpecAndEachDesignEvaluatesTheSame) {
   }
 }
 
+// A ZeRO-3 design says stage 3 in JSON and CSV (both printed 0 before: the stage
+// was read from the field that ZeRO-3 leaves at 0).
+TEST_F(CodesignTest, AZeroThreeDesignSaysStageThree) {
+  const std::vector<std::string> args = with(kSmall, {"--zero", "3", "--json"});
+  const ProcessResult r = runLibra(args);
+  ASSERT_EQ(r.exitCode, 0) << describe(args, r);
+  const json j = parseJson(r.out);
+  ASSERT_FALSE(j["designs"].empty()) << r.out;
+  for (const json& d : j["designs"]) {
+    EXPECT_EQ(d["execution"]["zero"], 3) << d["execution"].dump();
+    EXPECT_TRUE(contains(d["execution"]["label"].get<std::string>(), "ZeRO-3"));
+  }
+  const std::vector<std::string> csvArgs = with(kSmall, {"--zero", "3", "--csv", tmp("z.csv")});
+  const ProcessResult csv = runLibra(csvArgs);
+  ASSERT_EQ(csv.exitCode, 0) << describe(csvArgs, csv);
+  const std::string text = readText(tmp("z.csv"));
+  const std::string header = text.substr(0, text.find('\n'));
+  const std::string first =
+      text.substr(header.size() + 1, text.find('\n', header.size() + 1) - header.size() - 1);
+  auto column = [](const std::string& line, std::size_t k) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < k; ++i) start = line.find(',', start) + 1;
+    return line.substr(start, line.find(',', start) - start);
+  };
+  std::size_t zeroColumn = 0;
+  while (column(header, zeroColumn) != "zero") ++zeroColumn;
+  EXPECT_EQ(column(first, zeroColumn), "3") << header << "\n" << first;
+}
+
 TEST_F(CodesignTest, SavedScenariosAreReadByCompare) {
   const std::string file = tmp("designs.json");
   const std::vector<std::string> args{"codesign", "--preset",         "resnet50", "--npus",

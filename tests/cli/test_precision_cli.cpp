@@ -114,6 +114,48 @@ TEST_F(PrecisionCli, ContextParallelIsLabelledStoredAndChecked) {
   }
 }
 
+// --expert-tp N (Megatron-Core's MoE layout, workloads.md section 2.5): labelled with
+// the EP NPUs beyond the TP group, kept in the project, refused where it cannot
+// fold, and chosen by the search when given.
+TEST_F(PrecisionCli, ExpertTpIsLabelledStoredCheckedAndSearched) {
+  auto made = [&](const std::string& name, const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"new",
+                                  "--preset",
+                                  "mixtral-8x22b",
+                                  "--network",
+                                  dataFile("libra/tiny_network.yml"),
+                                  "--ignore-memory",
+                                  "-o",
+                                  tmp(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runLibra(args);
+  };
+  const ProcessResult folded =
+      made("folded.json", {"--execution", "given", "--tp", "4", "--expert-tp", "1", "--ep", "8"});
+  ASSERT_EQ(folded.exitCode, 0) << folded.err;
+  EXPECT_TRUE(contains(folded.out, "TP 4 x EP 8 (expert TP 1, EP 2 beyond TP) x DP 8"))
+      << folded.out;
+  const json project = json::parse(readText(tmp("folded.json")));
+  EXPECT_EQ(project["workloads"][0]["origin"]["parameters"]["expert_tp"], 1);
+  const ProcessResult solved = runLibra({"solve", tmp("folded.json"), "--json"});
+  EXPECT_EQ(solved.exitCode, 0) << solved.err;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad{
+      {{"--tp", "4", "--expert-tp", "3", "--ep", "8"},
+       "must divide the tensor-parallel degree TP 4"},
+      {{"--tp", "4", "--expert-tp", "1", "--ep", "2"}, "must be a multiple of TP / expert TP = 4"},
+      {{"--tp", "4", "--expert-tp", "0"}, "--expert-tp"}};
+  for (const auto& [flags, message] : bad) {
+    std::vector<std::string> extra{"--execution", "given"};
+    extra.insert(extra.end(), flags.begin(), flags.end());
+    const ProcessResult r = made("bad.json", extra);
+    EXPECT_EQ(r.exitCode, 2) << message;
+    EXPECT_TRUE(contains(r.err, message)) << message << ": " << r.err;
+  }
+  const ProcessResult searched = made("searched.json", {"--tp", "4", "--expert-tp", "2"});
+  ASSERT_EQ(searched.exitCode, 0) << searched.err;
+  EXPECT_TRUE(contains(searched.err, "(expert TP 2, EP ")) << searched.err;
+}
+
 // When the search has nothing to try, the fixed degree that rules everything out
 // is named with the rule it breaks.
 TEST_F(PrecisionCli, ASearchWithNoExecutionSaysWhichDegreeRulesItOut) {

@@ -648,6 +648,130 @@ TEST(MoeGenerator, RejectsBadDegrees) {
       InputError);  // 64 % 3
 }
 
+// Megatron-Core's MoE layout with expert TP 2 inside TP 4 (section 2.5): on a
+// ring 4 x 2 x 2, the expert-TP group is the TP group's inner 2 NPUs, the EP group
+// of 4 its outer 2 (stride 2) with the 2 EP NPUs outside it, and the dense
+// replicas are those 2 EP NPUs x DP 2.
+TEST(MoeGenerator, ExpertTensorParallelismInsideTpByHand) {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.experts = 4;
+  t.topK = 2;
+  const Network net = ringNetwork({4, 2, 2}, {"a", "b", "c"});
+  Parallelism par;
+  par.tp = 4;
+  par.ep = 4;
+  par.expertTp = 2;
+  par.sequenceParallel = true;
+  EXPECT_EQ(par.degree(ParallelAxis::Expert), 2);
+  // 2 sequences on each of the 2 x DP 2 = 4 replicas (T = 32 tokens).
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
+  EXPECT_EQ(w.communicator.of(PhaseKind::Forward), (std::vector<int>{4, 1, 1}));
+  EXPECT_EQ(w.communicator.of(PhaseKind::WeightGrad), (std::vector<int>{1, 2, 2}));
+  // R = T k h b = 32 x 2 x 64 x 2 = 8192 bytes of copies per TP group.
+  for (const char* name : {"dispatch1", "combine1"}) {
+    const Phase& a2a = phase(w, name, PhaseKind::Forward);
+    expectCollective(a2a, CollectiveType::AllToAll, 8192 / 4, {2, 2, 1});
+    EXPECT_EQ(a2a.strides, (std::vector<int>{2, 1, 1}));
+  }
+  // The expert-TP group gathers R / TP per NPU and reduce-scatters R x ETP / TP.
+  const Phase& gather = phase(w, "dispatch1.tp", PhaseKind::Forward);
+  expectCollective(gather, CollectiveType::AllGather, 2048, {2, 1, 1});
+  EXPECT_TRUE(gather.strides.empty());
+  expectCollective(phase(w, "dispatch1.tp", PhaseKind::InputGrad), CollectiveType::ReduceScatter,
+                   4096, {2, 1, 1});
+  // The FLOPs of a rank are those of ETP = TP (2 T k h f / TP = 524,288), on 1 / ETP
+  // of the weights: E / EP x 2 h f / ETP = 16384 values = 32768 bytes of gradient,
+  // reduced over DP 2.
+  EXPECT_DOUBLE_EQ(phase(w, "expertsW1_1", PhaseKind::Forward).computeNs, 524.288);
+  expectCollective(phase(w, "expertsW2_1", PhaseKind::WeightGrad), CollectiveType::AllReduce, 32768,
+                   {1, 1, 2});
+  // Megatron's default (ETP = TP) on the same NPUs: EP 2 outside the TP group.
+  Parallelism classic = par;
+  classic.expertTp = 0;
+  classic.ep = 2;
+  const Workload c = generateWorkload(p, classic, teraflopDevice(), net, batchOf(2, 4));
+  expectCollective(phase(c, "dispatch1", PhaseKind::Forward), CollectiveType::AllToAll, 2048,
+                   {1, 2, 1});
+  expectCollective(phase(c, "dispatch1.tp", PhaseKind::InputGrad), CollectiveType::ReduceScatter,
+                   8192);
+  // E / EP x 2 h f / TP = 2 x 8192 values: the same 32768 bytes per NPU.
+  expectCollective(phase(c, "expertsW2_1", PhaseKind::WeightGrad), CollectiveType::AllReduce, 32768,
+                   {1, 1, 2});
+  EXPECT_DOUBLE_EQ(phase(c, "expertsW1_1", PhaseKind::Forward).computeNs, 524.288);
+}
+
+// Expert TP 1 with TP 2 (DeepSeek-V3 as NVIDIA runs it): no expert-TP collective,
+// and the EP group is the whole TP group with the EP NPUs outside it.
+TEST(MoeGenerator, ExpertTpOneFoldsTheTpGroupIntoEp) {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.experts = 4;
+  t.topK = 2;
+  const Network net = ringNetwork({2, 2, 2}, {"a", "b", "c"});
+  Parallelism par;
+  par.tp = 2;
+  par.ep = 4;
+  par.expertTp = 1;
+  par.sequenceParallel = true;
+  const Workload w = generateWorkload(p, par, teraflopDevice(), net, batchOf(2, 4));
+  expectCollective(phase(w, "dispatch1", PhaseKind::Forward), CollectiveType::AllToAll, 4096,
+                   {2, 2, 1});
+  EXPECT_EQ(findLayer(w, "dispatch1.tp"), nullptr);
+  // Each rank holds one whole expert: 2 h f = 32768 values, 65536 bytes, over DP 2.
+  expectCollective(phase(w, "expertsW2_1", PhaseKind::WeightGrad), CollectiveType::AllReduce, 65536,
+                   {1, 1, 2});
+  const MemoryEstimate folded =
+      estimateMemory(p, par, planBatch(p, resolveDegrees(par, 8), batchOf(2, 4)), teraflopDevice());
+  Parallelism classic = par;
+  classic.expertTp = 0;
+  classic.ep = 2;
+  const MemoryEstimate plain = estimateMemory(
+      p, classic, planBatch(p, resolveDegrees(classic, 8), batchOf(2, 4)), teraflopDevice());
+  ASSERT_TRUE(folded.use && plain.use);
+  // Same expert weights per NPU (E / EP / ETP = 4 / 4 / 1 = 4 / 2 / 2), but the
+  // gathered expert inputs: ETP / TP of the TP group's copies (T k h b / 2 = 4096
+  // bytes per block) against all of them (8192): 2 blocks x 4096 bytes fewer.
+  EXPECT_DOUBLE_EQ(plain.use->weights, folded.use->weights);
+  EXPECT_DOUBLE_EQ(plain.use->activations - folded.use->activations, 2 * 4096.0);
+}
+
+// Expert TP must divide TP, and EP hold whole expert-TP groups of a TP group.
+TEST(MoeGenerator, RejectsExpertTpThatDoesNotFold) {
+  Preset p = tinyTransformer();
+  auto& t = std::get<TransformerConfig>(p.model);
+  t.experts = 4;
+  t.topK = 2;
+  const Network net = ringNetwork({4, 2}, {"a", "b"});
+  auto message = [&](const Preset& preset, Parallelism par) {
+    par.sequenceParallel = true;
+    try {
+      generateWorkload(preset, par, teraflopDevice(), net, batchOf(2, 2));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  Parallelism three;
+  three.tp = 4;
+  three.expertTp = 3;
+  EXPECT_NE(message(p, three).find("must divide the tensor-parallel degree TP 4"),
+            std::string::npos)
+      << message(p, three);
+  Parallelism few;
+  few.tp = 4;
+  few.expertTp = 1;
+  few.ep = 2;
+  EXPECT_NE(message(p, few).find("must be a multiple of TP / expert TP = 4"), std::string::npos)
+      << message(p, few);
+  Parallelism dense;
+  dense.tp = 4;
+  dense.expertTp = 2;
+  dense.ep = 2;
+  EXPECT_NE(message(tinyTransformer(), dense).find("dense model"), std::string::npos)
+      << message(tinyTransformer(), dense);
+}
+
 // ---------------------------------------------------------------------------------
 // CNN and DLRM
 

@@ -1897,6 +1897,29 @@ class ExplorerTest : public QObject {
     verifyChartMatchesEngine();
   }
 
+  // Expert TP (Megatron-Core's MoE layout) has no widget: editing another degree
+  // keeps it while it still folds into TP and EP, as `libra new` wrote it.
+  void anEditKeepsTheExpertTensorParallelism() {
+    Parallelism par;
+    par.tp = 8;
+    par.ep = 8;
+    par.expertTp = 1;
+    par.sequenceParallel = true;
+    const Workload moe = generateWorkload(findPreset("mixtral-8x22b"), par, findDevice("h100"),
+                                          doc()->project().network, {});
+    doc()->edit(QStringLiteral("MoE"), [&](Project& p) { p.workloads.front() = moe; });
+    QCOMPARE(doc()->project().workloads.front().origin->parameters.at("expert_tp"), 1.0);
+    auto* pp = window_->findChild<QSpinBox*>(QStringLiteral("ppSpin"));
+    QVERIFY(pp);
+    QCOMPARE(pp->value(), 1);
+    pp->setValue(2);
+    const auto& origin = doc()->project().workloads.front().origin;
+    QCOMPARE(origin->parameters.at("pp"), 2.0);
+    QCOMPARE(origin->parameters.at("expert_tp"), 1.0);
+    QVERIFY(QString::fromStdString(doc()->project().workloads.front().name)
+                .contains(QStringLiteral("expert TP 1")));
+  }
+
   void networkButtonsEditTheTableUnderTheModelTester() {
     auto* table = window_->findChild<QTableView*>(QStringLiteral("dimensionTable"));
     QAbstractItemModelTester tester(table->model(),

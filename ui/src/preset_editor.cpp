@@ -336,9 +336,9 @@ void PresetEditor::apply() {
   g.layout = static_cast<WorkloadLayout>(layout_->currentData().toInt());
   if (const auto old = presetChoiceOf(project.workloads[workload_])) {
     // What the editor has no widget for is kept: the batch, the token budget,
-    // the ZeRO stage and shard group, selective recomputation, the attention kernel and the
-    // expert dispatch and routing (the engine's plan derives the rest again for
-    // the new degrees).
+    // the ZeRO stage and shard group, selective recomputation, the attention kernel, the
+    // expert dispatch, routing and tensor parallelism (the engine's plan derives the
+    // rest again for the new degrees).
     g.globalBatch = old->generator.globalBatch;
     g.microBatches = old->generator.microBatches;
     g.trainTokens = old->generator.trainTokens;
@@ -350,6 +350,10 @@ void PresetEditor::apply() {
     p.attention = old->parallelism.attention;
     p.moeDispatcher = old->parallelism.moeDispatcher;
     p.moeRouting = old->parallelism.moeRouting;
+    // Expert TP (Megatron-Core's MoE layout) while it still folds into the new
+    // TP and EP; else Megatron's default, expert TP = TP.
+    const int etp = old->parallelism.expertTp;
+    if (etp > 0 && p.tp % etp == 0 && p.ep % (p.tp / etp) == 0) p.expertTp = etp;
   }
   try {
     const auto old = presetChoiceOf(project.workloads[workload_]);

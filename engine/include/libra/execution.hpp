@@ -56,6 +56,7 @@ struct Execution {
 // preset's defaults for the rest when `searchAll` is false.
 struct ExecutionChoices {
   std::optional<int> tp, cp, pp, ep;
+  std::optional<int> expertTp;  // mixtures of experts; searched: 1 and TP
   std::optional<std::int64_t> dp;
   std::optional<int> zeroStage;  // 0..3
   std::optional<Recomputation> recomputation;
@@ -81,8 +82,9 @@ inline constexpr std::int64_t kContextParallelFromTokens = 16384;
 
 // Every execution of `preset` on `npus` NPUs (placement left automatic) that
 // the model's shape allows (TP divides the heads and the hidden size, PP x v
-// the blocks, EP the experts) and whose batch splits (DP x EP divides the
-// global batch). Sorted by degrees, then the other choices.
+// the blocks, EP the experts, expert TP the TP) and whose batch splits (the
+// dense replicas DP x EP x ETP / TP divide the global batch). Sorted by
+// degrees, then the other choices.
 std::vector<Execution> enumerateExecutions(const Preset& preset, std::int64_t npus,
                                            const GeneratorOptions& generator,
                                            const ExecutionChoices& choices);

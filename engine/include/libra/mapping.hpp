@@ -83,7 +83,15 @@ struct Parallelism {
   // holds 1 / cp of every sequence's tokens and exchanges keys and values with the
   // others in every attention layer (docs/workloads.md section 2.15).
   int cp = 1;
-  int ep = 1;                     // expert parallel (mixture-of-experts layers only)
+  // Expert parallel (mixture-of-experts layers only; Megatron-Core's
+  // --expert-model-parallel-size): the NPUs one layer's experts are spread over.
+  int ep = 1;
+  // Expert tensor parallel (Megatron-Core's --expert-tensor-parallel-size; 0 = TP):
+  // each expert split over ETP NPUs. Megatron-Core's MoE layout ("parallel
+  // folding", docs/workloads.md section 2.5) re-divides the TP x CP x DP NPUs of a
+  // stage into ETP x EP x EDP for the expert layers; with ETP < TP the EP group
+  // takes the TP group's outer TP / ETP NPUs and EP x ETP / TP NPUs outside it.
+  int expertTp = 0;
   int pp = 1;                     // pipeline parallel stages
   std::int64_t dp = 0;            // data parallel; 0 = derived: N / (tp * ep * pp)
   bool sequenceParallel = false;  // TP activations as ReduceScatter + AllGather
@@ -116,13 +124,18 @@ struct Parallelism {
     for (ParallelAxis axis : kParallelAxes) groupsOf(axis).clear();
   }
 
+  // The degree of a mapping axis. For ParallelAxis::Expert that is the part of
+  // the EP group outside the TP group: EP x ETP / TP (EP when ETP = TP).
   std::int64_t degree(ParallelAxis axis) const;
+  int etp() const { return expertTp > 0 ? expertTp : tp; }
   // The ZeRO stage in force: 3 with zero3, else zeroStage.
   int zero() const { return zero3 ? 3 : zeroStage; }
   bool manual() const {
     return !tpGroups.empty() || !cpGroups.empty() || !epGroups.empty() || !ppGroups.empty() ||
            !dpGroups.empty();
   }
+  // " (expert TP 1, EP 32 beyond TP)" when expert TP differs from TP, else empty.
+  std::string expertLayoutText() const;
   // "TP 8 x PP 1 x DP 512" style label (CP, EP and PP only when > 1).
   std::string label() const;
   bool operator==(const Parallelism&) const = default;
@@ -166,6 +179,15 @@ struct ParallelismMapping {
   // group there (empty when every stride is 1). The groups above are such unions.
   std::vector<int> unionGroups(unsigned axes) const;
   std::vector<int> unionStrides(unsigned axes) const;
+  // Megatron-Core's MoE layout with expert TP `etp` (a divisor of TP; section 2.5):
+  // the expert-TP group is the TP group's inner `etp` NPUs, the expert-parallel
+  // group its outer TP / etp NPUs together with the expert axis. With etp = TP
+  // these are the TP group and the expert axis. Strides as strides(axis) gives
+  // them (empty when all 1).
+  struct ExpertGroups {
+    std::vector<int> tensor, tensorStrides, expert, expertStrides;
+  };
+  ExpertGroups expertGroups(int etp) const;
   // The transformer communicator: forward and input gradient over the TP group,
   // weight gradient over the dense data-parallel group, with their strides.
   Communicator communicator() const;
@@ -182,7 +204,11 @@ struct GroupSplit {
   std::vector<int> inner, innerStrides;
   std::vector<int> outer, outerStrides;
 };
-GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner);
+// `what` and `whole` name the two groups in the message ("a shard group", "the
+// data-parallel group").
+GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner,
+                      std::string_view what = "a shard group",
+                      std::string_view whole = "the data-parallel group");
 
 // Maps the (resolved or unresolved) degrees onto the network, automatically or
 // from the hand-given groups. Throws InputError naming the axis, its degree and

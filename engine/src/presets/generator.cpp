@@ -279,18 +279,21 @@ class TransformerWriter {
         mlpMatrices_(m_.mlpMatrices()),
         fe_(m_.expertWidth()),
         tpG_(c.map.tensor()),
-        epG_(c.map.expert()),
+        etp_(p_.etp()),
+        experts_(c.map.expertGroups(p_.etp())),
+        epG_(experts_.expert),
         dpG_(c.map.expertData()),
         denseG_(c.map.denseData()),
         cpG_(c.map.context()),
         tpS_(c.map.strides(ParallelAxis::Tensor)),
-        epS_(c.map.strides(ParallelAxis::Expert)),
+        epS_(experts_.expertStrides),
         dpS_(c.map.expertDataStrides()),
         denseS_(c.map.denseDataStrides()),
         cpS_(c.map.strides(ParallelAxis::Context)),
         expertDegree_(static_cast<double>(p_.cp) * static_cast<double>(p_.dp)),
-        denseDegree_(static_cast<double>(p_.ep) * expertDegree_),
+        denseDegree_(static_cast<double>(p_.degree(ParallelAxis::Expert)) * expertDegree_),
         tpColl_(p_.tp > 1 || c.libra),
+        etpColl_(etp_ > 1 || c.libra),
         epColl_(p_.ep > 1 || c.libra),
         denseGrad_(denseDegree_ > 1 || c.libra),
         expertGrad_(expertDegree_ > 1 || c.libra),
@@ -319,13 +322,13 @@ class TransformerWriter {
   Op norm(int i, int global, int slot, int slots) const;
 
   // Weights per NPU of block `global` (1-based over the model; section 2.2): the
-  // non-expert ones, replicated over EP x DP (the router over TP too), and the E / EP
-  // routed experts of the rank (EP divides E), replicated over DP.
+  // non-expert ones, replicated over EP x DP (the router over TP too), and 1 / ETP
+  // of the E / EP routed experts of the rank (EP divides E), replicated over DP.
   double denseParams(int global) const {
     const BlockWeights w = m_.weights(global);
     return (w.attention + w.mlp) / tp_ + w.router;
   }
-  double expertParams(int global) const { return m_.weights(global).experts / p_.ep / tp_; }
+  double expertParams(int global) const { return m_.weights(global).experts / p_.ep / etp_; }
 
   // Collective helpers (section 2.3).
   Coll tpGather() const {
@@ -377,14 +380,16 @@ class TransformerWriter {
   const double act_;  // one activation tensor [T, h] in bytes
   const double mlpMatrices_, fe_;
   const std::vector<int>& tpG_;
-  const std::vector<int>& epG_;
-  const std::vector<int> dpG_;  // the experts' data-parallel group
+  const double etp_;  // expert tensor parallel (section 2.5)
+  const ParallelismMapping::ExpertGroups experts_;
+  const std::vector<int>& epG_;  // the expert-parallel group (with ETP < TP: part of TP)
+  const std::vector<int> dpG_;   // the experts' data-parallel group
   const std::vector<int> denseG_;
   const std::vector<int>& cpG_;
   // Where each group's NPUs lie on a dimension several axes share (mapping.hpp).
   const std::vector<int> tpS_, epS_, dpS_, denseS_, cpS_;
   const double expertDegree_, denseDegree_;
-  const bool tpColl_, epColl_, denseGrad_, expertGrad_;
+  const bool tpColl_, etpColl_, epColl_, denseGrad_, expertGrad_;
   const int shard_;
   const bool fp8_;
   GroupSplit hybrid_;
@@ -407,6 +412,10 @@ void TransformerWriter::checkShape() const {
     throw InputError("preset '" + c.preset.id + "': expert parallel degree EP " +
                      std::to_string(p.ep) + " must divide the " + std::to_string(m_.experts) +
                      " experts");
+  }
+  if (!moe_ && p.expertTp > 0 && p.expertTp != p.tp) {
+    throw InputError("preset '" + c.preset.id + "' is a dense model; expert tensor parallelism " +
+                     std::to_string(p.expertTp) + " needs a mixture-of-experts preset");
   }
   if (!moe_ && p.ep != 1) {
     throw InputError("preset '" + c.preset.id + "' is a dense model; expert parallel degree EP " +
@@ -807,12 +816,18 @@ void TransformerWriter::moeMlp(std::vector<Op>& block, int i, int global, int sl
   } else {
     a2a.push_back({CollectiveType::AllToAll, routed / tp, epG_, "ep", false, epS_});
   }
-  const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, tpG_, "tp", false, tpS_};
-  const Coll tpScatterRouted{CollectiveType::ReduceScatter, routed, tpG_, "tp", false, tpS_};
-  // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP = TP); its backward
-  // is the mirror image. combine: ReduceScatter (TP) -> AllToAll (EP) -> unpermute
-  // (written AllToAll first, as dispatch: the order within an op does not change
-  // the time).
+  // The expert-TP group gathers what its ETP NPUs received: of each EP group's
+  // tokens, ETP / TP of the copies (section 2.5).
+  const double etpShare = etp_ / tp;
+  const Coll tpGatherRouted{CollectiveType::AllGather, routed / tp, experts_.tensor, "tp", false,
+                            experts_.tensorStrides};
+  const Coll tpScatterRouted{
+      CollectiveType::ReduceScatter, routed * etpShare, experts_.tensor, "tp", false,
+      experts_.tensorStrides};
+  // dispatch: permute -> AllToAll (EP) -> AllGather (expert TP); its backward is
+  // the mirror image. combine: ReduceScatter (expert TP) -> AllToAll (EP) ->
+  // unpermute (written AllToAll first, as dispatch: the order within an op does
+  // not change the time).
   auto exchange = [&](const char* base, const Coll& forward, const Coll& backward) {
     Op op;
     op.name = name(base);
@@ -822,23 +837,24 @@ void TransformerWriter::moeMlp(std::vector<Op>& block, int i, int global, int sl
         op.at(PhaseKind::InputGrad).push_back(a);
       }
     }
-    if (tpColl_) {
+    if (etpColl_) {
       op.at(PhaseKind::Forward).push_back(forward);
       op.at(PhaseKind::InputGrad).push_back(backward);
     }
     return op;
   };
   block.push_back(exchange("dispatch", tpGatherRouted, tpScatterRouted));
-  // The experts of the rank compute all T k routed token copies of the TP group
-  // with 1 / TP of their weights.
+  // The experts of the rank compute the T k ETP / TP routed token copies of their
+  // expert-TP group with 1 / ETP of their weights (with ETP = TP: all T k copies of
+  // the TP group with 1 / TP).
   const double localExperts = static_cast<double>(m_.experts) / p_.ep;
-  const double expertUp = fe * (mlpMatrices_ - 1) / tp;
-  Op w1 = gemm(name("expertsW1_"), 2 * T * m_.topK * h * fe * (mlpMatrices_ - 1) / tp, T * m_.topK,
-               h, expertUp, localExperts * h * expertUp);
+  const double expertUp = fe * (mlpMatrices_ - 1) / etp_;
+  Op w1 = gemm(name("expertsW1_"), 2 * T * m_.topK * h * fe * (mlpMatrices_ - 1) / tp,
+               T * m_.topK * etpShare, h, expertUp, localExperts * h * expertUp);
   if (p_.zero3 && expertGrad_) addParamGathers(w1, expertParams(global), dpG_, expertDegree_, dpS_);
   block.push_back(w1);
-  Op w2 = gemm(name("expertsW2_"), 2 * T * m_.topK * fe * h / tp, T * m_.topK, fe / tp, h,
-               localExperts * fe * h / tp);
+  Op w2 = gemm(name("expertsW2_"), 2 * T * m_.topK * fe * h / tp, T * m_.topK * etpShare, fe / etp_,
+               h, localExperts * fe * h / etp_);
   if (gradients && expertGrad_) addGradient(w2, expertParams(global), dpG_, dpS_);
   block.push_back(w2);
   block.push_back(exchange("combine", tpScatterRouted, tpGatherRouted));
@@ -1031,10 +1047,11 @@ Workload dlrm(const Context& c) {
 }  // namespace
 
 std::int64_t batchReplicas(const Preset& preset, const Parallelism& resolved) {
-  // Dense weights are replicated EP x DP times (section 2.2), and each replica
-  // takes its own samples; CNN and DLRM are data parallel over every NPU.
+  // Dense weights are replicated EP x DP times (section 2.2; with expert TP < TP
+  // the EP NPUs outside the TP group), and each replica takes its own samples;
+  // CNN and DLRM are data parallel over every NPU.
   (void)preset;
-  return static_cast<std::int64_t>(resolved.ep) * resolved.dp;
+  return resolved.degree(ParallelAxis::Expert) * resolved.dp;
 }
 
 namespace {
@@ -1066,10 +1083,11 @@ BatchPlan planBatch(const Preset& preset, const Parallelism& resolved,
   plan.replicas = batchReplicas(preset, resolved);
   plan.sequenceLength = options.sequenceLength > 0 ? options.sequenceLength : preset.sequenceLength;
   const std::int64_t R = plan.replicas;
-  const std::string replicas = std::to_string(R) + " data-parallel replica" + (R == 1 ? "" : "s") +
-                               (resolved.ep > 1 ? " (DP " + std::to_string(resolved.dp) + " x EP " +
-                                                      std::to_string(resolved.ep) + ")"
-                                                : " (DP " + std::to_string(resolved.dp) + ")");
+  const std::string replicas =
+      std::to_string(R) + " data-parallel replica" + (R == 1 ? "" : "s") +
+      (resolved.dp > 0 && R != resolved.dp ? " (DP " + std::to_string(resolved.dp) + " x EP " +
+                                                 std::to_string(R / resolved.dp) + ")"
+                                           : " (DP " + std::to_string(resolved.dp) + ")");
   if (options.layout == WorkloadLayout::Libra && options.globalBatch == 0) {
     // The reference files fix the micro-batch per NPU (section 4).
     plan.microBatch = options.microBatch > 0 ? options.microBatch : preset.referenceMicroBatch;
@@ -1331,6 +1349,7 @@ Workload generateWorkload(const Preset& preset, const Parallelism& parallelism,
   q["tp"] = c.par.tp;
   if (c.par.cp > 1) q["cp"] = c.par.cp;  // absent: 1
   q["ep"] = c.par.ep;
+  if (c.par.expertTp > 0) q["expert_tp"] = c.par.expertTp;  // absent: TP
   q["pp"] = c.par.pp;
   q["dp"] = static_cast<double>(c.par.dp);
   q["sequence_parallel"] = c.par.sequenceParallel ? 1 : 0;
@@ -1426,6 +1445,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
   c.parallelism.tp = intParameter(o, "tp", 1);
   c.parallelism.cp = std::max(1, intParameter(o, "cp", 1));
   c.parallelism.ep = intParameter(o, "ep", 1);
+  c.parallelism.expertTp = std::max(0, intParameter(o, "expert_tp", 0));
   c.parallelism.pp = intParameter(o, "pp", 1);
   c.parallelism.dp = countParameter(o, "dp", 0);
   c.parallelism.sequenceParallel = intParameter(o, "sequence_parallel", 0) != 0;
@@ -1484,7 +1504,7 @@ std::optional<PresetChoice> presetChoiceOf(const Workload& workload) {
     // data-parallel rank, so the iteration held micro x micro-batches x replicas.
     g.microBatch = micro;
     const std::int64_t replicas =
-        static_cast<std::int64_t>(std::max(1, c.parallelism.ep)) * c.parallelism.dp;
+        std::max<std::int64_t>(1, c.parallelism.degree(ParallelAxis::Expert)) * c.parallelism.dp;
     if (micro > 0 && replicas > 0) {
       const auto perReplica = checked::multiply(micro, micros);
       const auto global = perReplica ? checked::multiply(*perReplica, replicas) : std::nullopt;

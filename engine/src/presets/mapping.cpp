@@ -93,7 +93,8 @@ std::int64_t Parallelism::degree(ParallelAxis axis) const {
     case ParallelAxis::Context:
       return cp;
     case ParallelAxis::Expert:
-      return ep;
+      // resolveDegrees checks that ETP divides TP and TP / ETP divides EP.
+      return etp() > 0 && tp % etp() == 0 && tp / etp() > 0 ? ep / (tp / etp()) : ep;
     case ParallelAxis::Pipeline:
       return pp;
     case ParallelAxis::Data:
@@ -122,10 +123,17 @@ std::vector<int>& Parallelism::groupsOf(ParallelAxis axis) {
   return const_cast<std::vector<int>&>(std::as_const(*this).groupsOf(axis));
 }
 
+std::string Parallelism::expertLayoutText() const {
+  if (expertTp <= 0 || expertTp == tp) return {};
+  return " (expert TP " + std::to_string(expertTp) + ", EP " +
+         std::to_string(degree(ParallelAxis::Expert)) + " beyond TP)";
+}
+
 std::string Parallelism::label() const {
   std::string out = "TP " + std::to_string(tp);
   if (cp != 1) out += " x CP " + std::to_string(cp);
   if (ep != 1) out += " x EP " + std::to_string(ep);
+  out += expertLayoutText();
   if (pp != 1) out += " x PP " + std::to_string(pp);
   out += " x DP " + (dp > 0 ? std::to_string(dp) : std::string("auto"));
   if (sequenceParallel) out += ", sequence parallel";
@@ -261,10 +269,31 @@ ParallelismMapping manualMapping(const Network& network, const Parallelism& p) {
   return m;
 }
 
+// Megatron-Core's MoE layout (docs/workloads.md section 2.5): ETP divides TP, and
+// the EP group holds the TP group's outer TP / ETP NPUs whole.
+void checkExpertTp(Parallelism& p) {
+  if (p.expertTp < 0 || (p.expertTp > 0 && p.tp > 0 && p.tp % p.expertTp != 0)) {
+    throw InputError("parallelism: the expert tensor-parallel degree " +
+                     std::to_string(p.expertTp) + " must divide the tensor-parallel degree TP " +
+                     std::to_string(p.tp) + " (Megatron-Core's expert layers split each TP group)");
+  }
+  if (p.expertTp == 0 || p.tp < 1) return;
+  const int outer = p.tp / p.expertTp;
+  if (p.ep < 1 || p.ep % outer != 0) {
+    throw InputError(
+        "parallelism: with expert TP " + std::to_string(p.expertTp) + " and TP " +
+        std::to_string(p.tp) + ", the expert-parallel degree EP " + std::to_string(p.ep) +
+        " must be a multiple of TP / expert TP = " + std::to_string(outer) +
+        ": each EP group takes the " + std::to_string(outer) + " expert-TP groups of a TP group");
+  }
+  if (p.expertTp == p.tp) p.expertTp = 0;  // Megatron's default: ETP = TP
+}
+
 }  // namespace
 
 Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
   Parallelism p = parallelism;
+  checkExpertTp(p);
   for (ParallelAxis axis : kParallelAxes) {
     if (axis == ParallelAxis::Data) continue;
     if (p.degree(axis) < 1) {
@@ -286,12 +315,16 @@ Parallelism resolveDegrees(const Parallelism& parallelism, std::int64_t npus) {
     p.zero3 = true;
     p.zeroStage = 0;
   }
-  const std::string degrees = "TP " + std::to_string(p.tp) +
-                              (p.cp != 1 ? " x CP " + std::to_string(p.cp) : std::string()) +
-                              " x EP " + std::to_string(p.ep) + " x PP " + std::to_string(p.pp);
+  const std::int64_t epOutside = p.degree(ParallelAxis::Expert);
+  const std::string degrees =
+      "TP " + std::to_string(p.tp) + (p.cp != 1 ? " x CP " + std::to_string(p.cp) : std::string()) +
+      " x EP " + std::to_string(p.ep) +
+      (p.expertTp > 0 ? " (" + std::to_string(epOutside) + " outside the TP group: expert TP " +
+                            std::to_string(p.expertTp) + ")"
+                      : std::string()) +
+      " x PP " + std::to_string(p.pp);
   // tp, cp, ep and pp are ints below 2^31, so their product may overflow 64 bits.
-  const auto inner = checked::multiply(static_cast<std::int64_t>(p.tp) * p.cp,
-                                       static_cast<std::int64_t>(p.ep) * p.pp);
+  const auto inner = checked::multiply(static_cast<std::int64_t>(p.tp) * p.cp, epOutside * p.pp);
   if (!inner) {
     throw InputError("parallelism: " + degrees + " are more NPUs than 64 bits can count");
   }
@@ -370,7 +403,8 @@ std::vector<int> ParallelismMapping::strides(ParallelAxis axis) const {
   return any ? out : std::vector<int>{};
 }
 
-GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner) {
+GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& strides, int inner,
+                      std::string_view what, std::string_view whole) {
   GroupSplit out;
   const std::size_t dims = groups.size();
   out.inner.assign(dims, 1);
@@ -396,17 +430,45 @@ GroupSplit splitGroup(const std::vector<int>& groups, const std::vector<int>& st
       out.outerStrides[d] *= static_cast<int>(need);
       need = 1;
     } else {
-      throw InputError("parallelism: a shard group of " + std::to_string(inner) +
-                       " NPUs cannot be formed from the data-parallel group " +
+      throw InputError("parallelism: " + std::string(what) + " of " + std::to_string(inner) +
+                       " NPUs cannot be formed from " + std::string(whole) + " " +
                        formatGroups(groups) + " from the inside out: " + std::to_string(need) +
                        " NPUs are still needed at a dimension of " + std::to_string(g) +
                        " of the group's NPUs, and neither divides the other");
     }
   }
   if (need > 1) {
-    throw InputError("parallelism: a shard group of " + std::to_string(inner) +
-                     " NPUs is larger than the data-parallel group " + formatGroups(groups));
+    throw InputError("parallelism: " + std::string(what) + " of " + std::to_string(inner) +
+                     " NPUs is larger than " + std::string(whole) + " " + formatGroups(groups));
   }
+  return out;
+}
+
+ParallelismMapping::ExpertGroups ParallelismMapping::expertGroups(int etp) const {
+  ExpertGroups out;
+  const std::vector<int> epStrides = strides(ParallelAxis::Expert);
+  const GroupSplit split =
+      splitGroup(tensor(), strides(ParallelAxis::Tensor), etp, "an expert tensor-parallel group",
+                 "the tensor-parallel group");
+  const std::size_t dims = tensor().size();
+  out.tensor = split.inner;
+  out.expert.assign(dims, 1);
+  std::vector<int> tensorStrides(dims, 1), expertStrides(dims, 1);
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (split.inner[d] > 1) tensorStrides[d] = split.innerStrides[d];
+    out.expert[d] = split.outer[d] * expert()[d];
+    // The TP group's outer part lies inside the expert axis on a dimension both use.
+    if (split.outer[d] > 1) {
+      expertStrides[d] = split.outerStrides[d];
+    } else if (expert()[d] > 1 && !epStrides.empty()) {
+      expertStrides[d] = epStrides[d];
+    }
+  }
+  auto trivial = [](const std::vector<int>& v) {
+    return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
+  };
+  if (!trivial(tensorStrides)) out.tensorStrides = std::move(tensorStrides);
+  if (!trivial(expertStrides)) out.expertStrides = std::move(expertStrides);
   return out;
 }
 
@@ -457,7 +519,8 @@ ParallelismMapping mapParallelism(const Network& network, const Parallelism& par
   ParallelismMapping m;
   m.of(ParallelAxis::Tensor) = take(network, free, ParallelAxis::Tensor, p.tp, true);
   m.of(ParallelAxis::Context) = take(network, free, ParallelAxis::Context, p.cp, true);
-  m.of(ParallelAxis::Expert) = take(network, free, ParallelAxis::Expert, p.ep, true);
+  m.of(ParallelAxis::Expert) =
+      take(network, free, ParallelAxis::Expert, p.degree(ParallelAxis::Expert), true);
   m.of(ParallelAxis::Data) = take(network, free, ParallelAxis::Data, p.dp, false);
   // What is left is exactly pp NPUs (the degrees multiply to N), in between.
   m.of(ParallelAxis::Pipeline) = free;

@@ -442,6 +442,7 @@ Json parallelismJson(const Parallelism& p) {
   j["cp"] = p.cp;
   j["pp"] = p.pp;
   j["ep"] = p.ep;
+  if (p.expertTp > 0) j["expert_tp"] = p.expertTp;  // absent: TP
   j["sequence_parallel"] = p.sequenceParallel;
   j["zero"] = p.zero();
   j["recompute"] = recomputeName(p);
@@ -453,13 +454,14 @@ Json parallelismJson(const Parallelism& p) {
 }
 
 Parallelism parallelismOf(const Reader& r) {
-  r.onlyKeys({"tp", "cp", "pp", "ep", "sequence_parallel", "zero", "recompute", "attention",
-              "moe_dispatcher", "moe_routing", "precision"});
+  r.onlyKeys({"tp", "cp", "pp", "ep", "expert_tp", "sequence_parallel", "zero", "recompute",
+              "attention", "moe_dispatcher", "moe_routing", "precision"});
   Parallelism p;
   p.tp = r.integer("tp", 1, 1);
   p.cp = r.integer("cp", 1, 1);
   p.pp = r.integer("pp", 1, 1);
   p.ep = r.integer("ep", 1, 1);
+  p.expertTp = r.integer("expert_tp", 0, 1);
   p.sequenceParallel = r.boolean("sequence_parallel", false);
   const auto zero = r.count("zero", 0, 3).value_or(0);
   p.zero3 = zero == 3;
