@@ -371,18 +371,7 @@ Project scenariosProject(const CodesignOptions& o, const CodesignResult& r) {
   Project first;
   for (std::size_t k = 0; k < r.designs.size(); ++k) {
     const CodesignDesign& d = r.designs[k];
-    ProjectOptions po;
-    po.trainingLoop = o.shapes.loop;
-    po.collectives = o.shapes.collectives;
-    po.costModel = o.shapes.costModel;
-    po.constraints = o.shapes.constraints.empty() ? std::vector<std::string>{"total == 500"}
-                                                  : o.shapes.constraints;
-    po.objective = o.objective;
-    po.generator = generatorOf(d.execution, o.shapes.generator);
-    Project p =
-        makeProject(o.shapes.preset, d.execution.parallelism, o.shapes.device, d.network, po);
-    p.costScope = o.shapes.costScope;
-    p.npuPriceUsd = o.shapes.npuPriceUsd;
+    const Project p = designProject(o, d.network, d.execution);
     if (k == 0) first = p;
     list.push_back({"#" + std::to_string(k + 1) + " " + d.label + ", " + d.execution.label(),
                     static_cast<const Scenario&>(p)});

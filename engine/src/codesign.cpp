@@ -235,6 +235,32 @@ std::optional<ShapeBounds> boundsOf(const Network& network, std::int64_t npus,
   return out;
 }
 
+// Throughput: the facts of an NPU count (tokens, model FLOPs, token budget)
+// are the same for every execution at the fixed global batch.
+class FactsByNpus {
+ public:
+  const TrainingFacts& of(const CodesignOptions& o, std::int64_t npus, const Execution& e) {
+    auto it = facts_.find(npus);
+    if (it != facts_.end()) return it->second;
+    SweepOptions s = o.shapes;
+    s.npus = npus;
+    s.parallelism = e.parallelism;
+    s.parallelism.clearGroups();
+    s.generator = generatorOf(e, o.shapes.generator);
+    s.ignoreMemory = true;
+    TrainingFacts f;
+    try {
+      f = sweepTrainingFacts(s);
+    } catch (const InputError& err) {
+      f.note = err.what();
+    }
+    return facts_.emplace(npus, std::move(f)).first->second;
+  }
+
+ private:
+  std::map<std::int64_t, TrainingFacts> facts_;
+};
+
 // Fills out.designs and out.pareto from what the collector kept.
 void listDesigns(CodesignResult& out, const Collector& collector, const CodesignOptions& o) {
   // The front, cheapest first, and the best designs: one list, best first, with
@@ -279,29 +305,15 @@ void listDesigns(CodesignResult& out, const Collector& collector, const Codesign
     if (static_cast<int>(k) < o.top || onFront) listed.push_back(std::move(merged[k]));
   }
 
-  // Throughput: the facts of an NPU count (tokens, model FLOPs, token budget)
-  // are the same for every execution at the fixed global batch.
-  std::map<std::int64_t, TrainingFacts> facts;
+  FactsByNpus facts;
   for (Ranked& r : listed) {
     CodesignDesign& d = r.design;
-    auto it = facts.find(d.npus);
-    if (it == facts.end()) {
-      SweepOptions s = o.shapes;
-      s.npus = d.npus;
-      s.parallelism = d.execution.parallelism;
-      s.parallelism.clearGroups();
-      s.generator = generatorOf(d.execution, o.shapes.generator);
-      s.ignoreMemory = true;
-      TrainingFacts f;
-      try {
-        f = sweepTrainingFacts(s);
-      } catch (const InputError& e) {
-        f.note = e.what();
-      }
-      it = facts.emplace(d.npus, std::move(f)).first;
-    }
-    d.throughput = throughputAt(it->second, d.solution.eval.iterationNs);
+    d.throughput = throughputAt(facts.of(o, d.npus, d.execution), d.solution.eval.iterationNs);
     out.designs.push_back(std::move(d));
+  }
+  for (CodesignPoint& p : out.points) {
+    const Throughput t = throughputAt(facts.of(o, p.npus, p.execution), p.iterationNs);
+    p.timeToTrainS = t.timeToTrainS ? *t.timeToTrainS : std::nan("");
   }
   // The front's indices, cheapest first.
   for (std::size_t k = 0; k < out.designs.size(); ++k) {
@@ -318,6 +330,53 @@ void listDesigns(CodesignResult& out, const Collector& collector, const Codesign
 }
 
 }  // namespace
+
+CodesignOptions codesignOptionsOf(const Project& project) {
+  if (project.workloads.empty()) throw InputError("codesign: the project has no workload");
+  const std::optional<PresetChoice> choice = presetChoiceOf(project.workloads.front());
+  if (!choice) {
+    throw InputError("codesign: workload '" + project.workloads.front().name +
+                     "' was not generated from a model, so there are no executions to search; "
+                     "choose a model in the Workload panel (libra new --preset)");
+  }
+  CodesignOptions o;
+  SweepOptions& s = o.shapes;
+  s.preset = modelOf(*choice);
+  s.device = findDevice(choice->device);
+  s.generator = choice->generator;
+  s.costModel = project.costModel;
+  s.costScope = project.costScope;
+  s.npuPriceUsd = project.npuPriceUsd;
+  s.loop = project.model.trainingLoop;
+  s.collectives.chunks = project.model.collectives.chunks;
+  s.limits = project.limits;
+  for (const std::string& c : project.constraints) {
+    if (c.rfind("total", 0) == 0) s.constraints = {c};
+  }
+  s.minDims = 2;
+  s.maxDims = std::max(2, std::min(project.network.size(), static_cast<int>(s.costLevels.size())));
+  o.npus = {project.network.npuCount()};
+  o.choices.base = choice->parallelism;
+  o.choices.base.clearGroups();
+  o.objective = project.objective;
+  return o;
+}
+
+Project designProject(const CodesignOptions& o, const Network& network,
+                      const Execution& execution) {
+  ProjectOptions po;
+  po.trainingLoop = o.shapes.loop;
+  po.collectives = o.shapes.collectives;
+  po.costModel = o.shapes.costModel;
+  po.constraints = o.shapes.constraints.empty() ? std::vector<std::string>{"total == 500"}
+                                                : o.shapes.constraints;
+  po.objective = o.objective;
+  po.generator = generatorOf(execution, o.shapes.generator);
+  Project p = makeProject(o.shapes.preset, execution.parallelism, o.shapes.device, network, po);
+  p.costScope = o.shapes.costScope;
+  p.npuPriceUsd = o.shapes.npuPriceUsd;
+  return p;
+}
 
 CodesignResult runCodesign(const CodesignOptions& o,
                            const std::function<void(std::int64_t, std::int64_t)>& progress,
@@ -361,6 +420,24 @@ CodesignResult runCodesign(const CodesignOptions& o,
     ++out.skipReasons[reason];
     out.skipExample.emplace(reason, example);
   };
+  auto keepPoint = [&](const Shape& shape, const ExecutionDesign& d, double networkUsd,
+                       double cost) {
+    const std::lock_guard lock(mutex);
+    if (out.points.size() >= o.keepPoints) {
+      ++out.pointsLeftOut;
+      return;
+    }
+    CodesignPoint p;
+    p.npus = shape.npus;
+    p.network = shape.network;
+    p.label = shapeLabel(shape.network);
+    p.execution = d.execution;
+    p.bandwidth = d.solution.bandwidth;
+    p.iterationNs = d.solution.eval.iterationNs;
+    p.costUsd = cost;
+    p.networkCostUsd = networkUsd;
+    out.points.push_back(std::move(p));
+  };
   // Work items: the shapes of one factorization, which share their tallies.
   const std::vector<std::pair<std::size_t, std::size_t>> items = factorizationItems(shapes);
   auto work = [&] {
@@ -394,6 +471,7 @@ CodesignResult runCodesign(const CodesignOptions& o,
           const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
           const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
           ++order;
+          if (o.keepPoints > 0) keepPoint(shape, d, networkUsd, cost);
           if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
           Ranked r;
           r.shape = i;

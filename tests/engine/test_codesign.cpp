@@ -12,6 +12,9 @@
 #include "libra/codesign.hpp"
 #include "libra/constraints.hpp"
 #include "libra/cost.hpp"
+#include "libra/error.hpp"
+#include "libra/project.hpp"
+#include "libra/solver.hpp"
 #include "preset_test_support.hpp"
 #include "rc_support.hpp"
 
@@ -211,3 +214,79 @@ TEST(Codesign, EquivalentShapesAreListedOnce) {
   }
   EXPECT_TRUE(named);
 }
+
+namespace libra::testing {
+namespace {
+
+// The design-space plot's points: without pruning every design solved is a
+// point; each listed design is one of them; a point opened as a project
+// (designProject, what the GUI opens and --save-scenarios writes) solves to
+// the point's own iteration time and cost; and the cap counts what it leaves out.
+TEST(Codesign, PointsAreTheSolvedDesignsAndOpenAsTheirProjects) {
+  const Preset p = smallTransformer();
+  CodesignOptions o = optionsFor(p, Objective::Performance);
+  o.prune = false;
+  o.keepPoints = 1000000;
+  o.choices.searchPlacements = false;
+  const CodesignResult r = runCodesign(o);
+  ASSERT_FALSE(r.designs.empty());
+  EXPECT_EQ(static_cast<std::int64_t>(r.points.size()), r.evaluated);
+  EXPECT_EQ(r.pointsLeftOut, 0);
+  for (const CodesignDesign& d : r.designs) {
+    const bool found = std::any_of(r.points.begin(), r.points.end(), [&](const CodesignPoint& q) {
+      return q.execution == d.execution && q.label == d.label &&
+             std::abs(q.iterationNs - d.solution.eval.iterationNs) <=
+                 1e-12 * d.solution.eval.iterationNs &&
+             q.costUsd == d.costUsd;
+    });
+    EXPECT_TRUE(found) << d.label << ", " << d.execution.label();
+  }
+  for (std::size_t k = 0; k < r.points.size(); k += r.points.size() / 7 + 1) {
+    const CodesignPoint& q = r.points[k];
+    SCOPED_TRACE(q.label + ", " + q.execution.label());
+    EXPECT_TRUE(std::isnan(q.timeToTrainS) || q.timeToTrainS > 0);
+    const Project project = designProject(o, q.network, q.execution);
+    const Solution s = solve(buildProblem(project), o.objective);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_NEAR(s.eval.iterationNs, q.iterationNs, 1e-6 * q.iterationNs);
+    EXPECT_NEAR(s.eval.networkCostUsd, q.networkCostUsd, 1e-6 * q.networkCostUsd);
+  }
+  o.keepPoints = 5;
+  const CodesignResult capped = runCodesign(o);
+  EXPECT_EQ(capped.points.size(), 5u);
+  EXPECT_EQ(capped.pointsLeftOut + 5, capped.evaluated);
+}
+
+}  // namespace
+}  // namespace libra::testing
+
+namespace libra::testing {
+namespace {
+
+// The GUI's co-design poses the project's own question: its model, device, NPU
+// count, budget on the total and run settings; a workload without a model is
+// refused with the reason.
+TEST(Codesign, OptionsOfAProjectAreItsOwn) {
+  const Preset p = smallTransformer();
+  ProjectOptions po;
+  po.constraints = {"total <= 700", "bw[a] >= bw[b]"};
+  po.objective = Objective::PerfPerCost;
+  Parallelism par = p.defaults;
+  par.precision = Precision::Bf16;
+  Network net;
+  net.dims = {dimension("a", BuildingBlock::Ring, 4, "InterNode"),
+              dimension("b", BuildingBlock::Switch, 4, "InterPod")};
+  const Project project = makeProject(p, par, findDevice("h100"), net, po);
+  const CodesignOptions o = codesignOptionsOf(project);
+  EXPECT_EQ(o.npus, (std::vector<std::int64_t>{16}));
+  EXPECT_EQ(o.shapes.constraints, (std::vector<std::string>{"total <= 700"}));
+  EXPECT_EQ(o.objective, Objective::PerfPerCost);
+  EXPECT_EQ(o.shapes.preset.parameterCount(), p.parameterCount());
+  EXPECT_EQ(o.shapes.maxDims, 2);
+  Project trace = project;
+  trace.workloads.front().origin.reset();
+  EXPECT_THROW(codesignOptionsOf(trace), InputError);
+}
+
+}  // namespace
+}  // namespace libra::testing

@@ -61,6 +61,7 @@
 #include "budget_panel.hpp"
 #include "charts.hpp"
 #include "constraint_editor.hpp"
+#include "design_space_view.hpp"
 #include "dimension_model.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
@@ -1918,6 +1919,71 @@ class ExplorerTest : public QObject {
     QCOMPARE(origin->parameters.at("expert_tp"), 1.0);
     QVERIFY(QString::fromStdString(doc()->project().workloads.front().name)
                 .contains(QStringLiteral("expert TP 1")));
+  }
+
+  // The Design Space tab (issue 25 item 7): the co-design runs in the
+  // background (the window keeps handling events), every design solved is a
+  // point, the front is highlighted, the filter narrows the cloud, and a design
+  // opens as a scenario with its execution and bandwidths in one undo step.
+  void theDesignSpaceRunsInTheBackgroundAndOpensADesign() {
+    auto* view = window_->designSpace();
+    QVERIFY(view);
+    window_->findChild<QTabWidget*>(QStringLiteral("resultTabs"))->setCurrentWidget(view);
+    window_->findChild<QSpinBox*>(QStringLiteral("designMaxDims"))->setValue(2);
+    QSignalSpy finished(view, &DesignSpaceView::finished);
+    QString why;
+    QVERIFY2(view->start(&why), qPrintable(why));
+    QVERIFY(view->running());
+    QVERIFY(!view->start(&why));  // one search at a time
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    const CodesignResult* r = view->result();
+    QVERIFY(r && !r->designs.empty());
+    QCOMPARE(static_cast<std::int64_t>(r->points.size()) + r->pointsLeftOut, r->evaluated);
+    QCOMPARE(view->shownPoints().size(), r->points.size());
+    QVERIFY(view->frontPointCount() >= 1);
+    QVERIFY(view->frontPointCount() <= r->pareto.size());
+    const QString status = window_->findChild<QLabel*>(QStringLiteral("designStatus"))->text();
+    QVERIFY2(status.contains(QStringLiteral("designs solved")), qPrintable(status));
+    test::saveScreenshot(window_.get(), QStringLiteral("design-space"));
+    // The filter keeps the designs whose shape or execution names it.
+    auto* filter = window_->findChild<QLineEdit*>(QStringLiteral("designFilter"));
+    filter->setText(QStringLiteral("Switch"));
+    QVERIFY(!view->shownPoints().empty());
+    QVERIFY(view->shownPoints().size() < r->points.size());
+    for (std::size_t k : view->shownPoints()) {
+      QVERIFY(QString::fromStdString(r->points[k].label + ", " + r->points[k].execution.label())
+                  .contains(QStringLiteral("Switch"), Qt::CaseInsensitive));
+    }
+    filter->clear();
+    // The best design opens as the active scenario; its solve is the point's.
+    const CodesignDesign& best = r->designs.front();
+    std::size_t k = 0;
+    while (k < r->points.size() &&
+           !(r->points[k].execution == best.execution && r->points[k].label == best.label &&
+             r->points[k].iterationNs == best.solution.eval.iterationNs)) {
+      ++k;
+    }
+    QVERIFY(k < r->points.size());
+    const std::size_t before = scenarioCount(doc()->project());
+    QVERIFY2(view->openPoint(k, &why), qPrintable(why));
+    QCOMPARE(scenarioCount(doc()->project()), before + 1);
+    QCOMPARE(doc()->project().network.npuCount(), r->points[k].npus);
+    QVERIFY(doc()->project().network.dims.size() == r->points[k].network.dims.size());
+    const Solution s = test::engineOptimum(doc()->project());
+    QVERIFY(test::close(s.eval.iterationNs, r->points[k].iterationNs));
+    doc()->undoStack()->undo();
+    QCOMPARE(scenarioCount(doc()->project()), before);
+    // Cancel stops a long search with what it found; the window stays live.
+    window_->findChild<QSpinBox*>(QStringLiteral("designMaxDims"))->setValue(4);
+    window_->findChild<QCheckBox*>(QStringLiteral("designAllPlacements"))->setChecked(true);
+    QVERIFY2(view->start(&why), qPrintable(why));
+    QTest::qWait(50);
+    view->cancel();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);
+    QVERIFY(view->result()->cancelled);
+    QVERIFY(window_->findChild<QLabel*>(QStringLiteral("designStatus"))
+                ->text()
+                .startsWith(QStringLiteral("Cancelled")));
   }
 
   void networkButtonsEditTheTableUnderTheModelTester() {

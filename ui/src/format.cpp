@@ -55,6 +55,13 @@ QString toQString(const std::string& text) {
   return QString::fromStdString(text);
 }
 
+QString sentence(const std::string& message) {
+  QString s = toQString(message);
+  if (!s.isEmpty()) s[0] = s[0].toUpper();
+  if (!s.isEmpty() && !s.endsWith(QLatin1Char('.'))) s += QLatin1Char('.');
+  return s;
+}
+
 std::string toStd(const QString& text) {
   return text.toStdString();
 }

@@ -21,6 +21,8 @@ QString formatFixed(double value, int decimals);
 QString plainNumber(double value);
 
 QString toQString(const std::string& text);
+// An engine message as a sentence: capitalized, ending with a full stop.
+QString sentence(const std::string& message);
 // A name from a project as tables, legends, headings and undo entries show it
 // (libra/display_text.hpp): controls and bidirectional overrides escaped, cut
 // to 48 characters with "…". Editors and lookups use the name itself.

@@ -25,6 +25,7 @@
 #include "chart_controller.hpp"
 #include "comparison_view.hpp"
 #include "cost_level_model.hpp"
+#include "design_space_view.hpp"
 #include "document.hpp"
 #include "explorer_controller.hpp"
 #include "export_controller.hpp"
@@ -88,7 +89,19 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   tabs_->setDocumentMode(true);
   tabs_->addTab(results_, tr("Results"));
   tabs_->addTab(comparison_, tr("Comparison"));
+  designSpace_ = new DesignSpaceView(document_);
+  tabs_->addTab(designSpace_, tr("Design Space"));
   setCentralWidget(tabs_);
+  // A clicked design becomes a scenario, and the Results tab shows it.
+  connect(designSpace_, &DesignSpaceView::openDesign, this,
+          [this](const QString& name, const Scenario& scenario) {
+            QString why;
+            if (scenarios_->addScenarioFrom(scenarios_->unusedName(name), scenario, &why)) {
+              tabs_->setCurrentWidget(results_);
+            } else {
+              statusBar()->showMessage(tr("The design was not opened: %1").arg(why));
+            }
+          });
 
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   QDockWidget* scenarioDock = dock(this, tr("Scenarios"), QStringLiteral("scenarioDock"),

@@ -18,6 +18,7 @@ class Document;
 class ExplorerController;
 class ChartController;
 class ComparisonView;
+class DesignSpaceView;
 class ExportController;
 class FileController;
 class HelpDialog;
@@ -50,6 +51,7 @@ class MainWindow : public QMainWindow {
   ScenarioPanel* scenarioPanel() const { return scenarioPanel_; }
   ScenarioResults* scenarioResults() const { return scenarioResults_; }
   ComparisonView* comparison() const { return comparison_; }
+  DesignSpaceView* designSpace() const { return designSpace_; }
   QTabWidget* resultTabs() const { return tabs_; }
   NetworkPanel* networkPanel() const { return network_; }
   WorkloadPanel* workloadPanel() const { return workload_; }
@@ -89,6 +91,7 @@ class MainWindow : public QMainWindow {
   ScenarioController* scenarios_;
   ScenarioPanel* scenarioPanel_;
   ComparisonView* comparison_;
+  DesignSpaceView* designSpace_;
   QTabWidget* tabs_;
   AutosaveController* autosave_ = nullptr;
   QLabel* status_;

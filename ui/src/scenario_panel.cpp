@@ -28,13 +28,6 @@ namespace libra::studio {
 
 namespace {
 
-QString sentence(const char* message) {
-  QString s = toQString(message);
-  if (!s.isEmpty()) s[0] = s[0].toUpper();
-  if (!s.endsWith(QLatin1Char('.'))) s += QLatin1Char('.');
-  return s;
-}
-
 QString quoted(const QString& name) {
   return QStringLiteral("“") + name + QStringLiteral("”");
 }
@@ -162,7 +155,6 @@ bool ScenarioController::apply(const QString& text, const std::function<void(Pro
 }
 
 bool ScenarioController::addScenario(const QString& name, QString* error) {
-  const std::string chosen = toStd(name.trimmed());
   Project fresh;
   try {
     fresh = loadExample(defaultExampleId());
@@ -170,15 +162,30 @@ bool ScenarioController::addScenario(const QString& name, QString* error) {
     if (error) *error = sentence(e.what());
     return false;
   }
+  return addScenarioFrom(name, fresh, error);
+}
+
+bool ScenarioController::addScenarioFrom(const QString& name, const Scenario& content,
+                                         QString* error) {
+  const std::string chosen = toStd(name.trimmed());
   return apply(
       tr("Add scenario %1").arg(quoted(toQString(chosen))),
       [&](Project& p) {
         // The engine's duplicate names an unnamed scenario and places the new
-        // one; its content is then the fresh project's.
+        // one; its content is then the given one.
         libra::duplicateScenario(p, chosen);
-        static_cast<Scenario&>(p) = static_cast<const Scenario&>(fresh);
+        static_cast<Scenario&>(p) = content;
       },
       error);
+}
+
+QString ScenarioController::unusedName(const QString& base) const {
+  const std::vector<std::string> names = scenarioNames(document_->project());
+  QString name = base;
+  for (int k = 2; std::find(names.begin(), names.end(), toStd(name)) != names.end(); ++k) {
+    name = QStringLiteral("%1 (%2)").arg(base).arg(k);
+  }
+  return name;
 }
 
 bool ScenarioController::duplicateScenario(const QString& name, QString* error) {

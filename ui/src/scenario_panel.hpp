@@ -50,6 +50,10 @@ class ScenarioController : public QObject {
   // Adds a scenario that starts as File > New does, after the active one, and
   // makes it active.
   bool addScenario(const QString& name, QString* error = nullptr);
+  // Adds `content` as a new active scenario named `name` (one undo step).
+  bool addScenarioFrom(const QString& name, const Scenario& content, QString* error = nullptr);
+  // `base`, or "base (2)", "base (3)" … whichever no scenario has.
+  QString unusedName(const QString& base) const;
   // Adds a copy of the active scenario after it and makes it active.
   bool duplicateScenario(const QString& name, QString* error = nullptr);
   bool renameScenario(std::size_t index, const QString& name, QString* error = nullptr);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "libra/execution.hpp"
+#include "libra/project.hpp"
 #include "libra/sweep.hpp"
 
 namespace libra {
@@ -44,6 +45,24 @@ struct CodesignOptions {
   Objective objective = Objective::Performance;
   bool prune = true;  // false: every execution and placement (the whole front)
   int top = 10;       // designs listed besides the Pareto front
+  // Every design solved (pruned ones are never solved) is kept in
+  // CodesignResult::points, up to this many (0: none); for a design-space plot.
+  std::size_t keepPoints = 0;
+};
+
+// One solved design, as a design-space plot shows it: where it lies (cost,
+// time to train) and what it is (shape, execution, bandwidths), so that it can
+// be opened as a project (designProject).
+struct CodesignPoint {
+  std::int64_t npus = 0;
+  Network network;
+  std::string label;  // the shape, "Ring 4 x FC 8 x Switch 128"
+  Execution execution;
+  std::vector<double> bandwidth;  // GB/s per NPU per dimension
+  double iterationNs = 0;
+  double costUsd = 0;  // in the cost scope
+  double networkCostUsd = 0;
+  double timeToTrainS = 0;  // NaN when the workload has no token budget
 };
 
 struct CodesignDesign {
@@ -76,7 +95,25 @@ struct CodesignResult {
   std::optional<MemoryEstimate> leastMemory;  // when no execution fits
   bool cancelled = false;
   double wallSeconds = 0;
+  std::vector<CodesignPoint> points;  // with keepPoints: the designs solved, in no order
+  std::int64_t pointsLeftOut = 0;     // solved beyond keepPoints
 };
+
+// The co-design of a project's first workload as the project poses it: its
+// model, device, batch and run settings (precision, attention, dispatcher) with
+// every degree searched, on its NPU count, with its cost model and scope, NPU
+// price, training loop and chunks, and its constraint on the total bandwidth
+// per NPU when it has one ("total ..."; else none: total == 500). Dimension
+// counts 2 to the project's. Throws InputError when the workload was not
+// generated from a model (a trace has no model to search executions of).
+CodesignOptions codesignOptionsOf(const Project& project);
+
+// The project of one design: the options' workload run with `execution` on
+// `network`, with the options' constraints (total == 500 when none), objective,
+// cost model and scope; its solve gives the design's bandwidths. What
+// `--save-scenarios` writes and the GUI opens.
+Project designProject(const CodesignOptions& options, const Network& network,
+                      const Execution& execution);
 
 // Runs the co-design on `jobs` threads (options.shapes.jobs; 0 = every core).
 // `progress(done, total)` counts shapes, on the calling thread. *cancel stops

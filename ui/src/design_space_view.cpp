@@ -1,0 +1,443 @@
+#include "design_space_view.hpp"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+
+#include "charts.hpp"
+#include "document.hpp"
+#include "format.hpp"
+#include "libra/error.hpp"
+
+namespace libra::studio {
+
+namespace {
+
+constexpr std::size_t kMaxPoints = 50000;  // solved designs kept for the plot
+constexpr double kSecondsPerDay = 86400.0;
+
+// A point's place on the chart: network cost ($M) and time to train (days), or
+// the iteration time (s) when the workload has no token budget.
+QPointF placeOf(const CodesignPoint& p, bool days) {
+  const double y = days ? p.timeToTrainS / kSecondsPerDay : p.iterationNs * 1e-9;
+  return {p.costUsd * 1e-6, y};
+}
+
+bool sameTimeAndCost(const CodesignPoint& p, const CodesignDesign& d) {
+  const double t = d.solution.eval.iterationNs;
+  return std::abs(p.iterationNs - t) <= 1e-12 * t && p.costUsd == d.costUsd;
+}
+
+}  // namespace
+
+DesignSpaceView::DesignSpaceView(Document* document, QWidget* parent)
+    : QWidget(parent), document_(document) {
+  setObjectName(QStringLiteral("designSpaceView"));
+  buildForm();
+  loadFromProject();
+  connect(&watcher_, &QFutureWatcher<std::shared_ptr<CodesignResult>>::finished, this, [this] {
+    poll_->stop();
+    result_ = watcher_.result();
+    run_->setEnabled(true);
+    stop_->setEnabled(false);
+    progress_->setValue(progress_->maximum());
+    showResult();
+    Q_EMIT finished();
+  });
+  connect(document_, &Document::projectChanged, this, [this] {
+    if (!running()) loadFromProject();
+  });
+}
+
+DesignSpaceView::~DesignSpaceView() {
+  cancel_ = true;
+  watcher_.waitForFinished();
+}
+
+void DesignSpaceView::buildForm() {
+  npus_ = new QLineEdit;
+  npus_->setObjectName(QStringLiteral("designNpus"));
+  npus_->setToolTip(
+      tr("NPU counts to size the system for, separated by commas (4096 or "
+         "1024, 2048, 4096)"));
+  minDims_ = new QSpinBox;
+  minDims_->setObjectName(QStringLiteral("designMinDims"));
+  maxDims_ = new QSpinBox;
+  maxDims_->setObjectName(QStringLiteral("designMaxDims"));
+  for (QSpinBox* s : {minDims_, maxDims_}) {
+    s->setRange(1, 4);
+    s->setKeyboardTracking(false);
+  }
+  minDims_->setValue(2);
+  maxDims_->setValue(3);
+  objective_ = new QComboBox;
+  objective_->setObjectName(QStringLiteral("designObjective"));
+  objective_->addItem(tr("Least time to train"), static_cast<int>(Objective::Performance));
+  objective_->addItem(tr("Best perf per cost"), static_cast<int>(Objective::PerfPerCost));
+  constraint_ = new QLineEdit;
+  constraint_->setObjectName(QStringLiteral("designConstraint"));
+  constraint_->setToolTip(
+      tr("The bandwidth budget of every shape, as a constraint on the total GB/s per NPU "
+         "(the other constraints of the project name its own dimensions)"));
+  allPlacements_ = new QCheckBox(tr("Every placement"));
+  allPlacements_->setObjectName(QStringLiteral("designAllPlacements"));
+  allPlacements_->setToolTip(
+      tr("Try every way of laying the parallel groups onto the dimensions, not only the "
+         "automatic mapping (slower)"));
+  exhaustive_ = new QCheckBox(tr("No pruning"));
+  exhaustive_->setToolTip(
+      tr("Solve every design instead of skipping those that provably cannot be among the best: "
+         "the whole cloud and front (much slower)"));
+  run_ = new QPushButton(tr("Run"));
+  run_->setObjectName(QStringLiteral("designRun"));
+  stop_ = new QPushButton(tr("Cancel"));
+  stop_->setObjectName(QStringLiteral("designCancel"));
+  stop_->setEnabled(false);
+  progress_ = new QProgressBar;
+  progress_->setObjectName(QStringLiteral("designProgress"));
+  progress_->setFormat(tr("%v of %m shapes"));
+  progress_->setValue(0);
+  status_ = new QLabel;
+  status_->setObjectName(QStringLiteral("designStatus"));
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  colourBy_ = new QComboBox;
+  colourBy_->setObjectName(QStringLiteral("designColourBy"));
+  colourBy_->addItem(tr("Dimension count"));
+  colourBy_->addItem(tr("Building blocks"));
+  filter_ = new QLineEdit;
+  filter_->setObjectName(QStringLiteral("designFilter"));
+  filter_->setPlaceholderText(tr("Filter: Switch, TP 8, ZeRO-1 …"));
+  filter_->setClearButtonEnabled(true);
+  filter_->setToolTip(tr("Show only the designs whose shape or execution contains this text"));
+
+  auto* chart = new QChart;
+  chart->setTitle(tr("Design space"));
+  view_ = new QChartView(chart);
+  view_->setObjectName(QStringLiteral("designChart"));
+  view_->setRenderHint(QPainter::Antialiasing);
+  view_->setMinimumHeight(240);
+
+  auto* form = new QFormLayout;
+  auto* dims = new QHBoxLayout;
+  dims->addWidget(minDims_);
+  dims->addWidget(new QLabel(tr("to")));
+  dims->addWidget(maxDims_);
+  dims->addStretch();
+  form->addRow(tr("NPUs"), npus_);
+  form->addRow(tr("Dimensions"), dims);
+  form->addRow(tr("Objective"), objective_);
+  form->addRow(tr("Bandwidth budget"), constraint_);
+  auto* checks = new QHBoxLayout;
+  checks->addWidget(allPlacements_);
+  checks->addWidget(exhaustive_);
+  checks->addStretch();
+  form->addRow(QString(), checks);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(stop_);
+  buttons->addWidget(progress_, 1);
+  auto* show = new QHBoxLayout;
+  show->addWidget(new QLabel(tr("Colour by")));
+  show->addWidget(colourBy_);
+  show->addWidget(filter_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  layout->addWidget(status_);
+  layout->addLayout(show);
+  layout->addWidget(view_, 1);
+
+  poll_ = new QTimer(this);
+  poll_->setInterval(100);
+  connect(poll_, &QTimer::timeout, this, [this] {
+    progress_->setMaximum(static_cast<int>(std::max<long long>(total_.load(), 1)));
+    progress_->setValue(static_cast<int>(done_.load()));
+  });
+  connect(run_, &QPushButton::clicked, this, [this] {
+    QString why;
+    if (!start(&why)) status_->setText(why);
+  });
+  connect(stop_, &QPushButton::clicked, this, &DesignSpaceView::cancel);
+  connect(colourBy_, &QComboBox::currentIndexChanged, this, &DesignSpaceView::showResult);
+  connect(filter_, &QLineEdit::textChanged, this, &DesignSpaceView::showResult);
+}
+
+void DesignSpaceView::loadFromProject() {
+  const Project& project = document_->project();
+  npus_->setText(QString::number(project.network.npuCount()));
+  maxDims_->setValue(std::clamp(project.network.size(), 2, 3));
+  objective_->setCurrentIndex(project.objective == Objective::PerfPerCost ? 1 : 0);
+  QString budget = QStringLiteral("total == 500");
+  for (const std::string& c : project.constraints) {
+    if (c.rfind("total", 0) == 0) budget = toQString(c);
+  }
+  constraint_->setText(budget);
+}
+
+bool DesignSpaceView::running() const {
+  return watcher_.isRunning();
+}
+
+void DesignSpaceView::cancel() {
+  cancel_ = true;
+  if (running()) status_->setText(tr("Stopping: the designs found so far will be shown…"));
+}
+
+bool DesignSpaceView::start(QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (running()) return fail(tr("A search is running; cancel it first."));
+  CodesignOptions o;
+  try {
+    o = codesignOptionsOf(document_->project());
+  } catch (const std::exception& e) {
+    return fail(sentence(e.what()));
+  }
+  o.npus.clear();
+  for (const QString& part : npus_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const long long n = part.trimmed().toLongLong(&ok);
+    if (!ok || n < 1 || n > (1LL << 40)) {
+      return fail(
+          tr("NPUs: '%1' is not a whole number of NPUs of at least 1.").arg(part.trimmed()));
+    }
+    o.npus.push_back(n);
+  }
+  if (o.npus.empty()) return fail(tr("NPUs: give at least one NPU count."));
+  if (minDims_->value() > maxDims_->value()) {
+    return fail(tr("Dimensions: %1 to %2 is an empty range.")
+                    .arg(minDims_->value())
+                    .arg(maxDims_->value()));
+  }
+  o.shapes.minDims = minDims_->value();
+  o.shapes.maxDims = maxDims_->value();
+  o.objective = static_cast<Objective>(objective_->currentData().toInt());
+  o.shapes.constraints = {toStd(constraint_->text().trimmed())};
+  o.choices.searchPlacements = allPlacements_->isChecked();
+  o.prune = !exhaustive_->isChecked();
+  o.keepPoints = kMaxPoints;
+  // One core stays with the window.
+  o.shapes.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() - 1));
+  o.top = 10;
+  options_ = o;
+  cancel_ = false;
+  done_ = 0;
+  total_ = 0;
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  progress_->setValue(0);
+  status_->setText(tr("Searching…"));
+  poll_->start();
+  watcher_.setFuture(QtConcurrent::run([this, o] {
+    auto out = std::make_shared<CodesignResult>();
+    try {
+      *out = runCodesign(
+          o,
+          [this](std::int64_t done, std::int64_t total) {
+            done_ = done;
+            total_ = total;
+          },
+          &cancel_);
+    } catch (const std::exception& e) {
+      out->firstFailure = e.what();
+      out->cancelled = true;
+      out->shapes = -1;  // failed before searching
+    }
+    return out;
+  }));
+  return true;
+}
+
+QString DesignSpaceView::groupOf(const CodesignPoint& p) const {
+  if (colourBy_->currentIndex() == 0) {
+    const auto dims = static_cast<int>(p.network.dims.size());
+    return dims == 1 ? tr("1 dimension") : tr("%1 dimensions").arg(dims);
+  }
+  QStringList blocks;
+  for (const Dimension& d : p.network.dims) blocks << toQString(std::string(toString(d.block)));
+  return blocks.join(QStringLiteral(" x "));
+}
+
+void DesignSpaceView::showResult() {
+  QChart* chart = view_->chart();
+  chart->removeAllSeries();
+  for (QAbstractAxis* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
+  shown_.clear();
+  frontCount_ = 0;
+  if (!result_) return;
+  const CodesignResult& r = *result_;
+  if (r.shapes < 0) {
+    status_->setText(tr("The search could not start: %1").arg(sentence(r.firstFailure)));
+    return;
+  }
+  const bool days = std::any_of(r.points.begin(), r.points.end(), [](const CodesignPoint& p) {
+    return std::isfinite(p.timeToTrainS) && p.timeToTrainS > 0;
+  });
+  // The points, grouped; the front's designs (r.pareto) marked on top.
+  const QString needle = filter_->text().trimmed();
+  std::map<QString, QScatterSeries*> groups;
+  double xmin = std::numeric_limits<double>::infinity(), xmax = 0, ymin = xmin, ymax = 0;
+  for (std::size_t k = 0; k < r.points.size(); ++k) {
+    const CodesignPoint& p = r.points[k];
+    const QString text = toQString(p.label + ", " + p.execution.label());
+    if (!needle.isEmpty() && !text.contains(needle, Qt::CaseInsensitive)) continue;
+    const QPointF at = placeOf(p, days);
+    if (!(at.x() > 0) || !(at.y() > 0) || !std::isfinite(at.y())) continue;
+    QScatterSeries*& series = groups[groupOf(p)];
+    if (!series) {
+      series = new QScatterSeries;
+      series->setName(groupOf(p));
+      series->setMarkerSize(6);
+      series->setColor(scenarioColor(static_cast<int>(groups.size()) - 1));
+      series->setBorderColor(Qt::transparent);
+    }
+    series->append(at);
+    shown_.push_back(k);
+    xmin = std::min(xmin, at.x());
+    xmax = std::max(xmax, at.x());
+    ymin = std::min(ymin, at.y());
+    ymax = std::max(ymax, at.y());
+  }
+  auto* front = new QLineSeries;
+  front->setName(tr("Pareto front"));
+  QPen pen(activeFrontColor());
+  pen.setWidthF(2);
+  front->setPen(pen);
+  auto* frontMarks = new QScatterSeries;
+  frontMarks->setName(tr("Pareto designs"));
+  frontMarks->setMarkerSize(11);
+  frontMarks->setColor(activeFrontColor());
+  for (int k : r.pareto) {
+    const CodesignDesign& d = r.designs[static_cast<std::size_t>(k)];
+    const auto it = std::find_if(r.points.begin(), r.points.end(),
+                                 [&](const CodesignPoint& p) { return sameTimeAndCost(p, d); });
+    if (it == r.points.end()) continue;
+    const QPointF at = placeOf(*it, days);
+    if (!(at.x() > 0) || !(at.y() > 0) || !std::isfinite(at.y())) continue;
+    front->append(at);
+    frontMarks->append(at);
+    ++frontCount_;
+  }
+  for (auto& [name, series] : groups) {
+    chart->addSeries(series);
+    connect(series, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
+  }
+  chart->addSeries(front);
+  chart->addSeries(frontMarks);
+  for (QLegendMarker* m : chart->legend()->markers(frontMarks)) m->setVisible(false);
+  connect(frontMarks, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
+  auto* x = new QLogValueAxis;
+  x->setTitleText(r.points.empty() || options_->shapes.costScope == CostScope::Network
+                      ? tr("network cost ($ M)")
+                      : tr("system cost ($ M)"));
+  // Base 2: a label at every doubling (a cloud rarely spans a decade).
+  x->setBase(2);
+  x->setLabelFormat(QStringLiteral("%.3g"));
+  x->setMinorTickCount(1);
+  auto* y = new QLogValueAxis;
+  y->setTitleText(days ? tr("time to train (days)") : tr("iteration time (s)"));
+  y->setBase(2);
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  y->setMinorTickCount(1);
+  if (!shown_.empty()) {
+    x->setRange(xmin / 1.1, xmax * 1.1);
+    y->setRange(ymin / 1.1, ymax * 1.1);
+  }
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QAbstractSeries* s : chart->series()) {
+    s->attachAxis(x);
+    s->attachAxis(y);
+  }
+  QString text =
+      tr("%1 designs solved, %2 pruned by their bounds, %3 of %4 shapes searched in %5 s; "
+         "%6 shown, %7 on the Pareto front. Click a design to open it as a scenario.")
+          .arg(formatCount(static_cast<double>(r.evaluated)))
+          .arg(formatCount(static_cast<double>(r.pruned)))
+          .arg(formatCount(static_cast<double>(r.shapesSearched)))
+          .arg(formatCount(static_cast<double>(r.shapes)))
+          .arg(r.wallSeconds, 0, 'f', 1)
+          .arg(formatCount(static_cast<double>(shown_.size())))
+          .arg(frontCount_);
+  if (r.cancelled) text.prepend(tr("Cancelled: the designs found so far are not proven best. "));
+  if (r.pointsLeftOut > 0) {
+    text += tr(" The first %1 designs solved are drawn; %2 more are left out.")
+                .arg(formatCount(static_cast<double>(r.points.size())))
+                .arg(formatCount(static_cast<double>(r.pointsLeftOut)));
+  }
+  if (r.designs.empty()) {
+    text += QLatin1Char(' ') +
+            (r.leastMemory ? tr("No execution fits the device's memory: the least needs %1.")
+                                 .arg(toQString(r.leastMemory->describe()))
+                           : tr("No design could be solved: %1")
+                                 .arg(sentence(r.firstFailure.empty() ? std::string("no shape fits")
+                                                                      : r.firstFailure)));
+  }
+  status_->setText(text);
+}
+
+void DesignSpaceView::pointClicked(const QPointF& at) {
+  if (!result_) return;
+  const bool days = std::any_of(
+      result_->points.begin(), result_->points.end(),
+      [](const CodesignPoint& p) { return std::isfinite(p.timeToTrainS) && p.timeToTrainS > 0; });
+  // The nearest shown design, in the chart's log-log space.
+  std::size_t best = result_->points.size();
+  double nearest = std::numeric_limits<double>::infinity();
+  for (std::size_t k : shown_) {
+    const QPointF p = placeOf(result_->points[k], days);
+    const double dx = std::log(p.x() / at.x()), dy = std::log(p.y() / at.y());
+    if (dx * dx + dy * dy < nearest) {
+      nearest = dx * dx + dy * dy;
+      best = k;
+    }
+  }
+  QString why;
+  if (best < result_->points.size() && !openPoint(best, &why)) status_->setText(why);
+}
+
+bool DesignSpaceView::openPoint(std::size_t k, QString* error) {
+  if (!result_ || !options_ || k >= result_->points.size()) {
+    if (error) *error = tr("There is no such design.");
+    return false;
+  }
+  const CodesignPoint& p = result_->points[k];
+  Project project;
+  try {
+    project = designProject(*options_, p.network, p.execution);
+  } catch (const std::exception& e) {
+    if (error) *error = sentence(e.what());
+    return false;
+  }
+  Q_EMIT openDesign(toQString(p.label + ", " + p.execution.label()),
+                    static_cast<const Scenario&>(project));
+  return true;
+}
+
+}  // namespace libra::studio
