@@ -21,6 +21,7 @@ if [[ "${1:-}" != "--no-gui" ]]; then
     qt6-qpa-plugins xvfb xauth
     appstream desktop-file-utils  # the packaging test validates the metainfo and .desktop file
     poppler-utils  # pdftoppm: the GUI tests rasterize the PDF export and the PDF report
+    librsvg2-bin  # rsvg-convert: a GUI test draws the SVG export as librsvg does
   )
 fi
 
