@@ -19,6 +19,7 @@ if [[ "${1:-}" != "--no-gui" ]]; then
   packages+=(
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
     qt6-qpa-plugins xvfb xauth
+    openbox x11-utils  # a window manager and xprop: the hover test on Xvfb with real pointer events
     appstream desktop-file-utils  # the packaging test validates the metainfo and .desktop file
     poppler-utils  # pdftoppm: the GUI tests rasterize the PDF export and the PDF report
     librsvg2-bin  # rsvg-convert: a GUI test draws the SVG export as librsvg does

@@ -43,6 +43,13 @@ QPointF placeOf(const CodesignPoint& p, bool days) {
   return {p.costUsd * 1e-6, y};
 }
 
+// Whether the points can be placed by time to train (else by iteration time).
+bool byTimeToTrain(const CodesignResult& r) {
+  return std::any_of(r.points.begin(), r.points.end(), [](const CodesignPoint& p) {
+    return std::isfinite(p.timeToTrainS) && p.timeToTrainS > 0;
+  });
+}
+
 bool sameTimeAndCost(const CodesignPoint& p, const CodesignDesign& d) {
   const double t = d.solution.eval.iterationNs;
   return std::abs(p.iterationNs - t) <= 1e-12 * t && p.costUsd == d.costUsd;
@@ -296,10 +303,17 @@ void DesignSpaceView::showResult() {
     status_->setText(tr("The search could not start: %1").arg(sentence(r.firstFailure)));
     return;
   }
-  const bool days = std::any_of(r.points.begin(), r.points.end(), [](const CodesignPoint& p) {
-    return std::isfinite(p.timeToTrainS) && p.timeToTrainS > 0;
-  });
-  // The points, grouped; the front's designs (r.pareto) marked on top.
+  const bool days = byTimeToTrain(r);
+  QRectF range;
+  addPointSeries(chart, days, range);
+  addFrontSeries(chart, days);
+  addAxes(chart, days, range);
+  status_->setText(statusText());
+}
+
+// The points the filter keeps, one series per group; `range` their extent.
+void DesignSpaceView::addPointSeries(QChart* chart, bool days, QRectF& range) {
+  const CodesignResult& r = *result_;
   const QString needle = filter_->text().trimmed();
   std::map<QString, QScatterSeries*> groups;
   double xmin = std::numeric_limits<double>::infinity(), xmax = 0, ymin = xmin, ymax = 0;
@@ -324,15 +338,25 @@ void DesignSpaceView::showResult() {
     ymin = std::min(ymin, at.y());
     ymax = std::max(ymax, at.y());
   }
+  for (auto& [name, series] : groups) {
+    chart->addSeries(series);
+    connect(series, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
+  }
+  if (!shown_.empty()) range = QRectF(QPointF(xmin, ymin), QPointF(xmax, ymax));
+}
+
+// The front's designs (result().pareto), a line and larger marks on top.
+void DesignSpaceView::addFrontSeries(QChart* chart, bool days) {
+  const CodesignResult& r = *result_;
   auto* front = new QLineSeries;
   front->setName(tr("Pareto front"));
   QPen pen(activeFrontColor());
   pen.setWidthF(2);
   front->setPen(pen);
-  auto* frontMarks = new QScatterSeries;
-  frontMarks->setName(tr("Pareto designs"));
-  frontMarks->setMarkerSize(11);
-  frontMarks->setColor(activeFrontColor());
+  auto* marks = new QScatterSeries;
+  marks->setName(tr("Pareto designs"));
+  marks->setMarkerSize(11);
+  marks->setColor(activeFrontColor());
   for (int k : r.pareto) {
     const CodesignDesign& d = r.designs[static_cast<std::size_t>(k)];
     const auto it = std::find_if(r.points.begin(), r.points.end(),
@@ -341,33 +365,31 @@ void DesignSpaceView::showResult() {
     const QPointF at = placeOf(*it, days);
     if (!(at.x() > 0) || !(at.y() > 0) || !std::isfinite(at.y())) continue;
     front->append(at);
-    frontMarks->append(at);
+    marks->append(at);
     ++frontCount_;
   }
-  for (auto& [name, series] : groups) {
-    chart->addSeries(series);
-    connect(series, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
-  }
   chart->addSeries(front);
-  chart->addSeries(frontMarks);
-  for (QLegendMarker* m : chart->legend()->markers(frontMarks)) m->setVisible(false);
-  connect(frontMarks, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
+  chart->addSeries(marks);
+  for (QLegendMarker* m : chart->legend()->markers(marks)) m->setVisible(false);
+  connect(marks, &QScatterSeries::clicked, this, &DesignSpaceView::pointClicked);
+}
+
+void DesignSpaceView::addAxes(QChart* chart, bool days, const QRectF& range) {
   auto* x = new QLogValueAxis;
-  x->setTitleText(r.points.empty() || options_->shapes.costScope == CostScope::Network
-                      ? tr("network cost ($ M)")
-                      : tr("system cost ($ M)"));
-  // Base 2: a label at every doubling (a cloud rarely spans a decade).
-  x->setBase(2);
-  x->setLabelFormat(QStringLiteral("%.3g"));
-  x->setMinorTickCount(1);
+  x->setTitleText(options_ && options_->shapes.costScope == CostScope::System
+                      ? tr("system cost ($ M)")
+                      : tr("network cost ($ M)"));
   auto* y = new QLogValueAxis;
   y->setTitleText(days ? tr("time to train (days)") : tr("iteration time (s)"));
-  y->setBase(2);
-  y->setLabelFormat(QStringLiteral("%.3g"));
-  y->setMinorTickCount(1);
-  if (!shown_.empty()) {
-    x->setRange(xmin / 1.1, xmax * 1.1);
-    y->setRange(ymin / 1.1, ymax * 1.1);
+  // Base 2: a label at every doubling (a cloud rarely spans a decade).
+  for (QLogValueAxis* axis : {x, y}) {
+    axis->setBase(2);
+    axis->setLabelFormat(QStringLiteral("%.3g"));
+    axis->setMinorTickCount(1);
+  }
+  if (!range.isNull()) {
+    x->setRange(range.left() / 1.1, range.right() * 1.1);
+    y->setRange(range.top() / 1.1, range.bottom() * 1.1);
   }
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
@@ -375,6 +397,10 @@ void DesignSpaceView::showResult() {
     s->attachAxis(x);
     s->attachAxis(y);
   }
+}
+
+QString DesignSpaceView::statusText() const {
+  const CodesignResult& r = *result_;
   QString text =
       tr("%1 designs solved, %2 pruned by their bounds, %3 of %4 shapes searched in %5 s; "
          "%6 shown, %7 on the Pareto front. Click a design to open it as a scenario.")
@@ -399,14 +425,12 @@ void DesignSpaceView::showResult() {
                                  .arg(sentence(r.firstFailure.empty() ? std::string("no shape fits")
                                                                       : r.firstFailure)));
   }
-  status_->setText(text);
+  return text;
 }
 
 void DesignSpaceView::pointClicked(const QPointF& at) {
   if (!result_) return;
-  const bool days = std::any_of(
-      result_->points.begin(), result_->points.end(),
-      [](const CodesignPoint& p) { return std::isfinite(p.timeToTrainS) && p.timeToTrainS > 0; });
+  const bool days = byTimeToTrain(*result_);
   // The nearest shown design, in the chart's log-log space.
   std::size_t best = result_->points.size();
   double nearest = std::numeric_limits<double>::infinity();

@@ -15,6 +15,7 @@
 #include "libra/codesign.hpp"
 
 QT_BEGIN_NAMESPACE
+class QChart;
 class QCheckBox;
 class QChartView;
 class QComboBox;
@@ -60,6 +61,10 @@ class DesignSpaceView : public QWidget {
   void buildForm();
   void loadFromProject();
   void showResult();
+  void addPointSeries(QChart* chart, bool days, QRectF& range);
+  void addFrontSeries(QChart* chart, bool days);
+  void addAxes(QChart* chart, bool days, const QRectF& range);
+  QString statusText() const;
   void pointClicked(const QPointF& at);
   QString groupOf(const CodesignPoint& p) const;
 
