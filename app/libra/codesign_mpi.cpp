@@ -1,6 +1,7 @@
 #include "codesign_mpi.hpp"
 
 #include <mpi.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -160,8 +161,10 @@ void fields(Io& io, D& d) {
   for (auto* v : {&d.networkCostUsd, &d.systemCostUsd, &d.costUsd}) io(*v);
 }
 
-std::vector<char> encode(const CodesignUnitResult& r) {
+// A unit's result and the seconds its search took.
+std::vector<char> encode(const CodesignUnitResult& r, double seconds) {
   Writer w;
+  w.put(seconds);
   w.put(static_cast<std::uint64_t>(r.unit));
   for (std::int64_t v : {r.shapesSearched, r.evaluated, r.pruned, r.failed}) w.put(v);
   w.put(r.firstFailure);
@@ -192,9 +195,10 @@ std::vector<char> encode(const CodesignUnitResult& r) {
   return std::move(w.bytes());
 }
 
-CodesignUnitResult decode(const std::vector<char>& bytes) {
+CodesignUnitResult decode(const std::vector<char>& bytes, double& seconds) {
   Reader in(bytes);
   CodesignUnitResult r;
+  in.get(seconds);
   std::uint64_t unit = 0;
   in.get(unit);
   r.unit = static_cast<std::size_t>(unit);
@@ -233,6 +237,36 @@ CodesignUnitResult decode(const std::vector<char>& bytes) {
   }
   return r;
 }
+
+// CPU seconds of the calling thread.
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What rank 0 measured of a run (LIBRA_MPI_STATS=1 prints it on stderr): the
+// inputs of the speed-up projection in docs/workloads.md section 9.
+struct Stats {
+  std::mutex mutex;
+  std::int64_t units = 0;
+  double unitSeconds = 0;     // the units' searches, summed over every process
+  double longestUnit = 0;     // seconds
+  std::int64_t messages = 0;  // received by rank 0 (a result with a request each)
+  double bytesIn = 0, bytesOut = 0;
+  double serving = 0;     // rank 0's seconds receiving, merging and answering
+  double servingCpu = 0;  // the CPU seconds of its thread in them
+  void unit(double seconds) {
+    const std::lock_guard lock(mutex);
+    ++units;
+    unitSeconds += seconds;
+    longestUnit = std::max(longestUnit, seconds);
+  }
+};
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(std::string("codesign (MPI): ") + what);
@@ -294,7 +328,11 @@ std::optional<CodesignResult> MpiSession::runCodesign(
     const std::function<void(std::int64_t, std::int64_t)>& progress,
     const std::atomic<bool>* cancel) {
   // Every rank prepares the same units (an invalid input throws on each alike).
-  CodesignWork work(options, cancel);
+  const auto started = std::chrono::steady_clock::now();
+  // Units enough for dynamic balancing: at least 32 per process (a
+  // factorization's shapes in pieces where there are fewer factorizations).
+  CodesignWork work(options, cancel, size_ > 1 ? static_cast<std::size_t>(32 * size_) : 0);
+  const double prepared = secondsSince(started);
   const auto units = static_cast<std::int64_t>(work.units());
   jobs = std::max(jobs, 1);
 
@@ -323,7 +361,9 @@ std::optional<CodesignResult> MpiSession::runCodesign(
         in.get(unit);
         in.get(keys);
         if (unit == kStop) return;
-        result = encode(work.run(static_cast<std::size_t>(unit), [&keys] { return keys; }));
+        const auto begun = std::chrono::steady_clock::now();
+        CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), [&keys] { return keys; });
+        result = encode(r, secondsSince(begun));
       }
     };
     std::vector<std::jthread> pool;
@@ -336,11 +376,14 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   std::atomic<std::int64_t> next{0};
   std::atomic<std::int64_t> done{0};  // shapes
   const auto stopped = [&] { return cancel && cancel->load(); };
+  Stats stats;
   std::vector<std::jthread> pool;
   for (int t = 0; t < jobs; ++t) {
     pool.emplace_back([&] {
       for (std::int64_t unit = next++; unit < units && !stopped(); unit = next++) {
+        const auto begun = std::chrono::steady_clock::now();
         CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), {}, &done);
+        stats.unit(secondsSince(begun));
         const bool cancelled = r.cancelled;
         work.merge(std::move(r));
         if (cancelled) break;
@@ -368,7 +411,11 @@ std::optional<CodesignResult> MpiSession::runCodesign(
       continue;
     }
     idle = std::chrono::microseconds(20);
+    const auto serving = std::chrono::steady_clock::now();
+    const double servingCpu = threadCpuSeconds();
     const std::vector<char> bytes = receiveBytes(status);
+    ++stats.messages;
+    stats.bytesIn += static_cast<double>(bytes.size());
     if (status.MPI_TAG == kHello) {
       int threads = 0;
       if (bytes.size() == sizeof threads) std::memcpy(&threads, bytes.data(), sizeof threads);
@@ -377,23 +424,39 @@ std::optional<CodesignResult> MpiSession::runCodesign(
       continue;
     }
     if (!bytes.empty()) {
-      CodesignUnitResult r = decode(bytes);
+      double seconds = 0;
+      CodesignUnitResult r = decode(bytes, seconds);
+      stats.unit(seconds);
       std::int64_t shapes = r.shapesSearched;
       for (const auto& [reason, count] : r.skipReasons) shapes += count;
       done += shapes;
       work.merge(std::move(r));
     }
     const std::int64_t unit = stopped() ? kStop : next++;
-    if (unit == kStop || unit >= units) {
-      sendBytes(workMessage(kStop, {}), status.MPI_SOURCE, kWork);
-      ++remoteStopped;
-    } else {
-      sendBytes(workMessage(unit, work.bestKeys()), status.MPI_SOURCE, kWork);
-    }
+    const bool stop = unit == kStop || unit >= units;
+    const std::vector<char> answer =
+        workMessage(stop ? kStop : unit, stop ? std::vector<double>{} : work.bestKeys());
+    sendBytes(answer, status.MPI_SOURCE, kWork);
+    stats.bytesOut += static_cast<double>(answer.size());
+    if (stop) ++remoteStopped;
+    stats.serving += secondsSince(serving);
+    stats.servingCpu += threadCpuSeconds() - servingCpu;
   }
   pool.clear();  // joins
   if (progress) progress(done.load(), work.shapes());
-  return work.finish(stopped());
+  const auto finishing = std::chrono::steady_clock::now();
+  CodesignResult result = work.finish(stopped());
+  if (std::getenv("LIBRA_MPI_STATS") != nullptr) {  // NOLINT(concurrency-mt-unsafe): one thread
+    std::fprintf(stderr,
+                 "libra codesign (MPI): %d processes x %d threads; prepare %.3f s, finish %.3f s, "
+                 "wall %.3f s; %lld units, %.3f s searching (longest %.3f s); %lld messages to "
+                 "rank 0 (%.0f bytes in, %.0f out), %.3f s serving them (%.3f s CPU)\n",
+                 size_, jobs, prepared, secondsSince(finishing), secondsSince(started),
+                 static_cast<long long>(stats.units), stats.unitSeconds, stats.longestUnit,
+                 static_cast<long long>(stats.messages), stats.bytesIn, stats.bytesOut,
+                 stats.serving, stats.servingCpu);
+  }
+  return result;
 }
 
 }  // namespace libra::cli

@@ -144,11 +144,19 @@ class Collector {
     const std::lock_guard lock(mutex_);
     return best_;
   }
-  // What this collector keeps: its best designs and its front, each once.
-  std::vector<Ranked> kept() const {
+  // What this collector keeps: its best designs and its front, each once. With
+  // `pruned`, only those whose key is at most the `keep`-th of its own and the
+  // others' best: a design above it is neither among the best `keep` of the
+  // run nor on the part of the front listed.
+  std::vector<Ranked> kept(bool pruned) const {
     const std::lock_guard lock(mutex_);
+    const auto beyond = [&](const Ranked& r) {
+      return pruned && keyOf(r.design, objective_) > threshold_;
+    };
     std::vector<Ranked> out = best_;
+    std::erase_if(out, beyond);
     for (const Ranked& f : front_) {
+      if (beyond(f)) continue;
       const bool listed = std::any_of(out.begin(), out.end(), [&](const Ranked& r) {
         return r.shape == f.shape && r.order == f.order;
       });
@@ -220,7 +228,7 @@ ExecutionSearchOptions searchOptionsOf(const CodesignOptions& o,
 // Work items [first, last): the shapes of one factorization (consecutive in the
 // enumeration), which differ only in their blocks and share their tallies.
 std::vector<std::pair<std::size_t, std::size_t>> factorizationItems(
-    const std::vector<Shape>& shapes) {
+    const std::vector<Shape>& shapes, std::size_t most) {
   std::vector<std::pair<std::size_t, std::size_t>> items;
   for (std::size_t i = 0; i < shapes.size();) {
     std::size_t j = i + 1;
@@ -230,7 +238,12 @@ std::vector<std::pair<std::size_t, std::size_t>> factorizationItems(
       return std::make_pair(shapes[k].npus, n);
     };
     while (j < shapes.size() && sizes(j) == sizes(i)) ++j;
-    items.emplace_back(i, j);
+    // In pieces of at most `most` shapes (0: whole), as even as they can be.
+    const std::size_t n = j - i;
+    const std::size_t pieces = most == 0 ? 1 : (n + most - 1) / most;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      items.emplace_back(i + n * k / pieces, i + n * (k + 1) / pieces);
+    }
     i = j;
   }
   return items;
@@ -412,10 +425,10 @@ struct CodesignWork::State {
   // of the others: merged, running here, and `outside` (from elsewhere). Each
   // design counts once: a unit's keys leave `running` before it is merged.
   std::vector<double> othersOf(std::size_t unit, std::vector<double> mine,
-                               std::vector<double> outside) {
+                               const std::vector<double>& outside) {
     const std::lock_guard lock(mutex);
     running[unit] = std::move(mine);
-    std::vector<double> keys = std::move(outside);
+    std::vector<double> keys = outside;
     const std::vector<double> done = collector.bestKeys();
     keys.insert(keys.end(), done.begin(), done.end());
     for (const auto& [other, its] : running) {
@@ -431,7 +444,8 @@ struct CodesignWork::State {
   }
 };
 
-CodesignWork::CodesignWork(const CodesignOptions& o, const std::atomic<bool>* cancel) {
+CodesignWork::CodesignWork(const CodesignOptions& o, const std::atomic<bool>* cancel,
+                           std::size_t minUnits) {
   if (o.npus.empty()) throw InputError("codesign: no NPU count is given");
   if (o.top < 1) throw InputError("codesign: the number of designs listed must be at least 1");
   state_ = std::make_unique<State>(o, cancel);
@@ -456,7 +470,10 @@ CodesignWork::CodesignWork(const CodesignOptions& o, const std::atomic<bool>* ca
     for (const Network& net : networks) st.shapes.push_back({n, st.prepared.size() - 1, net});
   }
   out.shapes = static_cast<std::int64_t>(st.shapes.size());
-  st.items = factorizationItems(st.shapes);
+  st.items = factorizationItems(st.shapes, 0);
+  if (st.items.size() < minUnits) {
+    st.items = factorizationItems(st.shapes, std::max<std::size_t>(st.shapes.size() / minUnits, 1));
+  }
 }
 
 CodesignWork::~CodesignWork() = default;
@@ -510,9 +527,13 @@ CodesignUnitResult CodesignWork::run(std::size_t unit,
     so.tallies = &tallies;
     so.bandwidthCeiling = bounds->ceiling;
     so.bandwidthTotalCeiling = bounds->totalCeiling;
-    // The other units' best, once per shape.
-    collector.setOutside(
-        st.othersOf(unit, collector.bestKeys(), outside ? outside() : std::vector<double>{}));
+    // The best keys of elsewhere (once per shape), and of the other units of
+    // this process (again after each design: a solve costs far more).
+    const std::vector<double> remote = outside ? outside() : std::vector<double>{};
+    const auto share = [&] {
+      collector.setOutside(st.othersOf(unit, collector.bestKeys(), remote));
+    };
+    share();
     so.dominated = [&, minCost = bounds->minCost](double bound) {
       return collector.dominated(bound, minCost);
     };
@@ -522,6 +543,7 @@ CodesignUnitResult CodesignWork::run(std::size_t unit,
       const double systemUsd = networkUsd + static_cast<double>(shape.npus) * npuPrice;
       const double cost = o.shapes.costScope == CostScope::System ? systemUsd : networkUsd;
       ++order;
+      share();
       if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
       Ranked r;
       r.shape = i;
@@ -557,7 +579,7 @@ CodesignUnitResult CodesignWork::run(std::size_t unit,
     shapeDone();
   }
   st.leave(unit);
-  res.candidates = collector.kept();
+  res.candidates = collector.kept(o.prune);
   return res;
 }
 
@@ -618,11 +640,11 @@ CodesignResult runCodesign(const CodesignOptions& o,
   CodesignWork work(o, cancel);
   std::atomic<std::size_t> next{0};
   std::atomic<std::int64_t> done{0};
-  const auto outside = [&work] { return work.bestKeys(); };
   auto run = [&] {
     for (std::size_t unit = next++; unit < work.units(); unit = next++) {
       if (cancel && cancel->load()) return;
-      CodesignUnitResult r = work.run(unit, outside, &done);
+      // The others' best keys come from `work` itself (merged and running).
+      CodesignUnitResult r = work.run(unit, {}, &done);
       const bool stopped = r.cancelled;
       work.merge(std::move(r));
       if (stopped) return;

@@ -240,7 +240,8 @@ std::vector<std::string> listing(const CodesignResult& r) {
 // The units of a distributed run (libra codesign under MPI): each searched
 // alone (no bound from the others), their results merged in any order into
 // another run's collector, give the designs and the front of runCodesign on
-// any number of threads; so does runCodesign on 1, 2 or 3 threads.
+// any number of threads, whether a unit is a factorization or one shape; so
+// does runCodesign on 1, 2 or 3 threads.
 TEST(Codesign, UnitsMergedInAnyOrderGiveTheSameDesigns) {
   const Preset p = smallTransformer();
   for (const Objective objective : {Objective::Performance, Objective::PerfPerCost}) {
@@ -257,18 +258,25 @@ TEST(Codesign, UnitsMergedInAnyOrderGiveTheSameDesigns) {
       EXPECT_EQ(listing(runCodesign(o)), reference) << jobs << " threads";
     }
 
-    CodesignWork searched(o);
-    ASSERT_GT(searched.units(), 3u);
-    std::vector<CodesignUnitResult> units;
-    for (std::size_t u = 0; u < searched.units(); ++u) units.push_back(searched.run(u));
-    std::mt19937 random(7);
-    for (int shuffle = 0; shuffle < 4; ++shuffle) {
-      std::vector<CodesignUnitResult> order = units;
-      if (shuffle == 1) std::reverse(order.begin(), order.end());
-      if (shuffle > 1) std::shuffle(order.begin(), order.end(), random);
-      CodesignWork merged(o);
-      for (CodesignUnitResult& r : order) merged.merge(std::move(r));
-      EXPECT_EQ(listing(merged.finish(false)), reference) << "order " << shuffle;
+    // Units of a factorization each, and of one shape each (minUnits).
+    for (const std::size_t minUnits : {std::size_t{0}, std::size_t{100000}}) {
+      CodesignWork searched(o, nullptr, minUnits);
+      ASSERT_GT(searched.units(), 3u);
+      if (minUnits > 0) {
+        EXPECT_EQ(searched.units(), static_cast<std::size_t>(searched.shapes()));
+      }
+      std::vector<CodesignUnitResult> units;
+      for (std::size_t u = 0; u < searched.units(); ++u) units.push_back(searched.run(u));
+      std::mt19937 random(7);
+      for (int shuffle = 0; shuffle < 4; ++shuffle) {
+        std::vector<CodesignUnitResult> order = units;
+        if (shuffle == 1) std::reverse(order.begin(), order.end());
+        if (shuffle > 1) std::shuffle(order.begin(), order.end(), random);
+        CodesignWork merged(o);
+        for (CodesignUnitResult& r : order) merged.merge(std::move(r));
+        EXPECT_EQ(listing(merged.finish(false)), reference)
+            << "order " << shuffle << ", units " << units.size();
+      }
     }
   }
 }

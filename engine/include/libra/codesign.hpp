@@ -124,9 +124,13 @@ struct CodesignUnitResult {
 class CodesignWork {
  public:
   // Enumerates the shapes and prepares the executions of every NPU count (each
-  // process of a distributed run does the same, deterministically). Throws
+  // process of a distributed run does the same, deterministically). A unit is
+  // the shapes of one factorization; where that gives fewer than `minUnits`
+  // units, a piece of at most shapes / minUnits of them (more units to spread
+  // over many processes; each piece tallies its workloads itself). Throws
   // InputError for invalid options.
-  explicit CodesignWork(const CodesignOptions& options, const std::atomic<bool>* cancel = nullptr);
+  explicit CodesignWork(const CodesignOptions& options, const std::atomic<bool>* cancel = nullptr,
+                        std::size_t minUnits = 0);
   ~CodesignWork();
   CodesignWork(const CodesignWork&) = delete;
   CodesignWork& operator=(const CodesignWork&) = delete;
