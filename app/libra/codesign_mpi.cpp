@@ -330,8 +330,14 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   // Every rank prepares the same units (an invalid input throws on each alike).
   const auto started = std::chrono::steady_clock::now();
   // Units enough for dynamic balancing: at least 32 per process (a
-  // factorization's shapes in pieces where there are fewer factorizations).
-  CodesignWork work(options, cancel, size_ > 1 ? static_cast<std::size_t>(32 * size_) : 0);
+  // factorization's shapes in pieces where there are fewer factorizations;
+  // LIBRA_MPI_UNITS_PER_PROCESS sets another number, every rank the same).
+  std::size_t perProcess = 32;
+  if (const char* v =
+          std::getenv("LIBRA_MPI_UNITS_PER_PROCESS")) {  // NOLINT(concurrency-mt-unsafe)
+    perProcess = std::strtoull(v, nullptr, 10);
+  }
+  CodesignWork work(options, cancel, perProcess * static_cast<std::size_t>(size_));
   const double prepared = secondsSince(started);
   const auto units = static_cast<std::int64_t>(work.units());
   jobs = std::max(jobs, 1);
