@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -268,20 +269,42 @@ struct Stats {
   }
 };
 
+// A failure on one process leaves the others waiting for it: it ends them
+// all, after saying why (MPI_Abort; mpirun exits non-zero).
+[[noreturn]] void abortAll(const char* why) {
+  std::fprintf(stderr, "libra: error: codesign (MPI): %s\n", why);
+  std::fflush(stderr);
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+  std::abort();
+}
+
+// Runs `f`; an exception ends every process (after the inputs were read
+// alike on every process, an error is one process's alone).
+template <typename F>
+void orAbort(F&& f) {
+  try {
+    std::forward<F>(f)();
+  } catch (const std::exception& e) {
+    abortAll(e.what());
+  } catch (...) {
+    abortAll("an unexpected error");
+  }
+}
+
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(std::string("codesign (MPI): ") + what);
 }
 
 void sendBytes(const std::vector<char>& bytes, int to, int tag) {
-  check(PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD),
+  check(PMPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD),
         "MPI_Send");
 }
 
 std::vector<char> receiveBytes(const MPI_Status& status) {
   int n = 0;
-  check(PMPI_Get_count(&status, MPI_CHAR, &n), "MPI_Get_count");
+  check(PMPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
   std::vector<char> bytes(static_cast<std::size_t>(n));
-  check(PMPI_Recv(bytes.data(), n, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+  check(PMPI_Recv(bytes.data(), n, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
                   MPI_STATUS_IGNORE),
         "MPI_Recv");
   return bytes;
@@ -299,14 +322,14 @@ std::vector<char> workMessage(std::int64_t unit, const std::vector<double>& keys
 
 bool launchedByMpi() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK"}) {
-    if (std::getenv(name) != nullptr) return true;  // NOLINT(concurrency-mt-unsafe): at start
+    if (std::getenv(name) != nullptr) return true;
   }
   return false;
 }
 
 int launcherRank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
-    if (const char* v = std::getenv(name)) return std::atoi(v);  // NOLINT
+    if (const char* v = std::getenv(name)) return std::atoi(v);
   }
   return 0;
 }
@@ -333,8 +356,7 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   // factorization's shapes in pieces where there are fewer factorizations;
   // LIBRA_MPI_UNITS_PER_PROCESS sets another number, every rank the same).
   std::size_t perProcess = 32;
-  if (const char* v =
-          std::getenv("LIBRA_MPI_UNITS_PER_PROCESS")) {  // NOLINT(concurrency-mt-unsafe)
+  if (const char* v = std::getenv("LIBRA_MPI_UNITS_PER_PROCESS")) {
     perProcess = std::strtoull(v, nullptr, 10);
   }
   CodesignWork work(options, cancel, perProcess * static_cast<std::size_t>(size_));
@@ -345,10 +367,9 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   if (rank_ != 0) {
     // Threads beyond the first ask for work only where MPI lets threads call it.
     const int threads = threadsMayCallMpi_ ? jobs : 1;
-    {
-      const int hello = threads;
-      check(PMPI_Send(&hello, 1, MPI_INT, 0, kHello, MPI_COMM_WORLD), "MPI_Send");
-    }
+    std::vector<char> hello(sizeof threads);
+    std::memcpy(hello.data(), &threads, sizeof threads);
+    sendBytes(hello, 0, kHello);
     std::mutex mpi;  // one request and its answer at a time
     const auto worker = [&] {
       std::vector<char> result;  // of the last unit; empty at first
@@ -373,8 +394,8 @@ std::optional<CodesignResult> MpiSession::runCodesign(
       }
     };
     std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
+    for (int t = 1; t < threads; ++t) pool.emplace_back([&] { orAbort(worker); });
+    orAbort(worker);
     return std::nullopt;
   }
 
@@ -386,73 +407,78 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   std::vector<std::jthread> pool;
   for (int t = 0; t < jobs; ++t) {
     pool.emplace_back([&] {
-      for (std::int64_t unit = next++; unit < units && !stopped(); unit = next++) {
-        const auto begun = std::chrono::steady_clock::now();
-        CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), {}, &done);
-        stats.unit(secondsSince(begun));
-        const bool cancelled = r.cancelled;
-        work.merge(std::move(r));
-        if (cancelled) break;
-      }
+      orAbort([&] {
+        for (std::int64_t unit = next++; unit < units && !stopped(); unit = next++) {
+          const auto begun = std::chrono::steady_clock::now();
+          CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), {}, &done);
+          stats.unit(secondsSince(begun));
+          const bool cancelled = r.cancelled;
+          work.merge(std::move(r));
+          if (cancelled) break;
+        }
+      });
     });
   }
   int hellos = 0;
   std::int64_t remoteThreads = 0, remoteStopped = 0;
   auto lastProgress = std::chrono::steady_clock::now();
   auto idle = std::chrono::microseconds(20);
-  while (hellos < size_ - 1 || remoteStopped < remoteThreads) {
-    int flag = 0;
-    MPI_Status status;
-    check(PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-    const auto now = std::chrono::steady_clock::now();
-    if (progress && now - lastProgress >= std::chrono::milliseconds(100)) {
-      progress(done.load(), work.shapes());
-      lastProgress = now;
+  const auto serve = [&] {
+    while (hellos < size_ - 1 || remoteStopped < remoteThreads) {
+      int flag = 0;
+      MPI_Status status;
+      check(PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+      const auto now = std::chrono::steady_clock::now();
+      if (progress && now - lastProgress >= std::chrono::milliseconds(100)) {
+        progress(done.load(), work.shapes());
+        lastProgress = now;
+      }
+      if (!flag) {
+        // Polled, not blocked in MPI_Recv (which spins in Open MPI): this
+        // thread shares the cores with the searching ones.
+        std::this_thread::sleep_for(idle);
+        idle = std::min(idle * 2, std::chrono::microseconds(1000));
+        continue;
+      }
+      idle = std::chrono::microseconds(20);
+      const auto serving = std::chrono::steady_clock::now();
+      const double servingCpu = threadCpuSeconds();
+      const std::vector<char> bytes = receiveBytes(status);
+      ++stats.messages;
+      stats.bytesIn += static_cast<double>(bytes.size());
+      if (status.MPI_TAG == kHello) {
+        int threads = 0;
+        if (bytes.size() == sizeof threads) std::memcpy(&threads, bytes.data(), sizeof threads);
+        remoteThreads += threads;
+        ++hellos;
+        continue;
+      }
+      if (!bytes.empty()) {
+        double seconds = 0;
+        CodesignUnitResult r = decode(bytes, seconds);
+        stats.unit(seconds);
+        std::int64_t shapes = r.shapesSearched;
+        for (const auto& [reason, count] : r.skipReasons) shapes += count;
+        done += shapes;
+        work.merge(std::move(r));
+      }
+      const std::int64_t unit = stopped() ? kStop : next++;
+      const bool stop = unit == kStop || unit >= units;
+      const std::vector<char> answer =
+          workMessage(stop ? kStop : unit, stop ? std::vector<double>{} : work.bestKeys());
+      sendBytes(answer, status.MPI_SOURCE, kWork);
+      stats.bytesOut += static_cast<double>(answer.size());
+      if (stop) ++remoteStopped;
+      stats.serving += secondsSince(serving);
+      stats.servingCpu += threadCpuSeconds() - servingCpu;
     }
-    if (!flag) {
-      // Polled, not blocked in MPI_Recv (which spins in Open MPI): this
-      // thread shares the cores with the searching ones.
-      std::this_thread::sleep_for(idle);
-      idle = std::min(idle * 2, std::chrono::microseconds(1000));
-      continue;
-    }
-    idle = std::chrono::microseconds(20);
-    const auto serving = std::chrono::steady_clock::now();
-    const double servingCpu = threadCpuSeconds();
-    const std::vector<char> bytes = receiveBytes(status);
-    ++stats.messages;
-    stats.bytesIn += static_cast<double>(bytes.size());
-    if (status.MPI_TAG == kHello) {
-      int threads = 0;
-      if (bytes.size() == sizeof threads) std::memcpy(&threads, bytes.data(), sizeof threads);
-      remoteThreads += threads;
-      ++hellos;
-      continue;
-    }
-    if (!bytes.empty()) {
-      double seconds = 0;
-      CodesignUnitResult r = decode(bytes, seconds);
-      stats.unit(seconds);
-      std::int64_t shapes = r.shapesSearched;
-      for (const auto& [reason, count] : r.skipReasons) shapes += count;
-      done += shapes;
-      work.merge(std::move(r));
-    }
-    const std::int64_t unit = stopped() ? kStop : next++;
-    const bool stop = unit == kStop || unit >= units;
-    const std::vector<char> answer =
-        workMessage(stop ? kStop : unit, stop ? std::vector<double>{} : work.bestKeys());
-    sendBytes(answer, status.MPI_SOURCE, kWork);
-    stats.bytesOut += static_cast<double>(answer.size());
-    if (stop) ++remoteStopped;
-    stats.serving += secondsSince(serving);
-    stats.servingCpu += threadCpuSeconds() - servingCpu;
-  }
+  };
+  orAbort(serve);
   pool.clear();  // joins
   if (progress) progress(done.load(), work.shapes());
   const auto finishing = std::chrono::steady_clock::now();
   CodesignResult result = work.finish(stopped());
-  if (std::getenv("LIBRA_MPI_STATS") != nullptr) {  // NOLINT(concurrency-mt-unsafe): one thread
+  if (std::getenv("LIBRA_MPI_STATS") != nullptr) {
     std::fprintf(stderr,
                  "libra codesign (MPI): %d processes x %d threads; prepare %.3f s, finish %.3f s, "
                  "wall %.3f s; %lld units, %.3f s searching (longest %.3f s); %lld messages to "

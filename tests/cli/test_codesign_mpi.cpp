@@ -6,6 +6,8 @@
 // against one process of 2 threads, on two cores or fewer.
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "cli_test_support.hpp"
 
 namespace libra::testing {
@@ -23,6 +25,15 @@ ProcessResult runMpi(int processes, const std::vector<std::string>& args) {
   std::vector<std::string> all{"--oversubscribe", "-n", std::to_string(processes)};
   // As root, Open MPI refuses to start without it.
   if (geteuid() == 0) all.emplace_back("--allow-run-as-root");
+  // Under AddressSanitizer (the ci preset), no leak check in the processes
+  // mpirun starts: Open MPI 4.1 leaves what MPI_Init allocates at exit, much
+  // of it in the plugins MPI_Finalize unloads, whose frames LeakSanitizer then
+  // shows as "<unknown module>", which no suppression can name. The rest of
+  // ASan stays on; the engine's co-design is leak-checked by the tests that
+  // run it without MPI.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const std::string options = asan != nullptr && *asan != '\0' ? std::string(asan) + ":" : "";
+  all.insert(all.end(), {"-x", "ASAN_OPTIONS=" + options + "detect_leaks=0"});
   all.push_back(libraExe());
   all.insert(all.end(), args.begin(), args.end());
   return runProcess(LIBRA_TEST_MPIRUN, all, std::chrono::seconds(300));
@@ -61,7 +72,7 @@ TEST_F(CodesignMpiTest, FourProcessesPrintWhatOneProcessPrints) {
 }
 
 TEST_F(CodesignMpiTest, FourProcessesPrintWhatOneProcessPrintsPerfPerCost) {
-  expectSameJson({"codesign", "--preset", "turing-nlg-17b", "--npus", "128", "--dims", "2..3",
+  expectSameJson({"codesign", "--preset", "turing-nlg-17b", "--npus", "64", "--dims", "2..3",
                   "--top", "3", "--objective", "perf-per-cost", "--cost-scope", "system",
                   "--placements", "auto", "--json"});
 }
