@@ -394,6 +394,7 @@ std::optional<CodesignResult> MpiSession::runCodesign(
       }
     };
     std::vector<std::jthread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
     for (int t = 1; t < threads; ++t) pool.emplace_back([&] { orAbort(worker); });
     orAbort(worker);
     return std::nullopt;
@@ -405,6 +406,7 @@ std::optional<CodesignResult> MpiSession::runCodesign(
   const auto stopped = [&] { return cancel && cancel->load(); };
   Stats stats;
   std::vector<std::jthread> pool;
+  pool.reserve(static_cast<std::size_t>(jobs));
   for (int t = 0; t < jobs; ++t) {
     pool.emplace_back([&] {
       orAbort([&] {
