@@ -4,7 +4,9 @@
 # and the AppStream metainfo. Included from the top-level CMakeLists.txt.
 #
 # Run-time dependencies: dpkg-shlibdeps (package dpkg-dev) reads the programs'
-# linked libraries (Qt, IPOPT, yaml-cpp, libstdc++...). What Qt loads as a plugin
+# linked libraries (Qt, IPOPT, yaml-cpp, libstdc++...; with LIBRA_WITH_MPI, on
+# in the default preset, Open MPI's libopenmpi3 for `mpirun ... libra codesign`:
+# plain runs never start MPI, and start as fast). What Qt loads as a plugin
 # is not a linked library:
 #   qt6-qpa-plugins  Qt's platform plugin package, listed by hand. (In Debian 12
 #                    libqt6gui6 itself carries the xcb, offscreen and minimal

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev librapidcheck-dev libbenchmark-dev
   libexpat1-dev  # the report tests read the HTML and SVG back as XML
+  libopenmpi-dev openmpi-bin  # mpirun -n P libra codesign (LIBRA_WITH_MPI, on in the presets)
   locales  # localedef: the decimal-comma locale of a GUI test
   clang-format clang-tidy  # .ci/run checks formatting and runs clang-tidy (both 14 on Debian 12)
   time  # /usr/bin/time: packaging/endurance.sh reports the sweeps' peak memory with it

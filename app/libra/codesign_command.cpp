@@ -16,6 +16,9 @@
 #include <thread>
 
 #include "cli.hpp"
+#ifdef LIBRA_WITH_MPI
+#include "codesign_mpi.hpp"
+#endif
 #include "common.hpp"
 #include "libra/codesign.hpp"
 #include "libra/constraints.hpp"
@@ -43,8 +46,10 @@ constexpr const char* kCodesignFooter =
     "Pruning uses lower bounds only (an execution's compute time; a design's time from\n"
     "its traffic at the most bandwidth the constraints allow; a shape's least cost under\n"
     "the constraints): the best --top designs are those an exhaustive search\n"
-    "finds, and so is the Pareto front of cost against time where it is faster than the\n"
-    "last of them. --exhaustive evaluates everything for the whole front.\n"
+    "finds, and so is the Pareto front of cost against time up to the key of the last\n"
+    "of the best 4 x --top, where the front listed stops. --exhaustive evaluates\n"
+    "everything for the whole front. The designs and the front do not depend on --jobs\n"
+    "(nor on the processes of an MPI run); the counts evaluated and pruned do.\n"
     "\n"
     "Output: the counts (shapes, designs evaluated and pruned), the --top designs by the\n"
     "objective and every design of the Pareto front (marked *), each with its execution\n"
@@ -197,9 +202,10 @@ struct Run {
   const CodesignOptions& options;
   const CodesignResult& result;
   bool interrupted = false;
-  int jobs = 1;
+  int jobs = 1;  // threads per process
 
   bool timedOut = false;
+  int processes = 1;  // MPI ranks
 
   std::string status() const {
     if (timedOut) return "time limit";
@@ -322,8 +328,10 @@ void printRun(std::ostream& out, const Style& style, const Run& run) {
                        formatCount(static_cast<double>(r.pruned)) + " pruned by their bounds, " +
                        formatCount(static_cast<double>(r.overMemory)) +
                        " executions beyond the device's memory"},
-       {"Wall time", formatDuration(r.wallSeconds * 1e9) + " on " + std::to_string(run.jobs) +
-                         (run.jobs == 1 ? " thread" : " threads")},
+       {"Wall time",
+        formatDuration(r.wallSeconds * 1e9) + " on " +
+            (run.processes > 1 ? std::to_string(run.processes) + " processes x " : "") +
+            std::to_string(run.jobs) + (run.jobs == 1 ? " thread" : " threads")},
        {"Status", run.status() == "done" ? style.good(run.status()) : style.bad(run.status())}});
   if (r.designs.empty()) return;
   out << '\n'
@@ -382,6 +390,20 @@ Project scenariosProject(const CodesignOptions& o, const CodesignResult& r) {
 }
 
 int runCodesignCommand(const CodesignArgs& args, Context& context) {
+#ifdef LIBRA_WITH_MPI
+  // Under mpirun every rank reads the same arguments and input, so an error is
+  // the same on each: rank 0 alone prints, the results as well as the errors.
+  if (launchedByMpi() && launcherRank() != 0) {
+    // A buffer that drops what it gets, stays good (stdout is checked at the
+    // end) and outlives the streams (never deleted; reachable from here).
+    struct Discard : std::streambuf {
+      int overflow(int c) override { return traits_type::not_eof(c); }
+    };
+    static Discard* const discard = new Discard;
+    context.out.rdbuf(discard);
+    context.err.rdbuf(discard);
+  }
+#endif
   const PresetChoice choice = resolvePresetFlags(args.preset);
   CodesignOptions options;
   SweepOptions& shapes = options.shapes;
@@ -442,6 +464,14 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   CodesignResult result;
   bool interrupted = false;
   bool timedOut = false;
+  int processes = 1;
+#ifdef LIBRA_WITH_MPI
+  std::optional<MpiSession> mpi;  // to the end of the command: MPI_Finalize
+  if (launchedByMpi()) {
+    mpi.emplace();
+    processes = mpi->size();
+  }
+#endif
   {
     const InterruptHandler handler;
     ProgressBar bar(context.err, isatty(STDERR_FILENO) == 1, "shapes");
@@ -449,17 +479,25 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
     // this thread about ten times a second).
     std::atomic<bool> stop{false};
     const auto started = std::chrono::steady_clock::now();
+    const auto progress = [&](std::int64_t done, std::int64_t total) {
+      bar.update(done, total);
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (timeLimit && elapsed >= *timeLimit && !stop) timedOut = true, stop = true;
+      if (gInterrupted.load()) stop = true;
+    };
     try {
-      result = runCodesign(
-          options,
-          [&](std::int64_t done, std::int64_t total) {
-            bar.update(done, total);
-            const double elapsed =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            if (timeLimit && elapsed >= *timeLimit && !stop) timedOut = true, stop = true;
-            if (gInterrupted.load()) stop = true;
-          },
-          &stop);
+#ifdef LIBRA_WITH_MPI
+      if (mpi) {
+        std::optional<CodesignResult> ours = mpi->runCodesign(options, jobs, progress, &stop);
+        if (!ours) return kExitSuccess;  // not rank 0: it prints
+        result = std::move(*ours);
+      } else {
+        result = runCodesign(options, progress, &stop);
+      }
+#else
+      result = runCodesign(options, progress, &stop);
+#endif
     } catch (const ConstraintError& e) {
       throw InputError(std::string("--constraint: ") + e.what());
     }
@@ -470,6 +508,7 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   context.err.flush();
   Run run{options, result, interrupted, jobs};
   run.timedOut = timedOut && !interrupted;
+  run.processes = processes;
   if (run.timedOut) {
     context.err << "libra: codesign stopped at the time limit (" << args.timeLimit
                 << " s): reporting the " << result.designs.size()

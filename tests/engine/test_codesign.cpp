@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "libra/codesign.hpp"
 #include "libra/constraints.hpp"
@@ -290,3 +292,71 @@ TEST(Codesign, OptionsOfAProjectAreItsOwn) {
 
 }  // namespace
 }  // namespace libra::testing
+namespace {
+
+// What `libra codesign` prints of a result, bar the counts of work done.
+std::vector<std::string> listing(const CodesignResult& r) {
+  std::vector<std::string> out;
+  for (const CodesignDesign& d : r.designs) {
+    std::string line = d.label + " | " + d.execution.label() + " | " +
+                       std::to_string(d.solution.eval.iterationNs) + " ns | $" +
+                       std::to_string(d.costUsd) + " |";
+    for (double b : d.solution.bandwidth) line += " " + std::to_string(b);
+    for (const std::string& e : d.equivalentShapes) line += " = " + e;
+    out.push_back(line);
+  }
+  std::string front = "front:";
+  for (int k : r.pareto) front += " " + std::to_string(k);
+  out.push_back(front);
+  out.push_back("shapes " + std::to_string(r.shapes) + ", searched " +
+                std::to_string(r.shapesSearched) + ", over memory " + std::to_string(r.overMemory));
+  return out;
+}
+
+}  // namespace
+
+// The units of a distributed run (libra codesign under MPI), merged in any
+// order into another run's collector, give the designs and the front of
+// runCodesign on one thread, whether a unit is a factorization or one shape;
+// so does runCodesign on 2 threads. (Each unit is searched with the bound of
+// those merged before it, as rank 0 hands them out; test_cli runs mpirun.)
+TEST(Codesign, UnitsMergedInAnyOrderGiveTheSameDesigns) {
+  const Preset p = smallTransformer();
+  for (const Objective objective : {Objective::Performance, Objective::PerfPerCost}) {
+    SCOPED_TRACE(objective == Objective::Performance ? "time" : "perf per cost");
+    CodesignOptions o = optionsFor(p, objective);
+    o.shapes.maxDims = 3;
+    o.shapes.blocks = {BuildingBlock::Ring, BuildingBlock::FullyConnected};
+    o.top = 3;
+    o.shapes.jobs = 1;
+    const std::vector<std::string> reference = listing(runCodesign(o));
+    ASSERT_GT(reference.size(), 3u);
+    o.shapes.jobs = 2;
+    EXPECT_EQ(listing(runCodesign(o)), reference) << "2 threads";
+
+    // Units of a factorization each, and of one shape each (minUnits).
+    for (const std::size_t minUnits : {std::size_t{0}, std::size_t{100000}}) {
+      CodesignWork searched(o, nullptr, minUnits);
+      ASSERT_GT(searched.units(), 3u);
+      if (minUnits > 0) {
+        EXPECT_EQ(searched.units(), static_cast<std::size_t>(searched.shapes()));
+      }
+      std::vector<CodesignUnitResult> units;
+      for (std::size_t u = 0; u < searched.units(); ++u) {
+        units.push_back(searched.run(u));
+        searched.merge(units.back());
+      }
+      EXPECT_EQ(listing(searched.finish(false)), reference) << "units " << units.size();
+      std::mt19937 random(7);
+      for (int shuffle = 0; shuffle < 3; ++shuffle) {
+        std::vector<CodesignUnitResult> order = units;
+        if (shuffle == 1) std::reverse(order.begin(), order.end());
+        if (shuffle > 1) std::shuffle(order.begin(), order.end(), random);
+        CodesignWork merged(o);
+        for (CodesignUnitResult& r : order) merged.merge(std::move(r));
+        EXPECT_EQ(listing(merged.finish(false)), reference)
+            << "order " << shuffle << ", units " << units.size();
+      }
+    }
+  }
+}

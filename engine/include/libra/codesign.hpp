@@ -8,19 +8,22 @@
 // (executionBound) is a lower bound on its iteration time on every shape, and
 // a shape's least cost under the constraints (an LP) one on its cost. An
 // execution on a shape is skipped, with every execution of a larger bound,
-// when that lower bound on its key (time, or time x cost) is no better than
-// the last of the best 4 x --top designs found; a placement is skipped on a
-// stronger bound from its traffic and the shape's bandwidth ceilings. So the
-// best --top designs are those of the exhaustive search, and so is the Pareto
-// front of cost against time where it is faster than the last of them;
-// `prune = false` (--exhaustive) gives the whole front (docs/workloads.md
-// section 9).
+// when that lower bound on its key (time, or time x cost) is above the last of
+// the best 4 x --top designs found; a placement is skipped on a stronger bound
+// from its traffic and the shape's bandwidth ceilings. So every design whose
+// key is at most that of the last of the 4 x --top best is evaluated: the best
+// designs are those of the exhaustive search, and so is the Pareto front of
+// cost against time up to that key, where the front listed stops (beyond, what
+// was found depended on the order of the search). `prune = false`
+// (--exhaustive) gives the whole front (docs/workloads.md section 9). The
+// result does not depend on the number of threads or processes.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +57,7 @@ struct CodesignOptions {
 // time to train) and what it is (shape, execution, bandwidths), so that it can
 // be opened as a project (designProject).
 struct CodesignPoint {
+  std::size_t shape = 0;  // its shape's index in the enumeration
   std::int64_t npus = 0;
   Network network;
   std::string label;  // the shape, "Ring 4 x FC 8 x Switch 128"
@@ -121,5 +125,79 @@ Project designProject(const CodesignOptions& options, const Network& network,
 CodesignResult runCodesign(const CodesignOptions& options,
                            const std::function<void(std::int64_t, std::int64_t)>& progress = {},
                            const std::atomic<bool>* cancel = nullptr);
+
+// --- the co-design as independent work units -------------------------------------
+// runCodesign, and `libra codesign` under MPI (app/libra/codesign_mpi.cpp), run
+// the same units: the shapes of one factorization each (they differ only in
+// their blocks and share their workload tallies). A unit is searched with a
+// collector of its own, which prunes against the 4 x --top-th best key of its
+// own designs and those merged so far (possibly stale: every value that key
+// ever had is a valid bound); what that collector keeps (its best designs and
+// its front) is merged into the run's. Pruning is strict (a design is skipped
+// only when a lower bound on its key is above the bound), so every design whose
+// key is at most the final 4 x --top-th key is evaluated whatever the order of
+// the units; merging is independent of the order (ties broken by shape, then the
+// search's order), and the front listed stops at that key. So the designs and
+// the front do not depend on the threads, the processes or the order the units
+// ran in; the counts of designs evaluated, pruned and failed do.
+struct CodesignCandidate {
+  CodesignDesign design;   // npus, network and label are filled in by merge()
+  std::size_t shape = 0;   // index of its shape in the enumeration
+  std::int64_t order = 0;  // its place among the designs its shape's search found
+};
+
+struct CodesignUnitResult {
+  std::size_t unit = 0;
+  std::vector<CodesignCandidate> candidates;  // what the unit's collector kept
+  std::int64_t shapesSearched = 0;
+  std::int64_t evaluated = 0;
+  std::int64_t pruned = 0;
+  std::int64_t failed = 0;
+  std::string firstFailure;
+  std::map<std::string, std::int64_t> skipReasons;
+  std::map<std::string, std::string> skipExample;
+  bool cancelled = false;
+  // With CodesignOptions::keepPoints: the designs the unit solved (merge fills
+  // in their networks); an in-process run's only (not sent between processes).
+  std::vector<CodesignPoint> points;
+};
+
+class CodesignWork {
+ public:
+  // Enumerates the shapes and prepares the executions of every NPU count (each
+  // process of a distributed run does the same, deterministically). A unit is
+  // the shapes of one factorization; where that gives fewer than `minUnits`
+  // units, a piece of at most shapes / minUnits of them (more units to spread
+  // over many processes; each piece tallies its workloads itself). Throws
+  // InputError for invalid options.
+  explicit CodesignWork(const CodesignOptions& options, const std::atomic<bool>* cancel = nullptr,
+                        std::size_t minUnits = 0);
+  ~CodesignWork();
+  CodesignWork(const CodesignWork&) = delete;
+  CodesignWork& operator=(const CodesignWork&) = delete;
+
+  std::size_t units() const;
+  std::int64_t shapes() const;  // over every unit
+
+  // Searches one unit. It prunes against the 4 x --top-th best key (iteration
+  // time, or time x cost) of its own designs, those merged, those of the units
+  // running here (shared once per shape) and `outside()` (may be empty; called
+  // once per shape): the keys of the best designs found elsewhere, ascending. `shapesDone` (may be
+  // null) is incremented per shape. Thread-safe.
+  CodesignUnitResult run(std::size_t unit, const std::function<std::vector<double>()>& outside = {},
+                         std::atomic<std::int64_t>* shapesDone = nullptr);
+  // Adds a unit's result; the same units in any order give the same result.
+  // Thread-safe.
+  void merge(CodesignUnitResult result);
+  // The keys of the best designs merged so far, ascending (at most 4 x --top):
+  // what run() prunes against.
+  std::vector<double> bestKeys() const;
+  // The designs and the front of everything merged, with the counts.
+  CodesignResult finish(bool cancelled);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace libra
