@@ -389,21 +389,9 @@ Project scenariosProject(const CodesignOptions& o, const CodesignResult& r) {
   return first;
 }
 
-int runCodesignCommand(const CodesignArgs& args, Context& context) {
-#ifdef LIBRA_WITH_MPI
-  // Under mpirun every rank reads the same arguments and input, so an error is
-  // the same on each: rank 0 alone prints, the results as well as the errors.
-  if (launchedByMpi() && launcherRank() != 0) {
-    // A buffer that drops what it gets, stays good (stdout is checked at the
-    // end) and outlives the streams (never deleted; reachable from here).
-    struct Discard : std::streambuf {
-      int overflow(int c) override { return traits_type::not_eof(c); }
-    };
-    static Discard* const discard = new Discard;
-    context.out.rdbuf(discard);
-    context.err.rdbuf(discard);
-  }
-#endif
+// The co-design the flags ask for; `notes` for the user, `jobs` the threads.
+CodesignOptions optionsFromFlags(const CodesignArgs& args, std::vector<std::string>& notes,
+                                 int& jobs) {
   const PresetChoice choice = resolvePresetFlags(args.preset);
   CodesignOptions options;
   SweepOptions& shapes = options.shapes;
@@ -413,14 +401,12 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   options.npus = parseNpuList(args.npus);
   const DimRange dims = parseDims(args.dims, maxDims);
   const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int jobs = args.jobs.empty()
-                       ? hardware
-                       : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
+  jobs = args.jobs.empty() ? hardware
+                           : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
   options.top = static_cast<int>(parseWholeNumber(args.top, "--top", 1, 100000));
   options.objective = parseCodesignObjective(args.objective);
   if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
   if (!args.saveScenarios.empty()) requireWritableTarget(args.saveScenarios, "--save-scenarios");
-  std::vector<std::string> notes;
   for (std::int64_t n : options.npus) checkFactorizations(n, dims, notes);
 
   shapes.preset = *choice.preset;
@@ -457,6 +443,28 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   options.choices = executionChoices(args.preset, choice);
   options.prune = !args.exhaustive;
   checkConstraints(shapes);
+
+  return options;
+}
+
+int runCodesignCommand(const CodesignArgs& args, Context& context) {
+#ifdef LIBRA_WITH_MPI
+  // Under mpirun every rank reads the same arguments and input, so an error is
+  // the same on each: rank 0 alone prints, the results as well as the errors.
+  if (launchedByMpi() && launcherRank() != 0) {
+    // A buffer that drops what it gets, stays good (stdout is checked at the
+    // end) and outlives the streams (never deleted; reachable from here).
+    struct Discard : std::streambuf {
+      int overflow(int c) override { return traits_type::not_eof(c); }
+    };
+    static Discard* const discard = new Discard;
+    context.out.rdbuf(discard);
+    context.err.rdbuf(discard);
+  }
+#endif
+  std::vector<std::string> notes;
+  int jobs = 1;
+  const CodesignOptions options = optionsFromFlags(args, notes, jobs);
 
   std::optional<double> timeLimit;
   if (!args.timeLimit.empty()) timeLimit = parseLimitFlags({args.timeLimit, ""}).seconds;
