@@ -552,8 +552,7 @@ std::vector<double> CodesignWork::bestKeys() const {
 namespace {
 
 // A solved design as a point (its shape's index; merge adds the network).
-CodesignPoint pointOf(std::size_t shape, const ExecutionDesign& d, double networkUsd,
-                      double cost) {
+CodesignPoint pointOf(std::size_t shape, const ExecutionDesign& d, double networkUsd, double cost) {
   CodesignPoint p;
   p.shape = shape;
   p.execution = d.execution;
