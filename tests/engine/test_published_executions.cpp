@@ -1,5 +1,5 @@
 // Issue 25 item 6: the execution search on the hardware of every calibration run
-// runs (the calibration table's networks and bandwidths, tests/cli/
+// (the calibration table's networks and bandwidths, tests/cli/
 // test_calibration.cpp; presets and model files, BF16 and FP8, context
 // parallelism, Megatron-Core's MoE layout) evaluates the published execution, with the time an
 // independent path gives it (the project `libra new --execution given` writes,
