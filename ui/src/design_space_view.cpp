@@ -247,7 +247,7 @@ bool DesignSpaceView::start(QString* error) {
   o.prune = !exhaustive_->isChecked();
   o.keepPoints = kMaxPoints;
   // One core stays with the window.
-  o.shapes.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() - 1));
+  o.shapes.jobs = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) - 1);
   o.top = 10;
   options_ = o;
   cancel_ = false;
