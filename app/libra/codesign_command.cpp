@@ -400,9 +400,7 @@ CodesignOptions optionsFromFlags(const CodesignArgs& args, std::vector<std::stri
     throw InputError("--npus is required (NPU counts, e.g. 4096 or 1024,2048)");
   options.npus = parseNpuList(args.npus);
   const DimRange dims = parseDims(args.dims, maxDims);
-  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  jobs = args.jobs.empty() ? hardware
-                           : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
+  jobs = parseJobs(args.jobs);
   options.top = static_cast<int>(parseWholeNumber(args.top, "--top", 1, 100000));
   options.objective = parseCodesignObjective(args.objective);
   if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
@@ -421,17 +419,7 @@ CodesignOptions optionsFromFlags(const CodesignArgs& args, std::vector<std::stri
     notes.emplace_back("no --constraint given: every shape gets 'total == 500' (GB/s per NPU)");
   }
   shapes.loop = choice.trainingLoop;
-  const ModelOverrides model = parseModelFlags(args.model);
-  if (model.chunks) shapes.collectives.chunks = *model.chunks;
-  if (model.costScope) shapes.costScope = *model.costScope;
-  shapes.npuPriceUsd = model.npuPriceUsd;
-  if (model.latencyNs.size() > 1) {
-    throw InputError(
-        "--latency: the shapes have different dimension counts; give one value for every "
-        "dimension (each building block has its default otherwise)");
-  }
-  if (!model.latencyNs.empty()) shapes.latencyNs = model.latencyNs.front();
-  if (model.endpointDelayNs) shapes.endpointDelayNs = *model.endpointDelayNs;
+  applyModelFlags(args.model, shapes);
   if (shapes.costScope == CostScope::System && !shapes.npuPriceUsd &&
       !(shapes.device.listPriceUsd > 0)) {
     throw InputError("--cost-scope system: the device " + shapes.device.id +

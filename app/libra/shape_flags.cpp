@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "libra/constraints.hpp"
 #include "libra/error.hpp"
@@ -134,6 +135,25 @@ void checkFactorizations(std::int64_t npus, const DimRange& dims, std::vector<st
 // Every shape's dimensions are named after its cost levels, and a narrower shape
 // has a subset of the widest one's names. A constraint that does not parse on the
 // widest shape (bad syntax, or a dimension no shape has) would skip every shape.
+void applyModelFlags(const ModelFlags& flags, SweepOptions& shapes) {
+  const ModelOverrides model = parseModelFlags(flags);
+  if (model.chunks) shapes.collectives.chunks = *model.chunks;
+  if (model.costScope) shapes.costScope = *model.costScope;
+  shapes.npuPriceUsd = model.npuPriceUsd;
+  if (model.latencyNs.size() > 1) {
+    throw InputError(
+        "--latency: the shapes have different dimension counts; give one value for every "
+        "dimension (each building block has its default otherwise)");
+  }
+  if (!model.latencyNs.empty()) shapes.latencyNs = model.latencyNs.front();
+  if (model.endpointDelayNs) shapes.endpointDelayNs = *model.endpointDelayNs;
+}
+
+int parseJobs(const std::string& text) {
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return text.empty() ? hardware : static_cast<int>(parseWholeNumber(text, "--jobs", 1, kMaxJobs));
+}
+
 void checkConstraints(const SweepOptions& options) {
   std::vector<std::string> names;
   for (auto level = options.costLevels.end() - options.maxDims; level != options.costLevels.end();

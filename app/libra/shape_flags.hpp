@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"
 #include "libra/network.hpp"
 #include "libra/sweep.hpp"
 #include "output.hpp"
@@ -58,6 +59,12 @@ void checkFactorizations(std::int64_t npus, const DimRange& dims, std::vector<st
 // Refuses a constraint that parses on no shape (bad syntax, or a dimension no
 // shape has): it would skip every shape.
 void checkConstraints(const SweepOptions& options);
+// The model flags (--chunks, --latency, --endpoint-delay, --cost-scope,
+// --npu-price) on every shape; --latency takes one value, as the shapes differ
+// in dimension count.
+void applyModelFlags(const ModelFlags& flags, SweepOptions& shapes);
+// --jobs N (1 to kMaxJobs); empty: every core.
+int parseJobs(const std::string& text);
 
 // --- output ----------------------------------------------------------------------
 

@@ -359,10 +359,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   }
   const DimRange dims = parseDims(args.dims, maxDims);
   const std::vector<BuildingBlock> blocks = parseBlocks(args.blocks);
-  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int jobs = args.jobs.empty()
-                       ? hardware
-                       : static_cast<int>(parseWholeNumber(args.jobs, "--jobs", 1, kMaxJobs));
+  const int jobs = parseJobs(args.jobs);
   const int top =
       static_cast<int>(parseWholeNumber(args.top, "--top", 1, std::numeric_limits<int>::max()));
   if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
@@ -384,17 +381,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
     notes.emplace_back("no --constraint given: every shape gets 'total == 500' (GB/s per NPU)");
   }
   options.loop = choice.trainingLoop;
-  const ModelOverrides model = parseModelFlags(args.model);
-  if (model.chunks) options.collectives.chunks = *model.chunks;
-  if (model.costScope) options.costScope = *model.costScope;
-  options.npuPriceUsd = model.npuPriceUsd;
-  if (model.latencyNs.size() > 1) {
-    throw InputError(
-        "--latency: the sweep's shapes have different dimension counts; give one "
-        "value for every dimension (each building block has its default otherwise)");
-  }
-  if (!model.latencyNs.empty()) options.latencyNs = model.latencyNs.front();
-  if (model.endpointDelayNs) options.endpointDelayNs = *model.endpointDelayNs;
+  applyModelFlags(args.model, options);
   options.jobs = jobs;
   options.ignoreMemory = choice.ignoreMemory;
   checkConstraints(options);
