@@ -84,6 +84,34 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   scenarios_ = new ScenarioController(document_, scenarioResults_, results_->paretoChart(), this);
   scenarioPanel_ = new ScenarioPanel(document_, scenarioResults_, scenarios_);
   comparison_ = new ComparisonView(document_, scenarioResults_);
+  createTabs();
+  const QList<QDockWidget*> docks = createDocks();
+  createStatusBar();
+  createMenus();
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : docks) view->addAction(d->toggleViewAction());
+  createHelpMenu();
+
+  // 1500x940 where the screen has room, else the screen's free area less a
+  // title bar (a 1366x768 laptop).
+  QSize size(1500, 940);
+  if (const QScreen* s = screen())
+    size = size.boundedTo(s->availableGeometry().size() - QSize(0, kTitleBarAllowance));
+  resize(size.expandedTo(minimumSizeHint()));
+  if (restoreWindowState) {
+    QSettings settings;
+    // The first start shows the tour once (Help > Tour of the Window again).
+    if (!settings.value(QStringLiteral("help/tourShown")).toBool()) {
+      settings.setValue(QStringLiteral("help/tourShown"), true);
+      QTimer::singleShot(0, tour_, &Tour::start);
+    }
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  }
+}
+
+// The middle: results, comparison and design space.
+void MainWindow::createTabs() {
   tabs_ = new QTabWidget;
   tabs_->setObjectName(QStringLiteral("resultTabs"));
   tabs_->setDocumentMode(true);
@@ -102,7 +130,9 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
               statusBar()->showMessage(tr("The design was not opened: %1").arg(why));
             }
           });
+}
 
+QList<QDockWidget*> MainWindow::createDocks() {
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   QDockWidget* scenarioDock = dock(this, tr("Scenarios"), QStringLiteral("scenarioDock"),
                                    scenarioPanel_, Qt::LeftDockWidgetArea);
@@ -138,7 +168,10 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
   historyDock->hide();
   resizeDocks({networkDock}, {450}, Qt::Horizontal);
   resizeDocks({networkDock, budgetDock}, {260, 640}, Qt::Vertical);
+  return {scenarioDock, networkDock, workloadDock, budgetDock, costDock, historyDock};
+}
 
+void MainWindow::createStatusBar() {
   status_ = new QLabel;
   status_->setObjectName(QStringLiteral("solveStatus"));
   statusBar()->addWidget(status_, 1);
@@ -158,12 +191,9 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
             if (r->ok() && r->project && r->project->network == document_->project().network)
               budget_->setCurrentOptimumCost(r->a().design.eval.costUsd);
           });
+}
 
-  createMenus();
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* d :
-       {scenarioDock, networkDock, workloadDock, budgetDock, costDock, historyDock})
-    view->addAction(d->toggleViewAction());
+void MainWindow::createHelpMenu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* guide =
       help->addAction(tr("&User Guide"), this, [this] { showHelp(QStringLiteral("gui")); });
@@ -184,23 +214,6 @@ MainWindow::MainWindow(QWidget* parent, bool restoreWindowState) : QMainWindow(p
            "ISPASS 2024).</p>")
             .arg(QApplication::applicationVersion()));
   });
-
-  // 1500x940 where the screen has room, else the screen's free area less a
-  // title bar (a 1366x768 laptop).
-  QSize size(1500, 940);
-  if (const QScreen* s = screen())
-    size = size.boundedTo(s->availableGeometry().size() - QSize(0, kTitleBarAllowance));
-  resize(size.expandedTo(minimumSizeHint()));
-  if (restoreWindowState) {
-    QSettings settings;
-    // The first start shows the tour once (Help > Tour of the Window again).
-    if (!settings.value(QStringLiteral("help/tourShown")).toBool()) {
-      settings.setValue(QStringLiteral("help/tourShown"), true);
-      QTimer::singleShot(0, tour_, &Tour::start);
-    }
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-  }
 }
 
 MainWindow::~MainWindow() = default;

@@ -3,9 +3,11 @@
 // live in their own controller classes.
 #pragma once
 
+#include <QList>
 #include <QMainWindow>
 
 QT_BEGIN_NAMESPACE
+class QDockWidget;
 class QLabel;
 class QTabWidget;
 QT_END_NAMESPACE
@@ -77,6 +79,10 @@ class MainWindow : public QMainWindow {
 
  private:
   void createMenus();
+  void createTabs();
+  QList<QDockWidget*> createDocks();  // in the View menu's order
+  void createStatusBar();
+  void createHelpMenu();
 
   Document* document_;
   ResultsView* results_;
