@@ -344,6 +344,37 @@ std::optional<Execution> fittingExecution(const PresetFlags& flags, const Preset
   return prepared.candidates.front().execution;
 }
 
+// The memory per NPU is the same on every shape (it depends on the degrees and
+// the batch): refuses before sweeping, with the numbers, or (without
+// parallelism flags) takes the execution of least compute time that fits.
+void fitMemory(const SweepArgs& args, const PresetChoice& choice, std::int64_t npus,
+               SweepOptions& options, std::vector<std::string>& notes) {
+  const TrainingFacts facts = sweepTrainingFacts(options);
+  if (!facts.memory.fits()) {
+    const Parallelism resolved = resolveDegrees(options.parallelism, npus);
+    const std::string what = options.preset.id + " on " + options.device.id + " (" +
+                             resolved.label() + ", " + std::to_string(npus) + " NPUs)";
+    if (options.ignoreMemory) {
+      notes.push_back(
+          what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
+    } else {
+      // Without parallelism flags the preset's default is only a default: the
+      // execution of least compute time that fits takes its place.
+      const std::optional<Execution> chosen = fixesNoExecution(args.preset)
+                                                  ? fittingExecution(args.preset, choice, npus)
+                                                  : std::nullopt;
+      if (!chosen) refuseMemory(what, facts.memory);
+      options.parallelism = chosen->parallelism;
+      options.generator = generatorOf(*chosen, options.generator);
+      notes.push_back("the preset's default " + resolved.label() + " needs " +
+                      formatFixed(facts.memory.use ? facts.memory.use->total() / 1e9 : 0, 1) +
+                      " GB per NPU: chose " + chosen->label() +
+                      ", the execution of least compute time that fits (flags fix degrees; "
+                      "libra codesign searches the executions of every shape)");
+    }
+  }
+}
+
 int runSweepCommand(const SweepArgs& args, Context& context) {
   const PresetChoice choice = resolvePresetFlags(args.preset);
   SweepOptions options;
@@ -385,32 +416,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   options.jobs = jobs;
   options.ignoreMemory = choice.ignoreMemory;
   checkConstraints(options);
-  // The memory per NPU is the same on every shape (it depends on the degrees and
-  // the batch): refuse before sweeping, with the numbers.
-  const TrainingFacts facts = sweepTrainingFacts(options);
-  if (!facts.memory.fits()) {
-    const Parallelism resolved = resolveDegrees(options.parallelism, npus);
-    const std::string what = options.preset.id + " on " + options.device.id + " (" +
-                             resolved.label() + ", " + std::to_string(npus) + " NPUs)";
-    if (options.ignoreMemory) {
-      notes.push_back(
-          what + " does not fit the device's memory (--ignore-memory): " + facts.memory.describe());
-    } else {
-      // Without parallelism flags the preset's default is only a default: the
-      // execution of least compute time that fits takes its place.
-      const std::optional<Execution> chosen = fixesNoExecution(args.preset)
-                                                  ? fittingExecution(args.preset, choice, npus)
-                                                  : std::nullopt;
-      if (!chosen) refuseMemory(what, facts.memory);
-      options.parallelism = chosen->parallelism;
-      options.generator = generatorOf(*chosen, options.generator);
-      notes.push_back("the preset's default " + resolved.label() + " needs " +
-                      formatFixed(facts.memory.use ? facts.memory.use->total() / 1e9 : 0, 1) +
-                      " GB per NPU: chose " + chosen->label() +
-                      ", the execution of least compute time that fits (flags fix degrees; "
-                      "libra codesign searches the executions of every shape)");
-    }
-  }
+  fitMemory(args, choice, npus, options, notes);
 
   SweepResult result;
   bool interrupted = false;
