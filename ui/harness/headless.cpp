@@ -180,6 +180,74 @@ void pressHandle(QSlider* slider, bool press) {
   QApplication::sendEvent(slider, &event);
 }
 
+// What a latency run measured, and its report (text or JSON).
+struct LatencyRun {
+  std::vector<double> isolated, drag;  // ms from a change to its painted frame
+  double dragSeconds = 0, dragCpuMs = 0, settleMs = 0;
+  std::size_t frontPoints = 0;
+  int changes = 0;
+  long long jobsStarted = 0, resultsDropped = 0;
+};
+
+void printLatency(const LatencyRun& r, const Project& project, bool json) {
+  const std::vector<double>& isolated = r.isolated;
+  const std::vector<double>& drag = r.drag;
+  const double dragSeconds = r.dragSeconds, dragCpuMs = r.dragCpuMs, settle = r.settleMs;
+  const std::size_t frontPoints = r.frontPoints;
+  const int n = r.changes;
+  const double dragFps = static_cast<double>(drag.size()) / std::max(dragSeconds, 1e-9);
+  if (json) {
+    QJsonObject o;
+    o[QStringLiteral("project")] = toQString(project.name);
+    o[QStringLiteral("dimensions")] = static_cast<int>(project.network.size());
+    o[QStringLiteral("front_points")] = static_cast<int>(frontPoints);
+    o[QStringLiteral("changes")] = n;
+    o[QStringLiteral("isolated_median_ms")] = percentile(isolated, 0.5);
+    o[QStringLiteral("isolated_p95_ms")] = percentile(isolated, 0.95);
+    o[QStringLiteral("isolated_max_ms")] = percentile(isolated, 1.0);
+    o[QStringLiteral("drag_seconds")] = dragSeconds;
+    o[QStringLiteral("drag_frames")] = static_cast<int>(drag.size());
+    o[QStringLiteral("drag_fps")] = dragFps;
+    o[QStringLiteral("drag_median_ms")] = percentile(drag, 0.5);
+    o[QStringLiteral("drag_p95_ms")] = percentile(drag, 0.95);
+    o[QStringLiteral("drag_max_ms")] = percentile(drag, 1.0);
+    o[QStringLiteral("release_to_last_frame_ms")] = settle;
+    o[QStringLiteral("drag_gui_cpu_ms_per_frame")] =
+        dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size()));
+    o[QStringLiteral("jobs_started")] = static_cast<qint64>(r.jobsStarted);
+    o[QStringLiteral("results_dropped")] = static_cast<qint64>(r.resultsDropped);
+    printLine(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed());
+    return;
+  }
+  printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
+                .arg(shownName(project.name))
+                .arg(project.network.size())
+                .arg(frontPoints));
+  printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "
+                           "p95 %3 ms, max %4 ms")
+                .arg(isolated.size())
+                .arg(percentile(isolated, 0.5), 0, 'f', 2)
+                .arg(percentile(isolated, 0.95), 0, 'f', 2)
+                .arg(percentile(isolated, 1.0), 0, 'f', 2));
+  printLine(QStringLiteral("60 Hz drag: %1 changes in %2 s, %3 frames painted (%4 per s), change "
+                           "-> frame: median %5 ms, "
+                           "p95 %6 ms, max %7 ms; last change painted %8 ms after release")
+                .arg(n)
+                .arg(dragSeconds, 0, 'f', 2)
+                .arg(drag.size())
+                .arg(dragFps, 0, 'f', 1)
+                .arg(percentile(drag, 0.5), 0, 'f', 2)
+                .arg(percentile(drag, 0.95), 0, 'f', 2)
+                .arg(percentile(drag, 1.0), 0, 'f', 2)
+                .arg(settle, 0, 'f', 2));
+  printLine(
+      QStringLiteral("window thread: %1 ms of CPU per frame painted during the drag")
+          .arg(dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size())), 0, 'f', 2));
+  printLine(QStringLiteral("solver: %1 jobs started, %2 results dropped as stale")
+                .arg(r.jobsStarted)
+                .arg(r.resultsDropped));
+}
+
 int runLatency(const StudioOptions& options, const Project& project) {
   MainWindow window(nullptr, false);
   window.files()->setPromptsEnabled(false);
@@ -272,60 +340,18 @@ int runLatency(const StudioOptions& options, const Project& project) {
   const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;
   const std::vector<double> drag = frameLatencies;
 
-  const std::size_t frontPoints =
+  LatencyRun run;
+  run.frontPoints =
       window.results()->shownFront() ? window.results()->shownFront()->a().front.points.size() : 0;
-  const double dragFps = static_cast<double>(drag.size()) / std::max(dragSeconds, 1e-9);
-  if (options.json) {
-    QJsonObject o;
-    o[QStringLiteral("project")] = toQString(project.name);
-    o[QStringLiteral("dimensions")] = static_cast<int>(project.network.size());
-    o[QStringLiteral("front_points")] = static_cast<int>(frontPoints);
-    o[QStringLiteral("changes")] = n;
-    o[QStringLiteral("isolated_median_ms")] = percentile(isolated, 0.5);
-    o[QStringLiteral("isolated_p95_ms")] = percentile(isolated, 0.95);
-    o[QStringLiteral("isolated_max_ms")] = percentile(isolated, 1.0);
-    o[QStringLiteral("drag_seconds")] = dragSeconds;
-    o[QStringLiteral("drag_frames")] = static_cast<int>(drag.size());
-    o[QStringLiteral("drag_fps")] = dragFps;
-    o[QStringLiteral("drag_median_ms")] = percentile(drag, 0.5);
-    o[QStringLiteral("drag_p95_ms")] = percentile(drag, 0.95);
-    o[QStringLiteral("drag_max_ms")] = percentile(drag, 1.0);
-    o[QStringLiteral("release_to_last_frame_ms")] = settle;
-    o[QStringLiteral("drag_gui_cpu_ms_per_frame")] =
-        dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size()));
-    o[QStringLiteral("jobs_started")] = solver->startedJobs();
-    o[QStringLiteral("results_dropped")] = solver->droppedResults();
-    printLine(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed());
-    window.document()->undoStack()->setClean();
-    return 0;
-  }
-  printLine(QStringLiteral("project: %1 (%2 dimensions, %3-point Pareto front)")
-                .arg(shownName(project.name))
-                .arg(project.network.size())
-                .arg(frontPoints));
-  printLine(QStringLiteral("isolated changes: %1, slider change -> painted chart: median %2 ms, "
-                           "p95 %3 ms, max %4 ms")
-                .arg(isolated.size())
-                .arg(percentile(isolated, 0.5), 0, 'f', 2)
-                .arg(percentile(isolated, 0.95), 0, 'f', 2)
-                .arg(percentile(isolated, 1.0), 0, 'f', 2));
-  printLine(QStringLiteral("60 Hz drag: %1 changes in %2 s, %3 frames painted (%4 per s), change "
-                           "-> frame: median %5 ms, "
-                           "p95 %6 ms, max %7 ms; last change painted %8 ms after release")
-                .arg(n)
-                .arg(dragSeconds, 0, 'f', 2)
-                .arg(drag.size())
-                .arg(dragFps, 0, 'f', 1)
-                .arg(percentile(drag, 0.5), 0, 'f', 2)
-                .arg(percentile(drag, 0.95), 0, 'f', 2)
-                .arg(percentile(drag, 1.0), 0, 'f', 2)
-                .arg(settle, 0, 'f', 2));
-  printLine(
-      QStringLiteral("window thread: %1 ms of CPU per frame painted during the drag")
-          .arg(dragCpuMs / std::max<double>(1.0, static_cast<double>(drag.size())), 0, 'f', 2));
-  printLine(QStringLiteral("solver: %1 jobs started, %2 results dropped as stale")
-                .arg(solver->startedJobs())
-                .arg(solver->droppedResults()));
+  run.changes = n;
+  run.isolated = std::move(isolated);
+  run.drag = drag;
+  run.dragSeconds = dragSeconds;
+  run.dragCpuMs = dragCpuMs;
+  run.settleMs = settle;
+  run.jobsStarted = solver->startedJobs();
+  run.resultsDropped = solver->droppedResults();
+  printLatency(run, project, options.json);
   window.document()->undoStack()->setClean();
   return 0;
 }
