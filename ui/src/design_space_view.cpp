@@ -50,6 +50,11 @@ bool byTimeToTrain(const CodesignResult& r) {
   });
 }
 
+// Whether a point can be drawn on the log-log axes (no NaN, nothing at or below 0).
+bool drawable(const QPointF& at) {
+  return at.x() > 0 && at.y() > 0 && std::isfinite(at.x()) && std::isfinite(at.y());
+}
+
 bool sameTimeAndCost(const CodesignPoint& p, const CodesignDesign& d) {
   const double t = d.solution.eval.iterationNs;
   return std::abs(p.iterationNs - t) <= 1e-12 * t && p.costUsd == d.costUsd;
@@ -322,11 +327,12 @@ void DesignSpaceView::addPointSeries(QChart* chart, bool days, QRectF& range) {
     const QString text = toQString(p.label + ", " + p.execution.label());
     if (!needle.isEmpty() && !text.contains(needle, Qt::CaseInsensitive)) continue;
     const QPointF at = placeOf(p, days);
-    if (!(at.x() > 0) || !(at.y() > 0) || !std::isfinite(at.y())) continue;
-    QScatterSeries*& series = groups[groupOf(p)];
+    if (!drawable(at)) continue;
+    const QString group = groupOf(p);
+    QScatterSeries*& series = groups[group];
     if (!series) {
       series = new QScatterSeries;
-      series->setName(groupOf(p));
+      series->setName(group);
       series->setMarkerSize(6);
       series->setColor(scenarioColor(static_cast<int>(groups.size()) - 1));
       series->setBorderColor(Qt::transparent);
@@ -363,7 +369,7 @@ void DesignSpaceView::addFrontSeries(QChart* chart, bool days) {
                                  [&](const CodesignPoint& p) { return sameTimeAndCost(p, d); });
     if (it == r.points.end()) continue;
     const QPointF at = placeOf(*it, days);
-    if (!(at.x() > 0) || !(at.y() > 0) || !std::isfinite(at.y())) continue;
+    if (!drawable(at)) continue;
     front->append(at);
     marks->append(at);
     ++frontCount_;
