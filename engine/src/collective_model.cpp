@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -110,58 +111,70 @@ namespace {
 double simulateSharedDims(const std::array<double, 64>& p, int S, const LocalDims& local,
                           int chunks) {
   // A dimension serves its stages from one FIFO queue: simulate. Events are
-  // stage ends, in time order (ties in the order they were scheduled). The
+  // stage ends, in time order (ties in the order they were scheduled). A
+  // dimension serves one stage at a time, so the pending events are at most one
+  // per dimension (a handful): the next is found by a scan, not a heap. The
   // buffers are reused between calls (this runs for every evaluation of a
   // chunked All-Reduce over several dimensions).
-  struct Event {
-    double t;
-    long long seq;
-    int chunk, stage;
-    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  struct Serving {
+    double t = 0;  // when the stage it serves ends
+    long long seq = 0;
+    int chunk = 0, stage = 0;
+    bool busy = false;
   };
   struct Scratch {
-    std::vector<Event> heap;
     // Per dimension, (chunk, stage) in arrival order; `head` is the next to serve.
     std::vector<std::vector<std::pair<int, int>>> queue;
     std::vector<std::size_t> head;
-    std::vector<char> busy;
+    std::vector<Serving> serving;
   };
   thread_local Scratch scratch;
-  std::vector<Event>& heap = scratch.heap;
-  heap.clear();
-  if (static_cast<int>(scratch.queue.size()) < local.count) scratch.queue.resize(local.count);
-  scratch.head.assign(local.count, 0);
-  scratch.busy.assign(local.count, 0);
-  for (int d = 0; d < local.count; ++d) scratch.queue[d].clear();
+  const auto dims = static_cast<std::size_t>(local.count);
+  if (scratch.queue.size() < dims) scratch.queue.resize(dims);
+  scratch.head.assign(dims, 0);
+  scratch.serving.assign(dims, Serving{});
+  for (std::size_t d = 0; d < dims; ++d) scratch.queue[d].clear();
   long long seq = 0;
+  int busy = 0;
   auto start = [&](int dim, double t) {
-    auto& q = scratch.queue[dim];
-    std::size_t& h = scratch.head[dim];
-    if (scratch.busy[dim] || h == q.size()) return;
+    const auto d = static_cast<std::size_t>(dim);
+    auto& q = scratch.queue[d];
+    std::size_t& h = scratch.head[d];
+    Serving& s = scratch.serving[d];
+    if (s.busy || h == q.size()) return;
     const auto [c, k] = q[h++];
-    scratch.busy[dim] = 1;
-    heap.push_back({t + p[k], seq++, c, k});
-    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    s = {t + p[static_cast<std::size_t>(k)], seq++, c, k, true};
+    ++busy;
   };
   const int first = local.ofStage[0];
-  for (int c = 0; c < chunks; ++c) scratch.queue[first].emplace_back(c, 0);
+  for (int c = 0; c < chunks; ++c) scratch.queue[static_cast<std::size_t>(first)].emplace_back(c, 0);
   start(first, 0);
   double finish = 0;
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    const Event e = heap.back();
-    heap.pop_back();
-    const int dim = local.ofStage[e.stage];
-    scratch.busy[dim] = 0;
-    const bool last = e.stage + 1 == S;
-    const int next = last ? -1 : local.ofStage[e.stage + 1];
-    if (!last) {
-      scratch.queue[next].emplace_back(e.chunk, e.stage + 1);
-    } else {
-      finish = std::max(finish, e.t);
+  while (busy > 0) {
+    std::size_t next = dims;
+    for (std::size_t d = 0; d < dims; ++d) {
+      const Serving& s = scratch.serving[d];
+      if (!s.busy) continue;
+      if (next == dims || s.t < scratch.serving[next].t ||
+          (s.t == scratch.serving[next].t && s.seq < scratch.serving[next].seq)) {
+        next = d;
+      }
     }
-    start(dim, e.t);
-    if (!last) start(next, e.t);
+    Serving& e = scratch.serving[next];
+    e.busy = false;
+    --busy;
+    const double t = e.t;
+    const int chunk = e.chunk, stage = e.stage;
+    const int dim = static_cast<int>(next);
+    const bool last = stage + 1 == S;
+    const int to = last ? -1 : local.ofStage[static_cast<std::size_t>(stage + 1)];
+    if (!last) {
+      scratch.queue[static_cast<std::size_t>(to)].emplace_back(chunk, stage + 1);
+    } else {
+      finish = std::max(finish, t);
+    }
+    start(dim, t);
+    if (!last) start(to, t);
   }
   return finish;
 }
@@ -191,25 +204,32 @@ double Schedule::time(std::span<const double> bw, int chunks) const {
   // same schedule at the same point several times (choosing the counts, then
   // evaluating at them), so the last few answers are kept, matched exactly.
   struct Memo {
+    std::uint64_t hash = 0;
     std::vector<double> key;
     double value = 0;
   };
-  thread_local std::array<Memo, 8> memo;
+  thread_local std::array<Memo, 32> memo;
   thread_local std::size_t memoNext = 0;
   thread_local std::vector<double> key;
   key.clear();
-  key.push_back(chunks);
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the key's bits
+  auto add = [&](double x) {
+    key.push_back(x);
+    hash = (hash ^ std::bit_cast<std::uint64_t>(x)) * 1099511628211ULL;
+  };
+  add(chunks);
   for (int k = 0; k < S; ++k) {
-    key.push_back(stages[k].dim);
-    key.push_back(stages[k].bytes);
-    key.push_back(stages[k].latencyNs);
-    key.push_back(bw[stages[k].dim]);
+    add(stages[k].dim);
+    add(stages[k].bytes);
+    add(stages[k].latencyNs);
+    add(bw[stages[k].dim]);
   }
   for (const Memo& m : memo) {
-    if (m.key == key) return m.value;
+    if (m.hash == hash && m.key == key) return m.value;
   }
   const double value = simulateSharedDims(p, S, local, chunks);
   Memo& slot = memo[memoNext++ % memo.size()];
+  slot.hash = hash;
   slot.key = key;
   slot.value = value;
   return value;
