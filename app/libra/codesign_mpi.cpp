@@ -346,87 +346,95 @@ MpiSession::~MpiSession() {
   PMPI_Finalize();
 }
 
-std::optional<CodesignResult> MpiSession::runCodesign(
-    const CodesignOptions& options, int jobs,
-    const std::function<void(std::int64_t, std::int64_t)>& progress,
-    const std::atomic<bool>* cancel) {
-  // Every rank prepares the same units (an invalid input throws on each alike).
-  const auto started = std::chrono::steady_clock::now();
-  // Units enough for dynamic balancing: at least 32 per process (a
-  // factorization's shapes in pieces where there are fewer factorizations;
-  // LIBRA_MPI_UNITS_PER_PROCESS sets another number, every rank the same).
-  std::size_t perProcess = 32;
-  if (const char* v = std::getenv("LIBRA_MPI_UNITS_PER_PROCESS")) {
-    perProcess = std::strtoull(v, nullptr, 10);
-  }
-  CodesignWork work(options, cancel, perProcess * static_cast<std::size_t>(size_));
-  const double prepared = secondsSince(started);
-  const auto units = static_cast<std::int64_t>(work.units());
-  jobs = std::max(jobs, 1);
+namespace {
 
-  if (rank_ != 0) {
-    // Threads beyond the first ask for work only where MPI lets threads call it.
-    const int threads = threadsMayCallMpi_ ? jobs : 1;
-    std::vector<char> hello(sizeof threads);
-    std::memcpy(hello.data(), &threads, sizeof threads);
-    sendBytes(hello, 0, kHello);
-    std::mutex mpi;  // one request and its answer at a time
-    const auto worker = [&] {
-      std::vector<char> result;  // of the last unit; empty at first
-      for (;;) {
-        std::vector<char> answer;
-        {
-          const std::lock_guard lock(mpi);
-          sendBytes(result, 0, kResult);
-          MPI_Status status;
-          check(PMPI_Probe(0, kWork, MPI_COMM_WORLD, &status), "MPI_Probe");
-          answer = receiveBytes(status);
-        }
-        Reader in(answer);
-        std::int64_t unit = kStop;
-        std::vector<double> keys;
-        in.get(unit);
-        in.get(keys);
-        if (unit == kStop) return;
-        const auto begun = std::chrono::steady_clock::now();
-        CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), [&keys] { return keys; });
-        result = encode(r, secondsSince(begun));
+// A rank other than 0: its threads ask rank 0 for units, run them and send the
+// results back, until rank 0 says stop.
+void workForRankZero(CodesignWork& work, int threads) {
+  std::vector<char> hello(sizeof threads);
+  std::memcpy(hello.data(), &threads, sizeof threads);
+  sendBytes(hello, 0, kHello);
+  std::mutex mpi;  // one request and its answer at a time
+  const auto worker = [&] {
+    std::vector<char> result;  // of the last unit; empty at first
+    for (;;) {
+      std::vector<char> answer;
+      {
+        const std::lock_guard lock(mpi);
+        sendBytes(result, 0, kResult);
+        MPI_Status status;
+        check(PMPI_Probe(0, kWork, MPI_COMM_WORLD, &status), "MPI_Probe");
+        answer = receiveBytes(status);
       }
-    };
-    std::vector<std::jthread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (int t = 1; t < threads; ++t) pool.emplace_back([&] { orAbort(worker); });
-    orAbort(worker);
-    return std::nullopt;
-  }
+      Reader in(answer);
+      std::int64_t unit = kStop;
+      std::vector<double> keys;
+      in.get(unit);
+      in.get(keys);
+      if (unit == kStop) return;
+      const auto begun = std::chrono::steady_clock::now();
+      CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), [&keys] { return keys; });
+      result = encode(r, secondsSince(begun));
+    }
+  };
+  std::vector<std::jthread> pool;
+  pool.reserve(static_cast<std::size_t>(threads));
+  for (int t = 1; t < threads; ++t) pool.emplace_back([&] { orAbort(worker); });
+  orAbort(worker);
+}
 
-  // Rank 0: its own threads and every other rank's take units from `next`.
+// Rank 0: its own threads and every other rank's take units from `next`.
+struct RankZero {
+  RankZero(CodesignWork& w, const std::atomic<bool>* c)
+      : work(w), units(static_cast<std::int64_t>(w.units())), cancel(c) {}
+
+  CodesignWork& work;
+  std::int64_t units;
+  const std::atomic<bool>* cancel;
   std::atomic<std::int64_t> next{0};
   std::atomic<std::int64_t> done{0};  // shapes
-  const auto stopped = [&] { return cancel && cancel->load(); };
   Stats stats;
-  std::vector<std::jthread> pool;
-  pool.reserve(static_cast<std::size_t>(jobs));
-  for (int t = 0; t < jobs; ++t) {
-    pool.emplace_back([&] {
-      orAbort([&] {
-        for (std::int64_t unit = next++; unit < units && !stopped(); unit = next++) {
-          const auto begun = std::chrono::steady_clock::now();
-          CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), {}, &done);
-          stats.unit(secondsSince(begun));
-          const bool cancelled = r.cancelled;
-          work.merge(std::move(r));
-          if (cancelled) break;
-        }
+
+  bool stopped() const { return cancel && cancel->load(); }
+
+  // `jobs` threads of rank 0 searching units; the caller joins them.
+  void search(int jobs, std::vector<std::jthread>& pool) {
+    pool.reserve(static_cast<std::size_t>(jobs));
+    for (int t = 0; t < jobs; ++t) {
+      pool.emplace_back([this] {
+        orAbort([this] {
+          for (std::int64_t unit = next++; unit < units && !stopped(); unit = next++) {
+            const auto begun = std::chrono::steady_clock::now();
+            CodesignUnitResult r = work.run(static_cast<std::size_t>(unit), {}, &done);
+            stats.unit(secondsSince(begun));
+            const bool cancelled = r.cancelled;
+            work.merge(std::move(r));
+            if (cancelled) break;
+          }
+        });
       });
-    });
+    }
   }
-  int hellos = 0;
-  std::int64_t remoteThreads = 0, remoteStopped = 0;
-  auto lastProgress = std::chrono::steady_clock::now();
-  auto idle = std::chrono::microseconds(20);
-  const auto serve = [&] {
-    while (hellos < size_ - 1 || remoteStopped < remoteThreads) {
+
+  // A result of another rank (empty: its first request) merged.
+  void mergeRemote(const std::vector<char>& bytes) {
+    if (bytes.empty()) return;
+    double seconds = 0;
+    CodesignUnitResult r = decode(bytes, seconds);
+    stats.unit(seconds);
+    std::int64_t shapes = r.shapesSearched;
+    for (const auto& [reason, count] : r.skipReasons) shapes += count;
+    done += shapes;
+    work.merge(std::move(r));
+  }
+
+  // Answers the other ranks' requests until each of their threads was told to stop.
+  void serve(int otherRanks, const std::function<void(std::int64_t, std::int64_t)>& progress) {
+    int hellos = 0;
+    std::int64_t remoteThreads = 0, remoteStopped = 0;
+    auto lastProgress = std::chrono::steady_clock::now();
+    auto idle = std::chrono::microseconds(20);
+    while (hellos < otherRanks || remoteStopped < remoteThreads) {
       int flag = 0;
       MPI_Status status;
       check(PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
@@ -455,15 +463,7 @@ std::optional<CodesignResult> MpiSession::runCodesign(
         ++hellos;
         continue;
       }
-      if (!bytes.empty()) {
-        double seconds = 0;
-        CodesignUnitResult r = decode(bytes, seconds);
-        stats.unit(seconds);
-        std::int64_t shapes = r.shapesSearched;
-        for (const auto& [reason, count] : r.skipReasons) shapes += count;
-        done += shapes;
-        work.merge(std::move(r));
-      }
+      mergeRemote(bytes);
       const std::int64_t unit = stopped() ? kStop : next++;
       const bool stop = unit == kStop || unit >= units;
       const std::vector<char> answer =
@@ -474,13 +474,43 @@ std::optional<CodesignResult> MpiSession::runCodesign(
       stats.serving += secondsSince(serving);
       stats.servingCpu += threadCpuSeconds() - servingCpu;
     }
-  };
-  orAbort(serve);
+  }
+};
+
+}  // namespace
+
+std::optional<CodesignResult> MpiSession::runCodesign(
+    const CodesignOptions& options, int jobs,
+    const std::function<void(std::int64_t, std::int64_t)>& progress,
+    const std::atomic<bool>* cancel) {
+  // Every rank prepares the same units (an invalid input throws on each alike).
+  const auto started = std::chrono::steady_clock::now();
+  // Units enough for dynamic balancing: at least 32 per process (a
+  // factorization's shapes in pieces where there are fewer factorizations;
+  // LIBRA_MPI_UNITS_PER_PROCESS sets another number, every rank the same).
+  std::size_t perProcess = 32;
+  if (const char* v = std::getenv("LIBRA_MPI_UNITS_PER_PROCESS")) {
+    perProcess = std::strtoull(v, nullptr, 10);
+  }
+  CodesignWork work(options, cancel, perProcess * static_cast<std::size_t>(size_));
+  const double prepared = secondsSince(started);
+  jobs = std::max(jobs, 1);
+
+  if (rank_ != 0) {
+    // Threads beyond the first ask for work only where MPI lets threads call it.
+    workForRankZero(work, threadsMayCallMpi_ ? jobs : 1);
+    return std::nullopt;
+  }
+  RankZero zero(work, cancel);
+  std::vector<std::jthread> pool;
+  zero.search(jobs, pool);
+  orAbort([&] { zero.serve(size_ - 1, progress); });
   pool.clear();  // joins
-  if (progress) progress(done.load(), work.shapes());
+  if (progress) progress(zero.done.load(), work.shapes());
   const auto finishing = std::chrono::steady_clock::now();
-  CodesignResult result = work.finish(stopped());
+  CodesignResult result = work.finish(zero.stopped());
   if (std::getenv("LIBRA_MPI_STATS") != nullptr) {
+    const Stats& stats = zero.stats;
     std::fprintf(stderr,
                  "libra codesign (MPI): %d processes x %d threads; prepare %.3f s, finish %.3f s, "
                  "wall %.3f s; %lld units, %.3f s searching (longest %.3f s); %lld messages to "
