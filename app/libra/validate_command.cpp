@@ -84,10 +84,16 @@ Json summaryJson(const Summary& s) {
   return j;
 }
 
-int runValidate(const ValidateArgs& args, Context& context) {
-  requireInputFile(args.data, "data set");
-  const ValidationData data = readValidationData(args.data);
+// The data set's cases against the model, summarized.
+struct Compared {
   std::vector<Row> rows;
+  Summary large, small, idealLarge;
+  std::vector<const Row*> over;  // at least min size, off by more than the limit
+};
+
+Compared compare(const ValidateArgs& args, const ValidationData& data) {
+  Compared out;
+  std::vector<Row>& rows = out.rows;
   rows.reserve(data.cases.size());
   std::vector<double> large, small, idealLarge;
   for (const ValidationCase& c : data.cases) {
@@ -102,103 +108,122 @@ int runValidate(const ValidateArgs& args, Context& context) {
     if (c.sizeBytes >= args.minSizeBytes && zeroLatency) idealLarge.push_back(r.idealError);
     rows.push_back(r);
   }
-  const Summary sl = summarize(large), ss = summarize(small), si = summarize(idealLarge);
+  out.large = summarize(large);
+  out.small = summarize(small);
+  out.idealLarge = summarize(idealLarge);
   const double limit = args.maxErrorPercent / 100;
-  std::vector<const Row*> over;
   if (args.maxErrorPercent >= 0) {
     for (const Row& r : rows) {
-      if (r.c->sizeBytes >= args.minSizeBytes && r.error > limit) over.push_back(&r);
+      if (r.c->sizeBytes >= args.minSizeBytes && r.error > limit) out.over.push_back(&r);
     }
   }
+  return out;
+}
 
-  if (args.json) {
-    Json j;
-    j["data"] = args.data;
-    j["simulator"] = data.simulator;
-    j["min_size_bytes"] = args.minSizeBytes;
-    j["large"] = summaryJson(sl);
-    j["small"] = summaryJson(ss);
-    j["ideal_zero_latency_large"] = summaryJson(si);
-    if (args.maxErrorPercent >= 0) {
-      j["max_error_percent"] = args.maxErrorPercent;
-      j["cases_over"] = over.size();
-    }
-    if (!args.summary) {
-      Json cases = Json::array();
-      for (const Row& r : rows) {
-        Json c;
-        c["index"] = r.c->index;
-        c["set"] = r.c->set;
-        c["network"] = describe(*r.c);
-        c["collective"] = std::string(toString(r.c->collective));
-        c["size_bytes"] = r.c->sizeBytes;
-        c["chunks"] = r.c->chunks;
-        c["simulated_ns"] = r.c->simulatedNs;
-        c["model_ns"] = r.model;
-        c["error"] = r.error;
-        c["ideal_ns"] = r.ideal;
-        c["ideal_error"] = r.idealError;
-        cases.push_back(std::move(c));
-      }
-      j["cases"] = std::move(cases);
-    }
-    context.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
-  } else {
-    const Style style{context.color};
-    if (!args.summary) {
-      Table table;
-      table.addColumn("#");
-      table.addColumn("network (block:npus:GB/s:latency ns)", Table::Align::Left);
-      table.addColumn("collective", Table::Align::Left);
-      table.addColumn("size (B)");
-      table.addColumn("C");
-      table.addColumn("simulated (ns)");
-      table.addColumn("model (ns)");
-      table.addColumn("error");
-      table.addColumn("LIBRA (ns)");
-      table.addColumn("LIBRA error");
-      for (const Row& r : rows) {
-        table.addRow({std::to_string(r.c->index), describe(*r.c),
-                      std::string(toString(r.c->collective)), formatExact(r.c->sizeBytes),
-                      std::to_string(r.c->chunks), formatFixed(r.c->simulatedNs, 0),
-                      formatFixed(r.model, 0), formatFixed(100 * r.error, 3) + " %",
-                      formatFixed(r.ideal, 0), formatFixed(100 * r.idealError, 1) + " %"});
-      }
-      table.print(context.out, style);
-      context.out << '\n';
-    }
-    auto line = [&](const std::string& what, const Summary& s) {
-      return std::to_string(s.n) + " cases, median " + formatFixed(100 * s.median, 3) + " %, p90 " +
-             formatFixed(100 * s.p90, 3) + " %, max " + formatFixed(100 * s.max, 3) + " %" +
-             (what.empty() ? "" : " " + what);
-    };
-    const std::string mib = formatFixed(args.minSizeBytes / (1 << 20), 0) + " MiB";
-    printFields(
-        context.out, style,
-        {{"Data set", args.data},
-         {"Simulator", data.simulator.substr(0, 60) + (data.simulator.size() > 60 ? "..." : "")},
-         {"Model vs simulator, >= " + mib, line("", sl)},
-         {"Model vs simulator, < " + mib, line("(latency and endpoint delays dominate)", ss)},
-         {"LIBRA vs simulator, >= " + mib, line("(zero latency)", si)}});
-    if (args.maxErrorPercent >= 0) {
-      context.out << '\n';
-      if (over.empty()) {
-        context.out << style.good("every case of at least " + mib + " is within " +
-                                  formatExact(args.maxErrorPercent) + " %")
-                    << '\n';
-      } else {
-        for (const Row* r : over) {
-          context.err << "libra: case " << r->c->index << " (" << describe(*r->c) << " "
-                      << toString(r->c->collective) << " " << formatExact(r->c->sizeBytes)
-                      << " B, C = " << r->c->chunks << "): model " << formatFixed(r->model, 0)
-                      << " ns against simulated " << formatFixed(r->c->simulatedNs, 0) << " ns, "
-                      << formatFixed(100 * r->error, 3) << " %\n";
-        }
-      }
-    }
+Json validationJson(const ValidateArgs& args, const ValidationData& data, const Compared& v) {
+  Json j;
+  j["data"] = args.data;
+  j["simulator"] = data.simulator;
+  j["min_size_bytes"] = args.minSizeBytes;
+  j["large"] = summaryJson(v.large);
+  j["small"] = summaryJson(v.small);
+  j["ideal_zero_latency_large"] = summaryJson(v.idealLarge);
+  if (args.maxErrorPercent >= 0) {
+    j["max_error_percent"] = args.maxErrorPercent;
+    j["cases_over"] = v.over.size();
   }
-  if (!over.empty()) {
-    context.err << "libra: " << over.size() << " case(s) of at least "
+  if (!args.summary) {
+    Json cases = Json::array();
+    for (const Row& r : v.rows) {
+      Json c;
+      c["index"] = r.c->index;
+      c["set"] = r.c->set;
+      c["network"] = describe(*r.c);
+      c["collective"] = std::string(toString(r.c->collective));
+      c["size_bytes"] = r.c->sizeBytes;
+      c["chunks"] = r.c->chunks;
+      c["simulated_ns"] = r.c->simulatedNs;
+      c["model_ns"] = r.model;
+      c["error"] = r.error;
+      c["ideal_ns"] = r.ideal;
+      c["ideal_error"] = r.idealError;
+      cases.push_back(std::move(c));
+    }
+    j["cases"] = std::move(cases);
+  }
+  return j;
+}
+
+void printCases(std::ostream& out, const Style& style, const std::vector<Row>& rows) {
+  Table table;
+  table.addColumn("#");
+  table.addColumn("network (block:npus:GB/s:latency ns)", Table::Align::Left);
+  table.addColumn("collective", Table::Align::Left);
+  table.addColumn("size (B)");
+  table.addColumn("C");
+  table.addColumn("simulated (ns)");
+  table.addColumn("model (ns)");
+  table.addColumn("error");
+  table.addColumn("LIBRA (ns)");
+  table.addColumn("LIBRA error");
+  for (const Row& r : rows) {
+    table.addRow({std::to_string(r.c->index), describe(*r.c),
+                  std::string(toString(r.c->collective)), formatExact(r.c->sizeBytes),
+                  std::to_string(r.c->chunks), formatFixed(r.c->simulatedNs, 0),
+                  formatFixed(r.model, 0), formatFixed(100 * r.error, 3) + " %",
+                  formatFixed(r.ideal, 0), formatFixed(100 * r.idealError, 1) + " %"});
+  }
+  table.print(out, style);
+  out << '\n';
+}
+
+void printValidation(const ValidateArgs& args, const ValidationData& data, const Compared& v,
+                     Context& context) {
+  const Style style{context.color};
+  if (!args.summary) printCases(context.out, style, v.rows);
+  auto line = [&](const std::string& what, const Summary& s) {
+    return std::to_string(s.n) + " cases, median " + formatFixed(100 * s.median, 3) + " %, p90 " +
+           formatFixed(100 * s.p90, 3) + " %, max " + formatFixed(100 * s.max, 3) + " %" +
+           (what.empty() ? "" : " " + what);
+  };
+  const std::string mib = formatFixed(args.minSizeBytes / (1 << 20), 0) + " MiB";
+  printFields(
+      context.out, style,
+      {{"Data set", args.data},
+       {"Simulator", data.simulator.substr(0, 60) + (data.simulator.size() > 60 ? "..." : "")},
+       {"Model vs simulator, >= " + mib, line("", v.large)},
+       {"Model vs simulator, < " + mib, line("(latency and endpoint delays dominate)", v.small)},
+       {"LIBRA vs simulator, >= " + mib, line("(zero latency)", v.idealLarge)}});
+  if (args.maxErrorPercent < 0) return;
+  context.out << '\n';
+  if (v.over.empty()) {
+    context.out << style.good("every case of at least " + mib + " is within " +
+                              formatExact(args.maxErrorPercent) + " %")
+                << '\n';
+    return;
+  }
+  for (const Row* r : v.over) {
+    context.err << "libra: case " << r->c->index << " (" << describe(*r->c) << " "
+                << toString(r->c->collective) << " " << formatExact(r->c->sizeBytes)
+                << " B, C = " << r->c->chunks << "): model " << formatFixed(r->model, 0)
+                << " ns against simulated " << formatFixed(r->c->simulatedNs, 0) << " ns, "
+                << formatFixed(100 * r->error, 3) << " %\n";
+  }
+}
+
+int runValidate(const ValidateArgs& args, Context& context) {
+  requireInputFile(args.data, "data set");
+  const ValidationData data = readValidationData(args.data);
+  const Compared v = compare(args, data);
+  if (args.json) {
+    context.out << validationJson(args, data, v)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << std::endl;
+  } else {
+    printValidation(args, data, v, context);
+  }
+  if (!v.over.empty()) {
+    context.err << "libra: " << v.over.size() << " case(s) of at least "
                 << formatExact(args.minSizeBytes) << " bytes are off by more than "
                 << formatExact(args.maxErrorPercent) << " %\n";
     return kExitNoSolution;
