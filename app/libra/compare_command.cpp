@@ -68,44 +68,29 @@ std::string ratioText(const DesignComparison& d, bool isBaseline,
   return comparison(*ratio, better, worse);
 }
 
-void printComparison(std::ostream& out, const Style& style, const Comparison& c,
-                     bool severalFiles) {
-  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
-  std::vector<std::pair<std::string, std::string>> head{
-      {"Designs", std::to_string(c.designs.size())},
-      {"Baseline", displayName(c.baselineDesign().input.name)},
-      {"Performance",
-       tokens ? "training throughput (tokens/s)" : "iterations per second (1 / iteration time)"}};
-  printFields(out, style, head);
-  out << '\n';
-
-  Table table;
-  table.addColumn("", Table::Align::Left);
-  for (const DesignComparison& d : c.designs) table.addColumn(d.input.name);
-  auto row = [&](const std::string& label, auto cell) {
+// Adds a row of the comparison table: `label`, then cell(design, index) per design.
+struct Rows {
+  Table& table;
+  const Comparison& c;
+  template <class Cell>
+  void operator()(const std::string& label, Cell cell) {
     std::vector<std::string> cells{label};
     for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back(cell(c.designs[i], i));
     table.addRow(std::move(cells));
-  };
-  auto ifOk = [](const DesignComparison& d, const std::string& text) {
-    return d.ok() ? text : std::string("-");
-  };
-  if (severalFiles) {
-    row("file", [](const DesignComparison& d, std::size_t) { return d.input.file; });
   }
-  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
-  row("objective", [](const DesignComparison& d, std::size_t) {
-    return std::string(toString(d.analysis.objective));
-  });
-  row("network",
-      [&](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
+};
 
-  // The split: one row per dimension name when every design has the same
-  // dimensions, else one per position with the name in the cell.
+std::string ifOk(const DesignComparison& d, const std::string& text) {
+  return d.ok() ? text : std::string("-");
+}
+
+// The split: one row per dimension name when every design has the same
+// dimensions, else one per position with the name in the cell.
+void addBandwidthRows(Rows& row) {
   std::vector<std::string> names;
   bool sameDims = true;
   std::size_t widest = 0;
-  for (const DesignComparison& d : c.designs) {
+  for (const DesignComparison& d : row.c.designs) {
     if (!d.ok()) continue;
     const std::vector<std::string>& n = d.analysis.problem->dimNames;
     if (names.empty()) names = n;
@@ -124,6 +109,10 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   row("  total", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatFixed(d.analysis.design.totalBandwidth(), 3));
   });
+}
+
+// Time, throughput, cost and perf per cost of each design.
+void addResultRows(Rows& row, bool tokens) {
   row("iteration time", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatDuration(d.analysis.design.eval.iterationNs));
   });
@@ -144,7 +133,8 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   row("network cost", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatUsd(d.analysis.design.eval.networkCostUsd));
   });
-  const bool anySystem = std::any_of(c.designs.begin(), c.designs.end(), [](const auto& d) {
+  const auto& designs = row.c.designs;
+  const bool anySystem = std::any_of(designs.begin(), designs.end(), [](const auto& d) {
     return d.analysis.costScope == CostScope::System;
   });
   if (anySystem) {
@@ -157,19 +147,53 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
       [&](const DesignComparison& d, std::size_t) {
         return d.perfPerCost ? shortNumber(*d.perfPerCost * 1e6) : std::string("-");
       });
+}
+
+// Each design against the baseline.
+void addRatioRows(Rows& row, bool tokens) {
+  const std::size_t baseline = row.c.baseline;
   row("vs baseline", [](const DesignComparison&, std::size_t) { return std::string(); });
   row(tokens ? "  throughput" : "  speed", [&](const DesignComparison& d, std::size_t i) {
-    return ratioText(d, i == c.baseline, d.speedup, "faster", "slower");
+    return ratioText(d, i == baseline, d.speedup, "faster", "slower");
   });
   row("  cost", [&](const DesignComparison& d, std::size_t i) {
     // costRatio > 1 is dearer; comparison() takes a ratio where > 1 is better.
     const std::optional<double> cheaper =
         d.costRatio ? std::optional<double>(1 / *d.costRatio) : std::nullopt;
-    return ratioText(d, i == c.baseline, cheaper, "cheaper", "more expensive");
+    return ratioText(d, i == baseline, cheaper, "cheaper", "more expensive");
   });
   row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
-    return ratioText(d, i == c.baseline, d.perfPerCostRatio, "better", "worse");
+    return ratioText(d, i == baseline, d.perfPerCostRatio, "better", "worse");
   });
+}
+
+void printComparison(std::ostream& out, const Style& style, const Comparison& c,
+                     bool severalFiles) {
+  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  std::vector<std::pair<std::string, std::string>> head{
+      {"Designs", std::to_string(c.designs.size())},
+      {"Baseline", displayName(c.baselineDesign().input.name)},
+      {"Performance",
+       tokens ? "training throughput (tokens/s)" : "iterations per second (1 / iteration time)"}};
+  printFields(out, style, head);
+  out << '\n';
+
+  Table table;
+  table.addColumn("", Table::Align::Left);
+  for (const DesignComparison& d : c.designs) table.addColumn(d.input.name);
+  Rows row{table, c};
+  if (severalFiles) {
+    row("file", [](const DesignComparison& d, std::size_t) { return d.input.file; });
+  }
+  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
+  row("objective", [](const DesignComparison& d, std::size_t) {
+    return std::string(toString(d.analysis.objective));
+  });
+  row("network",
+      [&](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
+  addBandwidthRows(row);
+  addResultRows(row, tokens);
+  addRatioRows(row, tokens);
   table.print(out, style, "");
 
   std::vector<std::pair<std::string, std::string>> tail;
