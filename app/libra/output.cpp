@@ -334,24 +334,12 @@ std::vector<std::pair<std::string, std::string>> projectFields(const Analysis& a
   return fields;
 }
 
-void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
-  const DesignResult& d = a.design;
-  const Evaluation& e = d.eval;
-  std::vector<std::pair<std::string, std::string>> head = projectFields(a);
-  if (a.evaluated) {
-    head.emplace_back("Design", "given bandwidths, evaluated (not optimized)");
-  } else {
-    head.emplace_back("Objective", std::string(toString(a.objective)));
-    head.emplace_back("Solver", std::string(toString(a.backend)) + ", " +
-                                    std::to_string(a.iterations) + " iteration" +
-                                    (a.iterations == 1 ? "" : "s") + ", " +
-                                    formatDuration(a.solveNs));
-  }
-  head.emplace_back("Collective model", modelDescription(a));
-  head.emplace_back("Status", style.good(statusWord(a)));
-  printFields(out, style, head);
-  out << '\n';
+namespace {
 
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// One row per dimension: its bandwidth, busy and exposed time, cost share.
+void printDimensions(std::ostream& out, const Style& style, const DesignResult& d) {
   Table table;
   table.addColumn("#");
   table.addColumn("name", Table::Align::Left);
@@ -361,22 +349,49 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
   table.addColumn("busy time (ms)");
   table.addColumn("exposed (ms)");
   table.addColumn("cost share");
+  auto ms = [](double ns) {
+    const double v = ns / 1e6;
+    return v != 0 && std::abs(v) < 1e-3 ? printfDouble("%.3e", v) : formatFixed(v, 3);
+  };
   for (std::size_t i = 0; i < d.dims.size(); ++i) {
     const DimensionResult& dim = d.dims[i];
-    auto ms = [](double ns) {
-      const double v = ns / 1e6;
-      return v != 0 && std::abs(v) < 1e-3 ? printfDouble("%.3e", v) : formatFixed(v, 3);
-    };
     table.addRow({std::to_string(i), dim.name, std::string(toString(dim.block)),
                   std::to_string(dim.npus), formatFixed(dim.bandwidthGbps, 3), ms(dim.busyNs),
                   ms(dim.exposedNs),
-                  e.networkCostUsd > 0 ? formatFixed(100 * dim.costShare, 1) + " %" : "-"});
+                  d.eval.networkCostUsd > 0 ? formatFixed(100 * dim.costShare, 1) + " %" : "-"});
   }
   table.addRow({"", "total", "", "", formatFixed(d.totalBandwidth(), 3), "", "", ""});
   table.print(out, style);
   out << '\n';
+}
 
-  std::vector<std::pair<std::string, std::string>> totals{
+// The equal split of the same total and how the design compares with it.
+void addBaselineFields(Fields& totals, const Style& style, const Baseline& b) {
+  const double each = b.design.bandwidth.empty() ? 0.0 : b.design.bandwidth.front();
+  std::string line = formatFixed(each, 3) + " GB/s on each dimension (same total): " +
+                     formatDuration(b.design.eval.iterationNs) + ", " +
+                     formatUsd(b.design.eval.costUsd);
+  if (!b.satisfiesConstraints()) {
+    std::string list;
+    for (const auto& text : b.violated) list += (list.empty() ? "" : "; ") + text;
+    line += "; " + style.bad("breaks ") + list;
+  }
+  totals.emplace_back("Equal split", line);
+  if (b.speedup) {
+    totals.emplace_back("  this design is", comparison(*b.speedup) + " per iteration");
+  }
+  if (b.communicationSpeedup) {
+    totals.emplace_back("  communication", comparison(*b.communicationSpeedup));
+  }
+  if (b.timeCostGain) {
+    totals.emplace_back("  time x cost", comparison(*b.timeCostGain, "better", "worse"));
+  }
+}
+
+// Iteration time and its parts, costs, and the solver's surrogate.
+Fields timeAndCostFields(const Analysis& a) {
+  const Evaluation& e = a.design.eval;
+  Fields totals{
       {"Iteration time", formatDuration(e.iterationNs)},
       {"  compute", formatDuration(e.computeNs)},
       {"  exposed communication", formatDuration(e.communicationNs)},
@@ -396,33 +411,35 @@ void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
                                                              " % of the exact time)"
                                                        : std::string()));
   }
-  if (const auto tc = d.timeCost(); tc && a.objective == Objective::PerfPerCost) {
+  if (const auto tc = a.design.timeCost(); tc && a.objective == Objective::PerfPerCost) {
     totals.emplace_back("Time x cost", printfDouble("%.4e", *tc * 1e-9) + " s*$");
   }
-  if (a.baseline) {
-    const Baseline& b = *a.baseline;
-    const double each = b.design.bandwidth.empty() ? 0.0 : b.design.bandwidth.front();
-    std::string line = formatFixed(each, 3) + " GB/s on each dimension (same total): " +
-                       formatDuration(b.design.eval.iterationNs) + ", " +
-                       formatUsd(b.design.eval.costUsd);
-    if (!b.satisfiesConstraints()) {
-      std::string list;
-      for (const auto& text : b.violated) list += (list.empty() ? "" : "; ") + text;
-      line += "; " + style.bad("breaks ") + list;
-    }
-    totals.emplace_back("Equal split", line);
-    if (b.speedup) {
-      totals.emplace_back("  this design is", comparison(*b.speedup) + " per iteration");
-    }
-    if (b.communicationSpeedup) {
-      totals.emplace_back("  communication", comparison(*b.communicationSpeedup));
-    }
-    if (b.timeCostGain) {
-      totals.emplace_back("  time x cost", comparison(*b.timeCostGain, "better", "worse"));
-    }
+  return totals;
+}
+
+}  // namespace
+
+void printAnalysis(std::ostream& out, const Style& style, const Analysis& a) {
+  Fields head = projectFields(a);
+  if (a.evaluated) {
+    head.emplace_back("Design", "given bandwidths, evaluated (not optimized)");
+  } else {
+    head.emplace_back("Objective", std::string(toString(a.objective)));
+    head.emplace_back("Solver", std::string(toString(a.backend)) + ", " +
+                                    std::to_string(a.iterations) + " iteration" +
+                                    (a.iterations == 1 ? "" : "s") + ", " +
+                                    formatDuration(a.solveNs));
   }
+  head.emplace_back("Collective model", modelDescription(a));
+  head.emplace_back("Status", style.good(statusWord(a)));
+  printFields(out, style, head);
+  out << '\n';
+  printDimensions(out, style, a.design);
+
+  Fields totals = timeAndCostFields(a);
+  if (a.baseline) addBaselineFields(totals, style, *a.baseline);
   for (auto& field : trainingFields(style, a)) totals.push_back(std::move(field));
-  if (!e.finite) {
+  if (!a.design.eval.finite) {
     totals.emplace_back(
         "Note", "a dimension that carries traffic has no bandwidth, so the time is infinite");
   }
