@@ -342,14 +342,135 @@ std::string optimumNotes(const Analysis& a, const Baseline* base) {
   return out;
 }
 
+// The table of the optimum (or evaluated design) beside the front's best perf
+// per cost and the equal split, where there are those.
+class OptimumTable {
+ public:
+  explicit OptimumTable(const DesignComparison& d)
+      : d_(d),
+        a_(d.analysis),
+        r_(a_.design),
+        base_(a_.baseline ? &*a_.baseline : nullptr),
+        best_(a_.hasFront() && a_.front.perfPerCostOptimum.ok() ? &a_.front.perfPerCostOptimum
+                                                                : nullptr),
+        table_(header()) {}
+
+  std::string html() {
+    addBandwidth();
+    addTimes();
+    addCosts();
+    addTraining();
+    return table_.html();
+  }
+
+ private:
+  std::vector<Cell> header() const {
+    std::vector<Cell> head{text("")};
+    head.push_back(text(a_.evaluated ? "design" : "optimum"));
+    if (best_) head.push_back(text("best perf per cost (front)"));
+    if (base_) head.push_back(text("equal split"));
+    return head;
+  }
+  void row(const std::string& label, const std::string& mine, const std::string& front,
+           const std::string& equal) {
+    std::vector<Cell> cells{rowLabel(label), number(mine)};
+    if (best_) cells.push_back(number(front));
+    if (base_) cells.push_back(number(equal));
+    table_.row(std::move(cells));
+  }
+  void group(const std::string& label) {
+    std::vector<Cell> cells{{esc(label), false, "group"}, {"", false, "group"}};
+    if (best_) cells.push_back({"", false, "group"});
+    if (base_) cells.push_back({"", false, "group"});
+    table_.row(std::move(cells));
+  }
+  // A row of each column's evaluation, formatted by `format`.
+  template <class Format>
+  void evalRow(const std::string& label, Format format) {
+    row(label, format(r_.eval), best_ ? format(best_->eval) : "-",
+        base_ ? format(base_->design.eval) : "-");
+  }
+  void addBandwidth() {
+    const std::vector<std::string>& names = a_.problem->dimNames;
+    group("bandwidth per NPU");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      row("  " + names[k], formatBandwidth(r_.bandwidth[k]),
+          best_ && k < best_->bandwidth.size() ? formatBandwidth(best_->bandwidth[k]) : "-",
+          base_ && k < base_->design.bandwidth.size() ? formatBandwidth(base_->design.bandwidth[k])
+                                                      : "-");
+    }
+    DesignResult bestDesign;  // for its total, by the engine's definition
+    if (best_) bestDesign.bandwidth = best_->bandwidth;
+    row("  total", formatBandwidth(r_.totalBandwidth()),
+        best_ ? formatBandwidth(bestDesign.totalBandwidth()) : "-",
+        base_ ? formatBandwidth(base_->design.totalBandwidth()) : "-");
+  }
+  void addTimes() {
+    group("time per iteration");
+    evalRow("  iteration", [](const Evaluation& e) { return formatTime(e.iterationNs); });
+    evalRow("  compute", [](const Evaluation& e) { return formatTime(e.computeNs); });
+    evalRow("  exposed communication",
+            [](const Evaluation& e) { return formatTime(e.communicationNs); });
+  }
+  void addCosts() {
+    group("cost");
+    evalRow("  network", [](const Evaluation& e) { return formatCost(e.networkCostUsd); });
+    if (a_.costScope == CostScope::System) {
+      evalRow("  system (NPUs + network)",
+              [](const Evaluation& e) { return formatCost(e.costUsd); });
+    }
+  }
+  void addTraining() {
+    // The front's best point has no throughput of its own: the engine's rule
+    // (throughputAt) gives it from its iteration time.
+    const Throughput& th = r_.throughput;
+    const Throughput bestTh =
+        best_ ? throughputAt(a_.training, best_->eval.iterationNs) : Throughput{};
+    const Throughput noTh;
+    const Throughput& bth = base_ ? base_->design.throughput : noTh;
+    auto trainingRow = [&](const std::string& name, std::optional<double> Throughput::*field,
+                           auto format) {
+      auto cell = [&](const Throughput& t) { return t.*field ? format(*(t.*field)) : "-"; };
+      row(name, cell(th), cell(bestTh), cell(bth));
+    };
+    if (th.tokensPerSecond) {
+      group("training");
+      trainingRow("  throughput (tokens/s)", &Throughput::tokensPerSecond,
+                  [](double v) { return rate(v); });
+      trainingRow("  model TFLOP/s per NPU", &Throughput::modelTflopsPerNpu,
+                  [](double v) { return fixed(v, 1); });
+      trainingRow("  MFU", &Throughput::mfu, [](double v) { return fixed(100 * v, 1) + " %"; });
+      trainingRow("  time to train", &Throughput::timeToTrainS,
+                  [](double v) { return fixed(v / 86400, 1) + " days"; });
+    }
+    if (!d_.perfPerCost) return;
+    // The front's best and the equal split by the same rule as the design's
+    // (perfPerCostIn).
+    const bool tokens =
+        d_.performance && th.tokensPerSecond && *d_.performance == *th.tokensPerSecond;
+    const PerformanceMeasure measure =
+        tokens ? PerformanceMeasure::TokensPerSecond : PerformanceMeasure::IterationsPerSecond;
+    const auto ppc = [&](const std::optional<double>& v) {
+      return v ? rate(*v * 1e6) : std::string("-");
+    };
+    row(std::string("perf per cost (") + (tokens ? "tokens/s" : "iterations/s") + " per $1M)",
+        ppc(d_.perfPerCost), best_ ? ppc(perfPerCostIn(measure, bestTh, best_->eval)) : "-",
+        base_ ? ppc(perfPerCostIn(measure, bth, base_->design.eval)) : "-");
+  }
+
+  const DesignComparison& d_;
+  const Analysis& a_;
+  const DesignResult& r_;
+  const Baseline* base_;
+  const Solution* best_;
+  HtmlTable table_;
+};
+
 std::string optimum(const DesignComparison& d, int level) {
   const Analysis& a = d.analysis;
   std::string out = heading(level, a.evaluated ? "Design" : "Optimum");
   const DesignResult& r = a.design;
   const Baseline* base = a.baseline ? &*a.baseline : nullptr;
-  const Solution* best =
-      a.hasFront() && a.front.perfPerCostOptimum.ok() ? &a.front.perfPerCostOptimum : nullptr;
-
   std::string headline = (a.evaluated ? "The design takes " : "The optimum takes ") +
                          formatTime(r.eval.iterationNs) + " per iteration at " +
                          formatCost(r.eval.costUsd) +
@@ -359,96 +480,7 @@ std::string optimum(const DesignComparison& d, int level) {
                 ratioWords(base->speedup, "faster", "slower");
   }
   out += "<p class=\"headline\">" + esc(headline) + ".</p>\n";
-
-  std::vector<Cell> head{text("")};
-  head.push_back(text(a.evaluated ? "design" : "optimum"));
-  if (best) head.push_back(text("best perf per cost (front)"));
-  if (base) head.push_back(text("equal split"));
-  HtmlTable t(head);
-  auto row = [&](const std::string& label, const std::string& mine, const std::string& front,
-                 const std::string& equal) {
-    std::vector<Cell> cells{rowLabel(label), number(mine)};
-    if (best) cells.push_back(number(front));
-    if (base) cells.push_back(number(equal));
-    t.row(std::move(cells));
-  };
-  auto group = [&](const std::string& label) {
-    std::vector<Cell> cells{{esc(label), false, "group"}, {"", false, "group"}};
-    if (best) cells.push_back({"", false, "group"});
-    if (base) cells.push_back({"", false, "group"});
-    t.row(std::move(cells));
-  };
-  const std::vector<std::string>& names = a.problem->dimNames;
-  group("bandwidth per NPU");
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    row("  " + names[k], formatBandwidth(r.bandwidth[k]),
-        best && k < best->bandwidth.size() ? formatBandwidth(best->bandwidth[k]) : "-",
-        base && k < base->design.bandwidth.size() ? formatBandwidth(base->design.bandwidth[k])
-                                                  : "-");
-  }
-  DesignResult bestDesign;  // for its total, by the engine's definition
-  if (best) bestDesign.bandwidth = best->bandwidth;
-  row("  total", formatBandwidth(r.totalBandwidth()),
-      best ? formatBandwidth(bestDesign.totalBandwidth()) : "-",
-      base ? formatBandwidth(base->design.totalBandwidth()) : "-");
-  group("time per iteration");
-  auto time = [](const Evaluation& e, double Evaluation::*field) { return formatTime(e.*field); };
-  row("  iteration", time(r.eval, &Evaluation::iterationNs),
-      best ? time(best->eval, &Evaluation::iterationNs) : "-",
-      base ? time(base->design.eval, &Evaluation::iterationNs) : "-");
-  row("  compute", time(r.eval, &Evaluation::computeNs),
-      best ? time(best->eval, &Evaluation::computeNs) : "-",
-      base ? time(base->design.eval, &Evaluation::computeNs) : "-");
-  row("  exposed communication", time(r.eval, &Evaluation::communicationNs),
-      best ? time(best->eval, &Evaluation::communicationNs) : "-",
-      base ? time(base->design.eval, &Evaluation::communicationNs) : "-");
-  group("cost");
-  row("  network", formatCost(r.eval.networkCostUsd),
-      best ? formatCost(best->eval.networkCostUsd) : "-",
-      base ? formatCost(base->design.eval.networkCostUsd) : "-");
-  if (a.costScope == CostScope::System) {
-    row("  system (NPUs + network)", formatCost(r.eval.costUsd),
-        best ? formatCost(best->eval.costUsd) : "-",
-        base ? formatCost(base->design.eval.costUsd) : "-");
-  }
-  // The front's best point has no throughput of its own: the engine's rule
-  // (throughputAt) gives it from its iteration time.
-  const Throughput& th = r.throughput;
-  const Throughput bestTh = best ? throughputAt(a.training, best->eval.iterationNs) : Throughput{};
-  const Throughput noTh;
-  const Throughput& bth = base ? base->design.throughput : noTh;
-  auto trainingRow = [&](const std::string& name, std::optional<double> Throughput::*field,
-                         auto format) {
-    auto cell = [&](const Throughput& t) { return t.*field ? format(*(t.*field)) : "-"; };
-    row(name, cell(th), cell(bestTh), cell(bth));
-  };
-  if (th.tokensPerSecond) {
-    group("training");
-    trainingRow("  throughput (tokens/s)", &Throughput::tokensPerSecond,
-                [](double v) { return rate(v); });
-    trainingRow("  model TFLOP/s per NPU", &Throughput::modelTflopsPerNpu,
-                [](double v) { return fixed(v, 1); });
-    trainingRow("  MFU", &Throughput::mfu, [](double v) { return fixed(100 * v, 1) + " %"; });
-    trainingRow("  time to train", &Throughput::timeToTrainS,
-                [](double v) { return fixed(v / 86400, 1) + " days"; });
-  }
-  const std::string ppcUnit =
-      d.performance && th.tokensPerSecond && *d.performance == *th.tokensPerSecond ? "tokens/s"
-                                                                                   : "iterations/s";
-  if (d.perfPerCost) {
-    // The front's best and the equal split by the same rule as the design's
-    // (perfPerCostIn); they showed "-" (issue 28 item 1).
-    const PerformanceMeasure measure = ppcUnit == "tokens/s"
-                                           ? PerformanceMeasure::TokensPerSecond
-                                           : PerformanceMeasure::IterationsPerSecond;
-    const auto ppc = [&](const std::optional<double>& v) {
-      return v ? rate(*v * 1e6) : std::string("-");
-    };
-    row("perf per cost (" + ppcUnit + " per $1M)", ppc(d.perfPerCost),
-        best ? ppc(perfPerCostIn(measure, bestTh, best->eval)) : "-",
-        base ? ppc(perfPerCostIn(measure, bth, base->design.eval)) : "-");
-  }
-  out += t.html();
+  out += OptimumTable(d).html();
   out += optimumNotes(a, base);
   return out;
 }
