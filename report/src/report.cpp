@@ -692,42 +692,40 @@ std::string designSection(Context& ctx, const DesignComparison& d) {
 
 // --- several designs ----------------------------------------------------------------------
 
-std::string comparisonTable(const Comparison& c) {
-  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
-  std::vector<Cell> head{text("")};
-  for (const DesignComparison& d : c.designs) head.push_back(number(displayName(d.input.name)));
-  HtmlTable t(head);
-  auto row = [&](const std::string& label, auto cell) {
+// Rows of the comparison table: a label, then cell(design, index) per design.
+struct ComparisonRows {
+  HtmlTable& t;
+  const Comparison& c;
+  template <class CellOf>
+  void operator()(const std::string& label, CellOf cell) {
     std::vector<Cell> cells{rowLabel(label)};
     for (std::size_t i = 0; i < c.designs.size(); ++i)
       cells.push_back(number(cell(c.designs[i], i)));
     t.row(std::move(cells));
-  };
-  auto group = [&](const std::string& label) {
+  }
+  void group(const std::string& label) {
     std::vector<Cell> cells{{esc(label), false, "group"}};
     for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back({"", false, "group"});
     t.row(std::move(cells));
-  };
-  auto ifOk = [](const DesignComparison& d, const std::string& s) {
-    return d.ok() ? s : std::string("-");
-  };
-  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
-  row("objective", [](const DesignComparison& d, std::size_t) {
-    return std::string(toString(d.analysis.objective));
-  });
-  row("network",
-      [](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
+  }
+};
+
+std::string ifOk(const DesignComparison& d, const std::string& s) {
+  return d.ok() ? s : std::string("-");
+}
+
+void addBandwidthRows(ComparisonRows& row) {
   std::vector<std::string> names;
   bool sameDims = true;
   std::size_t widest = 0;
-  for (const DesignComparison& d : c.designs) {
+  for (const DesignComparison& d : row.c.designs) {
     if (!d.ok()) continue;
     const std::vector<std::string>& n = d.analysis.problem->dimNames;
     if (names.empty()) names = n;
     sameDims = sameDims && n == names;
     widest = std::max(widest, n.size());
   }
-  group("bandwidth per NPU (GB/s)");
+  row.group("bandwidth per NPU (GB/s)");
   for (std::size_t k = 0; k < widest; ++k) {
     row("  " + (sameDims ? names[k] : "dimension " + std::to_string(k)),
         [&](const DesignComparison& d, std::size_t) {
@@ -739,7 +737,10 @@ std::string comparisonTable(const Comparison& c) {
   row("  total", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, fixed(d.analysis.design.totalBandwidth(), 1));
   });
-  group("time per iteration");
+}
+
+void addTimeAndTrainingRows(ComparisonRows& row) {
+  row.group("time per iteration");
   row("  iteration", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatTime(d.analysis.design.eval.iterationNs));
   });
@@ -749,7 +750,7 @@ std::string comparisonTable(const Comparison& c) {
   row("  exposed communication", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatTime(d.analysis.design.eval.communicationNs));
   });
-  group("training");
+  row.group("training");
   row("  throughput (tokens/s)", [&](const DesignComparison& d, std::size_t) {
     const auto& v = d.analysis.design.throughput.tokensPerSecond;
     return d.ok() && v ? rate(*v) : std::string("-");
@@ -758,11 +759,15 @@ std::string comparisonTable(const Comparison& c) {
     const auto& v = d.analysis.design.throughput.mfu;
     return d.ok() && v ? fixed(100 * *v, 1) + " %" : std::string("-");
   });
-  group("cost");
+}
+
+void addCostRows(ComparisonRows& row, bool tokens) {
+  row.group("cost");
   row("  network", [&](const DesignComparison& d, std::size_t) {
     return ifOk(d, formatCost(d.analysis.design.eval.networkCostUsd));
   });
-  const bool anySystem = std::any_of(c.designs.begin(), c.designs.end(), [](const auto& d) {
+  const auto& designs = row.c.designs;
+  const bool anySystem = std::any_of(designs.begin(), designs.end(), [](const auto& d) {
     return d.analysis.costScope == CostScope::System;
   });
   if (anySystem) {
@@ -775,10 +780,14 @@ std::string comparisonTable(const Comparison& c) {
       [&](const DesignComparison& d, std::size_t) {
         return d.perfPerCost ? rate(*d.perfPerCost * 1e6) : std::string("-");
       });
-  group("against the baseline");
+}
+
+void addRatioRows(ComparisonRows& row, bool tokens) {
+  row.group("against the baseline");
+  const std::size_t baseline = row.c.baseline;
   auto ratio = [&](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
                    std::string_view better, std::string_view worse) {
-    if (i == c.baseline) return d.ok() ? std::string("baseline") : std::string("-");
+    if (i == baseline) return d.ok() ? std::string("baseline") : std::string("-");
     return ratioWords(r, better, worse);
   };
   row(tokens ? "  throughput" : "  speed", [&](const DesignComparison& d, std::size_t i) {
@@ -792,6 +801,24 @@ std::string comparisonTable(const Comparison& c) {
   row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
     return ratio(d, i, d.perfPerCostRatio, "better", "worse");
   });
+}
+
+std::string comparisonTable(const Comparison& c) {
+  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
+  std::vector<Cell> head{text("")};
+  for (const DesignComparison& d : c.designs) head.push_back(number(displayName(d.input.name)));
+  HtmlTable t(head);
+  ComparisonRows row{t, c};
+  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
+  row("objective", [](const DesignComparison& d, std::size_t) {
+    return std::string(toString(d.analysis.objective));
+  });
+  row("network",
+      [](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
+  addBandwidthRows(row);
+  addTimeAndTrainingRows(row);
+  addCostRows(row, tokens);
+  addRatioRows(row, tokens);
   return t.html("full");
 }
 
