@@ -435,20 +435,69 @@ CodesignOptions optionsFromFlags(const CodesignArgs& args, std::vector<std::stri
   return options;
 }
 
+#ifdef LIBRA_WITH_MPI
+// Under mpirun every rank reads the same arguments and input, so an error is
+// the same on each: rank 0 alone prints, the results as well as the errors.
+void silence(Context& context) {
+  // A buffer that drops what it gets, stays good (stdout is checked at the
+  // end) and outlives the streams (never deleted; reachable from here).
+  struct Discard : std::streambuf {
+    int overflow(int c) override { return traits_type::not_eof(c); }
+  };
+  static Discard* const discard = new Discard;
+  context.out.rdbuf(discard);
+  context.err.rdbuf(discard);
+}
+#endif
+
+// Why a run found no design.
+std::string noDesignReason(const CodesignResult& result) {
+  if (result.leastMemory && result.evaluated == 0) {
+    return "no execution fits the device's memory; the least needs " +
+           result.leastMemory->describe();
+  }
+  if (!result.firstFailure.empty()) return result.firstFailure;
+  std::string why;
+  for (const auto& [reason, count] : result.skipReasons) {
+    why += (why.empty() ? "" : "; ") + std::to_string(count) + " shapes: " + reason;
+  }
+  return why;
+}
+
+// What stopped the run early, the files asked for, and the results.
+void report(const CodesignArgs& args, const Run& run, Context& context) {
+  const CodesignResult& result = run.result;
+  if (run.timedOut) {
+    context.err << "libra: codesign stopped at the time limit (" << args.timeLimit
+                << " s): reporting the " << result.designs.size()
+                << " designs found so far; they are the best found, not proven the best"
+                << std::endl;
+  } else if (run.interrupted || result.cancelled) {
+    context.err << "libra: codesign interrupted: reporting the " << result.designs.size()
+                << " designs found so far" << std::endl;
+  }
+  if (!args.csv.empty()) writeFileAtomically(args.csv, csvText(run));
+  if (!args.saveScenarios.empty() && !result.designs.empty()) {
+    saveProject(scenariosProject(run.options, result), args.saveScenarios);
+  }
+  if (args.json) {
+    context.out << runJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << std::endl;
+    return;
+  }
+  printRun(context.out, Style{context.color}, run);
+  if (!args.csv.empty()) {
+    context.out << "\nwrote " << args.csv << ": " << result.designs.size() << " rows\n";
+  }
+  if (!args.saveScenarios.empty() && !result.designs.empty()) {
+    context.out << "wrote " << args.saveScenarios << ": " << result.designs.size()
+                << " scenarios\n";
+  }
+}
+
 int runCodesignCommand(const CodesignArgs& args, Context& context) {
 #ifdef LIBRA_WITH_MPI
-  // Under mpirun every rank reads the same arguments and input, so an error is
-  // the same on each: rank 0 alone prints, the results as well as the errors.
-  if (launchedByMpi() && launcherRank() != 0) {
-    // A buffer that drops what it gets, stays good (stdout is checked at the
-    // end) and outlives the streams (never deleted; reachable from here).
-    struct Discard : std::streambuf {
-      int overflow(int c) override { return traits_type::not_eof(c); }
-    };
-    static Discard* const discard = new Discard;
-    context.out.rdbuf(discard);
-    context.err.rdbuf(discard);
-  }
+  if (launchedByMpi() && launcherRank() != 0) silence(context);
 #endif
   std::vector<std::string> notes;
   int jobs = 1;
@@ -505,46 +554,11 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
   Run run{options, result, interrupted, jobs};
   run.timedOut = timedOut && !interrupted;
   run.processes = processes;
-  if (run.timedOut) {
-    context.err << "libra: codesign stopped at the time limit (" << args.timeLimit
-                << " s): reporting the " << result.designs.size()
-                << " designs found so far; they are the best found, not proven the best"
-                << std::endl;
-  } else if (interrupted || result.cancelled) {
-    context.err << "libra: codesign interrupted: reporting the " << result.designs.size()
-                << " designs found so far" << std::endl;
-  }
-  if (!args.csv.empty()) writeFileAtomically(args.csv, csvText(run));
-  if (!args.saveScenarios.empty() && !result.designs.empty()) {
-    saveProject(scenariosProject(options, result), args.saveScenarios);
-  }
-  if (args.json) {
-    context.out << runJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-                << std::endl;
-  } else {
-    printRun(context.out, Style{context.color}, run);
-    if (!args.csv.empty()) {
-      context.out << "\nwrote " << args.csv << ": " << result.designs.size() << " rows\n";
-    }
-    if (!args.saveScenarios.empty() && !result.designs.empty()) {
-      context.out << "wrote " << args.saveScenarios << ": " << result.designs.size()
-                  << " scenarios\n";
-    }
-  }
+  report(args, run, context);
   if (interrupted || (result.cancelled && !run.timedOut)) return kExitInterrupted;
   if (result.designs.empty()) {
-    std::string why;
-    if (result.leastMemory && result.evaluated == 0) {
-      why = "no execution fits the device's memory; the least needs " +
-            result.leastMemory->describe();
-    } else if (!result.firstFailure.empty()) {
-      why = result.firstFailure;
-    } else {
-      for (const auto& [reason, count] : result.skipReasons) {
-        why += (why.empty() ? "" : "; ") + std::to_string(count) + " shapes: " + reason;
-      }
-    }
-    context.err << "libra: error: no design found (" << messageLine(why) << ")" << std::endl;
+    context.err << "libra: error: no design found (" << messageLine(noDesignReason(result)) << ")"
+                << std::endl;
     return kExitNoSolution;
   }
   return kExitSuccess;
