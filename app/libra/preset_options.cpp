@@ -62,22 +62,10 @@ std::int64_t parseWholeNumber(const std::string& text, const std::string& flag, 
   return value;
 }
 
-void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
-  CLI::Option* preset = cmd->add_option("--preset", flags.preset,
-                                        "Model preset, e.g. gpt3-175b (see 'libra presets')")
-                            ->type_name("NAME");
-  CLI::Option* model =
-      cmd->add_option("--model", flags.model,
-                      "Model file instead of --preset: a Hugging Face config.json (model_type "
-                      "gpt2, gpt_neox, llama, mistral, mixtral, qwen2, qwen2_moe, deepseek_v2/v3, "
-                      "nemotron) or libra's model file ('libra presets --show ID --json')")
-          ->type_name("FILE");
-  preset->excludes(model);
-  model->excludes(preset);
-  cmd->add_option("--device", flags.device,
-                  std::string("Device for the compute times (default ") + kDefaultDevice +
-                      "; see 'libra presets --devices')")
-      ->type_name("NAME");
+namespace {
+
+// The parallel degrees.
+void addParallelismFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
   cmd->add_option("--tp", flags.tp, "Tensor-parallel degree (default: the preset's)")
       ->type_name("N");
   cmd->add_option("--cp", flags.cp,
@@ -100,6 +88,10 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
     cmd->add_option("--dp", flags.dp, "Data-parallel degree (default: NPUs / (TP x EP x PP))")
         ->type_name("N");
   }
+}
+
+// Sequence parallelism, ZeRO and recomputation.
+void addMemoryFlags(CLI::App* cmd, PresetFlags& flags) {
   cmd->add_flag("--sequence-parallel", flags.sequenceParallel,
                 "TP activations as ReduceScatter + AllGather (Megatron sequence parallelism)");
   cmd->add_flag("--zero3", flags.zero3,
@@ -115,6 +107,10 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
   cmd->add_flag("--recompute", flags.recompute, "Full activation recomputation");
   cmd->add_flag("--selective-recompute", flags.selectiveRecompute,
                 "Recompute the attention scores only (Korthikanti et al. 2022)");
+}
+
+// Attention, MoE dispatch and routing, precision.
+void addKernelFlags(CLI::App* cmd, PresetFlags& flags) {
   cmd->add_option("--attention", flags.attention,
                   "Attention scores: materialized (written to memory, pre-FlashAttention) or "
                   "fused (default: the preset's published run)")
@@ -132,6 +128,10 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
                   "Weight GEMMs of the blocks: bf16 or fp8 (Transformer Engine's recipe: the "
                   "linear layers at the device's FP8 rate; default: the preset's, bf16)")
       ->type_name("P");
+}
+
+// Utilization, batch, sequence, schedule, memory check, layout, loop, cost model.
+void addRunFlags(CLI::App* cmd, PresetFlags& flags) {
   cmd->add_option("--utilization", flags.utilization,
                   "Share of the device's matmul rate a training step sustains, in (0, 1]: your "
                   "software stack's (default: fitted on Megatron-LM / NeMo runs, 0.77 for "
@@ -167,6 +167,30 @@ void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
   cmd->add_option("--cost-model", flags.costModel,
                   "Cost model file (.yml or .json); default: the reference unit prices")
       ->type_name("FILE");
+}
+
+}  // namespace
+
+void addPresetFlags(CLI::App* cmd, PresetFlags& flags, bool withDataParallel) {
+  CLI::Option* preset = cmd->add_option("--preset", flags.preset,
+                                        "Model preset, e.g. gpt3-175b (see 'libra presets')")
+                            ->type_name("NAME");
+  CLI::Option* model =
+      cmd->add_option("--model", flags.model,
+                      "Model file instead of --preset: a Hugging Face config.json (model_type "
+                      "gpt2, gpt_neox, llama, mistral, mixtral, qwen2, qwen2_moe, deepseek_v2/v3, "
+                      "nemotron) or libra's model file ('libra presets --show ID --json')")
+          ->type_name("FILE");
+  preset->excludes(model);
+  model->excludes(preset);
+  cmd->add_option("--device", flags.device,
+                  std::string("Device for the compute times (default ") + kDefaultDevice +
+                      "; see 'libra presets --devices')")
+      ->type_name("NAME");
+  addParallelismFlags(cmd, flags, withDataParallel);
+  addMemoryFlags(cmd, flags);
+  addKernelFlags(cmd, flags);
+  addRunFlags(cmd, flags);
 }
 
 namespace {
