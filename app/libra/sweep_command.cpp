@@ -124,6 +124,44 @@ struct Summary {
   }
 };
 
+// The training facts every shape shares: batch, tokens, bubble, memory.
+void addTrainingJson(Json& j, const TrainingFacts& f) {
+  j["tokens_per_iteration"] = optionalJson(f.tokensPerIteration);
+  if (f.batch) {
+    j["batch"] = {{"global_batch", f.batch->globalBatch},
+                  {"micro_batch", f.batch->microBatch},
+                  {"micro_batches", f.batch->microBatches},
+                  {"replicas", f.batch->replicas},
+                  {"sequence_length", f.batch->sequenceLength}};
+  }
+  j["train_tokens"] = optionalJson(f.trainTokens);
+  j["pipeline_bubble_fraction"] = optionalJson(f.pipelineBubble);
+  j["memory_per_npu_bytes"] = f.memory.use ? finiteJson(f.memory.use->total()) : Json(nullptr);
+  j["memory_capacity_bytes"] =
+      f.memory.capacityBytes > 0 ? finiteJson(f.memory.capacityBytes) : Json(nullptr);
+  j["memory_fits"] = f.memory.fits();
+  if (!f.note.empty()) j["throughput_note"] = f.note;
+  if (!f.memory.note.empty()) j["memory_note"] = f.memory.note;
+}
+
+// Every solved shape with both of its optima.
+Json shapesJson(const SweepResult& r) {
+  Json shapes = Json::array();
+  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+    const SweepShape& shape = r.shapes[i];
+    Json item;
+    item["index"] = i;
+    item["label"] = shape.label;
+    item["dimensions"] = networkJson(shape.network);
+    item["performance"] = solutionJson(shape.performance, r.training, shape.performanceThroughput);
+    item["perf_per_cost"] =
+        solutionJson(shape.perfPerCost, r.training, shape.perfPerCostThroughput);
+    item["dimensions_without_traffic"] = shape.dimensionsWithoutTraffic;
+    shapes.push_back(std::move(item));
+  }
+  return shapes;
+}
+
 Json summaryJson(const Summary& s) {
   const SweepOptions& o = s.options;
   const SweepResult& r = s.result;
@@ -155,23 +193,7 @@ Json summaryJson(const Summary& s) {
   }
   j["skip_reasons"] = std::move(reasons);
   j["wall_time_s"] = r.wallSeconds;
-  const TrainingFacts& f = r.training;
-  j["tokens_per_iteration"] = optionalJson(f.tokensPerIteration);
-  if (f.batch) {
-    j["batch"] = {{"global_batch", f.batch->globalBatch},
-                  {"micro_batch", f.batch->microBatch},
-                  {"micro_batches", f.batch->microBatches},
-                  {"replicas", f.batch->replicas},
-                  {"sequence_length", f.batch->sequenceLength}};
-  }
-  j["train_tokens"] = optionalJson(f.trainTokens);
-  j["pipeline_bubble_fraction"] = optionalJson(f.pipelineBubble);
-  j["memory_per_npu_bytes"] = f.memory.use ? finiteJson(f.memory.use->total()) : Json(nullptr);
-  j["memory_capacity_bytes"] =
-      f.memory.capacityBytes > 0 ? finiteJson(f.memory.capacityBytes) : Json(nullptr);
-  j["memory_fits"] = f.memory.fits();
-  if (!f.note.empty()) j["throughput_note"] = f.note;
-  if (!f.memory.note.empty()) j["memory_note"] = f.memory.note;
+  addTrainingJson(j, r.training);
   auto best = [&](const std::vector<int>& order, bool performance) {
     Json list = Json::array();
     for (int k = 0; k < static_cast<int>(order.size()) && k < s.top; ++k) {
@@ -190,20 +212,7 @@ Json summaryJson(const Summary& s) {
   j["best_perf_per_cost"] = best(r.byTimeCost, false);
   j["ranking_performance"] = r.byTime;
   j["ranking_perf_per_cost"] = r.byTimeCost;
-  Json shapes = Json::array();
-  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
-    const SweepShape& shape = r.shapes[i];
-    Json item;
-    item["index"] = i;
-    item["label"] = shape.label;
-    item["dimensions"] = networkJson(shape.network);
-    item["performance"] = solutionJson(shape.performance, r.training, shape.performanceThroughput);
-    item["perf_per_cost"] =
-        solutionJson(shape.perfPerCost, r.training, shape.perfPerCostThroughput);
-    item["dimensions_without_traffic"] = shape.dimensionsWithoutTraffic;
-    shapes.push_back(std::move(item));
-  }
-  j["shapes"] = std::move(shapes);
+  j["shapes"] = shapesJson(r);
   return j;
 }
 
@@ -375,11 +384,11 @@ void fitMemory(const SweepArgs& args, const PresetChoice& choice, std::int64_t n
   }
 }
 
-int runSweepCommand(const SweepArgs& args, Context& context) {
+// The sweep's options from the flags; `notes` gets what was assumed.
+SweepOptions sweepOptions(const SweepArgs& args, std::vector<std::string>& notes) {
   const PresetChoice choice = resolvePresetFlags(args.preset);
   SweepOptions options;
   const int maxDims = static_cast<int>(options.costLevels.size());
-
   if (args.npus.empty()) throw InputError("--npus is required (the number of NPUs, e.g. 4096)");
   const std::int64_t npus = parseWholeNumber(args.npus, "--npus", 1, kMaxNpus);
   if (npus < kMinNpus) {
@@ -391,10 +400,7 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   const DimRange dims = parseDims(args.dims, maxDims);
   const std::vector<BuildingBlock> blocks = parseBlocks(args.blocks);
   const int jobs = parseJobs(args.jobs);
-  const int top =
-      static_cast<int>(parseWholeNumber(args.top, "--top", 1, std::numeric_limits<int>::max()));
   if (!args.csv.empty()) requireWritableTarget(args.csv, "--csv");
-  std::vector<std::string> notes;
   checkFactorizations(npus, dims, notes);
 
   options.preset = *choice.preset;
@@ -417,6 +423,38 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   options.ignoreMemory = choice.ignoreMemory;
   checkConstraints(options);
   fitMemory(args, choice, npus, options, notes);
+  return options;
+}
+
+// The CSV file, then the JSON or the text of the summary.
+void report(const SweepArgs& args, const Summary& summary, Context& context) {
+  if (!args.csv.empty()) {
+    try {
+      writeFileAtomically(args.csv, csvText(summary));
+    } catch (const std::exception& e) {
+      const std::string message = e.what();
+      throw InputError(message.find(args.csv) != std::string::npos
+                           ? message
+                           : "--csv '" + args.csv + "': " + message);
+    }
+  }
+  if (args.json) {
+    context.out << summaryJson(summary).dump(2, ' ', false,
+                                             nlohmann::json::error_handler_t::replace)
+                << std::endl;
+    return;
+  }
+  printSummary(context.out, Style{context.color}, summary);
+  if (!args.csv.empty()) {
+    context.out << "\nwrote " << args.csv << ": " << summary.result.shapes.size() << " rows\n";
+  }
+}
+
+int runSweepCommand(const SweepArgs& args, Context& context) {
+  const int top =
+      static_cast<int>(parseWholeNumber(args.top, "--top", 1, std::numeric_limits<int>::max()));
+  std::vector<std::string> notes;
+  const SweepOptions options = sweepOptions(args, notes);
 
   SweepResult result;
   bool interrupted = false;
@@ -438,31 +476,12 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
   for (const std::string& note : notes) context.err << "note: " << messageLine(note) << '\n';
   context.err.flush();
 
-  const Summary summary{options, result, top, jobs, interrupted};
+  const Summary summary{options, result, top, options.jobs, interrupted};
   if (interrupted || result.cancelled) {
     context.err << "libra: sweep interrupted: " << result.shapes.size() + result.skipped << " of "
                 << result.enumerated << " shapes finished; reporting those" << std::endl;
   }
-  if (!args.csv.empty()) {
-    try {
-      writeFileAtomically(args.csv, csvText(summary));
-    } catch (const std::exception& e) {
-      const std::string message = e.what();
-      throw InputError(message.find(args.csv) != std::string::npos
-                           ? message
-                           : "--csv '" + args.csv + "': " + message);
-    }
-  }
-  if (args.json) {
-    context.out << summaryJson(summary).dump(2, ' ', false,
-                                             nlohmann::json::error_handler_t::replace)
-                << std::endl;
-  } else {
-    printSummary(context.out, Style{context.color}, summary);
-    if (!args.csv.empty()) {
-      context.out << "\nwrote " << args.csv << ": " << result.shapes.size() << " rows\n";
-    }
-  }
+  report(args, summary, context);
   if (interrupted || result.cancelled) return kExitInterrupted;
   if (result.shapes.empty()) {
     std::string why;
