@@ -205,11 +205,10 @@ std::string parallelismText(const PresetChoice& c) {
   return out;
 }
 
-std::string inputs(const DesignComparison& d, int level) {
+// The settings of the project and of its analysis.
+std::string settingsTable(const DesignComparison& d) {
   const Project& project = d.input.project;
   const Analysis& a = d.analysis;
-  std::string out = heading(level, "Inputs");
-
   HtmlTable settings({text("setting"), text("value")});
   if (!d.input.file.empty()) settings.row({text("file"), text(d.input.file)});
   if (!d.input.scenario.empty()) settings.row({text("scenario"), text(echoText(d.input.scenario))});
@@ -224,8 +223,11 @@ std::string inputs(const DesignComparison& d, int level) {
        {constraints.empty() ? std::string("none") : esc(joined(constraints, "; ")), false, {}}});
   settings.row(
       {text("NPUs"), number(formatCount(static_cast<double>(project.network.npuCount())))});
-  out += settings.html();
+  return settings.html();
+}
 
+// One row per dimension: block, NPUs, latency, unit price, bandwidth limits.
+std::string networkTable(const Project& project, const Analysis& a) {
   std::vector<double> prices;
   try {
     prices = unitPrices(project.network, project.costModel);
@@ -245,9 +247,11 @@ std::string inputs(const DesignComparison& d, int level) {
              number(std::to_string(dim.npus)), number(shortNumber(latency)),
              number(i < prices.size() ? fixed(prices[i], 2) : "-"), text(joined(limits))});
   }
-  out += heading(level + 1, "Network: " + shapeLabel(project.network));
-  out += net.html("full");
+  return net.html("full");
+}
 
+// One row per workload: what it was generated from, where it was.
+std::string workloadTable(const Project& project) {
   HtmlTable work({text("workload"), number("weight"), text("model"), text("device"),
                   text("parallelism"), number("layers")});
   for (const Workload& w : project.workloads) {
@@ -270,9 +274,11 @@ std::string inputs(const DesignComparison& d, int level) {
     work.row({text(displayName(w.name)), number(shortNumber(w.weight)), text(model), text(device),
               text(parallel), number(std::to_string(w.layers.size()))});
   }
-  out += heading(level + 1, "Workloads");
-  out += work.html("full");
-  const TrainingFacts& f = a.training;
+  return work.html("full");
+}
+
+// The batch and the training budget, as a sentence (empty when unknown).
+std::string batchAndBudget(const TrainingFacts& f) {
   std::vector<std::string> facts;
   if (f.batch) {
     const BatchPlan& b = *f.batch;
@@ -289,7 +295,18 @@ std::string inputs(const DesignComparison& d, int level) {
     facts.push_back(formatCount(*f.tokensPerIteration) + " tokens per iteration");
   }
   if (f.trainTokens) facts.push_back("training budget " + formatCount(*f.trainTokens) + " tokens");
-  if (!facts.empty()) out += "<p>" + esc(joined(facts, "; ")) + ".</p>\n";
+  return facts.empty() ? std::string() : "<p>" + esc(joined(facts, "; ")) + ".</p>\n";
+}
+
+std::string inputs(const DesignComparison& d, int level) {
+  const Project& project = d.input.project;
+  std::string out = heading(level, "Inputs");
+  out += settingsTable(d);
+  out += heading(level + 1, "Network: " + shapeLabel(project.network));
+  out += networkTable(project, d.analysis);
+  out += heading(level + 1, "Workloads");
+  out += workloadTable(project);
+  out += batchAndBudget(d.analysis.training);
   return out;
 }
 
