@@ -272,8 +272,10 @@ Ticks niceTicks(double lo, double hi, int count) {
   return t;
 }
 
-std::string renderSvg(const XYChart& chart, ChartSize size) {
-  Svg svg(size);
+namespace {
+
+// The ticks of an XY chart's axes: its data and vertical lines, padded.
+std::pair<Ticks, Ticks> xyTicks(const XYChart& chart) {
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const Series& s : chart.series) {
     for (const ChartPoint& p : s.points) {
@@ -295,9 +297,10 @@ std::string renderSvg(const XYChart& chart, ChartSize size) {
     if (xlo >= 0) x0 = std::max(x0, 0.0);
     if (ylo >= 0) y0 = std::max(y0, 0.0);
   }
-  const Ticks xt = niceTicks(x0, x1, 7);
-  const Ticks yt = niceTicks(y0, y1, 6);
+  return {niceTicks(x0, x1, 7), niceTicks(y0, y1, 6)};
+}
 
+std::vector<LegendEntry> xyLegend(const XYChart& chart) {
   std::vector<LegendEntry> legend;
   for (const Series& s : chart.series) {
     if (s.label.empty()) continue;
@@ -306,6 +309,33 @@ std::string renderSvg(const XYChart& chart, ChartSize size) {
   for (const VerticalLine& v : chart.verticals) {
     if (!v.label.empty()) legend.push_back({v.label, v.color, Marker::None, true, true, false});
   }
+  return legend;
+}
+
+// The vertical lines inside the x range, then each series' line and markers.
+void drawXyData(Svg& svg, const XYChart& chart, const Ticks& xt, const Scale& sx, const Scale& sy,
+                double top, double bottom) {
+  for (const VerticalLine& v : chart.verticals) {
+    if (!std::isfinite(v.x) || v.x < xt.first || v.x > xt.last()) continue;
+    svg.line(sx(v.x), top, sx(v.x), bottom, v.color, 1.5, true);
+  }
+  for (const Series& s : chart.series) {
+    std::vector<std::pair<double, double>> pixels;
+    for (const ChartPoint& p : s.points) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+      pixels.emplace_back(sx(p.x), sy(p.y));
+    }
+    if (s.line) svg.polyline(pixels, s.color, s.lineWidth, s.dashed);
+    for (const auto& [x, y] : pixels) svg.marker(s.marker, x, y, s.markerSize, s.color);
+  }
+}
+
+}  // namespace
+
+std::string renderSvg(const XYChart& chart, ChartSize size) {
+  Svg svg(size);
+  const auto [xt, yt] = xyTicks(chart);
+  const std::vector<LegendEntry> legend = xyLegend(chart);
 
   double yLabelWidth = 0;
   for (int i = 0; i < yt.count; ++i) {
@@ -340,20 +370,7 @@ std::string renderSvg(const XYChart& chart, ChartSize size) {
            fitted(chart.xTitle, right - left, kAxisFont), kAxisFont, "middle");
   svg.text(14 + kAxisFont * 0.8, (top + bottom) / 2, fitted(chart.yTitle, bottom - top, kAxisFont),
            kAxisFont, "middle", false, true);
-
-  for (const VerticalLine& v : chart.verticals) {
-    if (!std::isfinite(v.x) || v.x < xt.first || v.x > xt.last()) continue;
-    svg.line(sx(v.x), top, sx(v.x), bottom, v.color, 1.5, true);
-  }
-  for (const Series& s : chart.series) {
-    std::vector<std::pair<double, double>> pixels;
-    for (const ChartPoint& p : s.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-      pixels.emplace_back(sx(p.x), sy(p.y));
-    }
-    if (s.line) svg.polyline(pixels, s.color, s.lineWidth, s.dashed);
-    for (const auto& [x, y] : pixels) svg.marker(s.marker, x, y, s.markerSize, s.color);
-  }
+  drawXyData(svg, chart, xt, sx, sy, top, bottom);
   drawLegend(svg, legend, left, right - left, size.height - 4 - legendH);
   return svg.finish();
 }
