@@ -14,11 +14,14 @@
 #include "design_selection.hpp"
 #include "libra/compare.hpp"
 #include "libra/error.hpp"
+#include "libra/report/units.hpp"
 #include "output.hpp"
 
 namespace libra::cli {
 
 namespace {
+
+using report::shortNumber;
 
 constexpr const char* kCompareFooter =
     "Solves each design and prints their optima side by side: the bandwidth of each\n"
@@ -51,13 +54,6 @@ struct CompareArgs {
 };
 
 // --- the text table ------------------------------------------------------------
-
-std::string shortNumber(double value) {
-  if (!std::isfinite(value)) return "-";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", value);
-  return buffer;
-}
 
 // A ratio to the baseline in words ("1.136x faster"); "baseline" for itself.
 std::string ratioText(const DesignComparison& d, bool isBaseline,

@@ -37,13 +37,6 @@ std::string fixed(double v, int decimals) {
   return formatFixed(v, decimals);
 }
 
-std::string shortNumber(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", v);
-  return buffer;
-}
-
 // A rate as the GUI shows it: with thousands separators from 1,000
 // ("1,371,105 tokens/s", not "1.371e+06"), three decimals below.
 std::string rate(double v) {

@@ -48,6 +48,13 @@ std::string formatTimeLike(double ns, double referenceNs) {
   return formatFixed(ns, 0) + " ns";
 }
 
+std::string shortNumber(double value) {
+  if (!std::isfinite(value)) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
 std::string formatCost(double usd) {
   if (!std::isfinite(usd)) return "∞";
   const double a = std::fabs(usd);

@@ -41,6 +41,8 @@ std::string formatBandwidth(double gbps);
 // 1e15 ("1.153e+18"); "-" when not finite (a count that is not a number is
 // missing).
 std::string formatCount(double count);
+// Four significant digits, printf's %.4g ("1.371e+06", "0.25"); "-" when not finite.
+std::string shortNumber(double value);
 // libra::formatFixed: %.<decimals>f up to 12 significant digits, scientific
 // beyond ("1.235e+15"); "∞" / "-∞" / "nan" when not finite.
 using libra::formatFixed;
