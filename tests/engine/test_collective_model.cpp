@@ -33,6 +33,7 @@
 #include "libra/analysis.hpp"
 #include "libra/collective_model.hpp"
 #include "rc_support.hpp"
+#include "regressions.hpp"
 
 namespace libra {
 namespace {
@@ -863,9 +864,12 @@ TEST(ChunkedSolver, AutoIsWithinADocumentedBoundOfAnyFixedCount) {
   checkProperty(50, autoIsWithinTheBoundOfEveryFixedCount);
 }
 
+// The seeds that failed the property (tests/data/regressions/seeds.tsv).
 TEST(ChunkedSolver, AutoOfTheSeedThatSettledTooSlowIsWithinTheBound) {
-  checkProperty(50, autoIsWithinTheBoundOfEveryFixedCount, /*shrink=*/false,
-                std::uint64_t{15647204509653938768ULL});
+  for (const std::uint64_t seed : test::regressionSeeds("chunks-auto")) {
+    SCOPED_TRACE(seed);
+    checkProperty(50, autoIsWithinTheBoundOfEveryFixedCount, /*shrink=*/false, seed);
+  }
 }
 
 // At the optimum of a chunked problem the surrogate is no smaller than the exact

@@ -19,10 +19,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "engine_test_support.hpp"
@@ -30,6 +32,7 @@
 #include "libra/project_io.hpp"
 #include "optimality_check.hpp"
 #include "rc_support.hpp"
+#include "regressions.hpp"
 #include "solver/standard_form.hpp"
 
 namespace libra {
@@ -47,6 +50,9 @@ using test::genProblem;
 using test::genUniform;
 using test::ProblemOptions;
 using test::RandomProblem;
+using test::regression;
+using test::regressionSeeds;
+
 using test::withBackend;
 
 using test::relDiff;
@@ -222,94 +228,17 @@ TEST(SolverProperties, PerfPerCostIsNoWorseThanAnyPointOfTheFront) {
   checkProperty(30, perfPerCostIsNoWorseThanTheFront, /*shrink=*/false);
 }
 
-// Seed 9582124544385346874 (found by a random run, 7th case): perf per cost
-// that runs to zero cost (compute not overlapped, no lower bound) ended at
-// 1e-14 GB/s, where polishing the idle dimension with the LP's absolute
-// tolerance broke `bw[1] >= bw[2]` by 3.8e-15, its own size. Such a problem
-// has no perf-per-cost optimum (it is now reported so); its front still
-// reaches down to the cheapest cost.
-TEST(SolverRegressions, PolishingAnAnswerNearZeroKeepsItsConstraints) {
-  checkProperty(30, perfPerCostIsNoWorseThanTheFront, /*shrink=*/false,
-                std::uint64_t{9582124544385346874ULL});
-}
-
-// Seeds that failed the property in the seed hunt of issue 12 (packaging/seed-hunt.sh,
-// 261 seeds), replayed in CI; the problems they drew are concrete cases below.
-//  - 310489798061799776: a front point slower than its cheaper neighbour by 1.1e-6
-//    (projectOntoConstraints spent the slack of an inactive cost row);
-//  - 14637929538265183775: a front of ten points of one cost (an idle dimension
-//    left with 3.7e-9 GB/s by the interior point made the range solver noise);
-//  - 12358978092701369665 and 3748054821309351757: a scanned point 7e-9 and 2e-9
-//    better in time x cost than the perf-per-cost optimum (the scalar search
-//    stopped at 1e-6 of the cost, a fifth of the bracket where the front spans
-//    1e-4 of the cost).
-//  - 236213444020164306 (a second hunt): two front points of equal cost, in a
-//    range of 7.6e-8 of the cost that only the solver's noise made (a front
-//    narrower than 1e-6 of the cost is now one point);
-//  - 16147857825712677218 (a second hunt): a scanned point 6e-9 better in time x
-//    cost than the perf-per-cost optimum at a kink of the front (the scalar
-//    search now stops at 1e-8 of the cost range, was 1e-6).
-//  - 12382494346769499872 (2026-12-04): a front of 9 points of 10. The native
-//    solver stalled on the first budget, 1.3e-7 of the cost above the cheapest
-//    (a cost row nearly parallel to `total ==`); such a point is now solved by
-//    IPOPT.
+// The seeds that failed the property (tests/data/regressions/seeds.tsv).
 TEST(SolverRegressions, PerfPerCostOfTheSeedsThatFailedIsNoWorseThanTheFront) {
-  for (const std::uint64_t seed :
-       {310489798061799776ULL, 14637929538265183775ULL, 12358978092701369665ULL,
-        3748054821309351757ULL, 236213444020164306ULL, 16147857825712677218ULL,
-        12382494346769499872ULL}) {
+  for (const std::uint64_t seed : regressionSeeds("perf-per-cost")) {
     SCOPED_TRACE(seed);
     checkProperty(30, perfPerCostIsNoWorseThanTheFront, /*shrink=*/false, seed);
   }
 }
 
-// Seed 310489798061799776's problem: beyond $3.2e9 the time hardly depends on
-// the cost (bw[3] and bw[4] trade against each other at 1e-6 of the time). At a
-// budget of $4326348941.21 the interior point stops with the cost row 3.2e-8
-// below its budget; moving the answer onto that row in the least Euclidean norm
-// took 3.5e-6 GB/s from the 1.4 GB/s of d5 and made the answer 2.5e-6 slower
-// than IPOPT's (18594378880 against 18594333018 ns).
-const char* const kFlatFrontOfSeed310489798061799776 =
-    R"({"format":"libra-project","schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"Switch","npus":13,"cost_level":"L0"},
-{"name":"d1","block":"FullyConnected","npus":16,"cost_level":"L1"},
-{"name":"d2","block":"FullyConnected","npus":14,"cost_level":"L2"},
-{"name":"d3","block":"Switch","npus":7,"cost_level":"L3"},
-{"name":"d4","block":"Ring","npus":7,"cost_level":"L4"},
-{"name":"d5","block":"Ring","npus":12,"cost_level":"L5"}]},
-"cost_model":{"L0":{"Link":0.19943385144020834,"Switch":2.197770291971269,"Nic":0.13834937252246476},
-"L1":{"Link":23.98717699216669,"Switch":41.948048232764236,"Nic":0.597845118998939},
-"L2":{"Link":12.303903718052164,"Switch":26.767424195528243,"Nic":1.185723419273795},
-"L3":{"Link":0.7588358376092034,"Switch":0.2126183033960543,"Nic":9.891113625958155},
-"L4":{"Link":3.043722872845416,"Switch":32.6226568632131,"Nic":40.33298450923309},
-"L5":{"Link":0.10347615148047186,"Switch":0.10358485674338708,"Nic":0.9397666992558659}},
-"workloads":[{"name":"w0","weight":1.0,"communicator":{"forward":[1,1,1,1,1,1],"input_grad":[1,1,1,1,1,1],"weight_grad":[1,1,1,1,1,1]},"layers":[
-{"name":"l0",
-"forward":{"compute_ns":0.0,"collective":"AllReduce","size_bytes":78163.77713887779,"groups":[1,5,1,1,4,10]},
-"input_grad":{"compute_ns":622819.5518303305,"collective":"AllGather","size_bytes":585553.1158255065,"groups":[1,1,13,1,2,1]},
-"weight_grad":{"compute_ns":27328.148491892513,"collective":"None","size_bytes":0},"update_ns":0},
-{"name":"l1",
-"forward":{"compute_ns":0.0,"collective":"AllReduce","size_bytes":70546.95747484459,"groups":[5,1,6,3,6,1]},
-"input_grad":{"compute_ns":0.0,"collective":"AllToAll","size_bytes":125353620.88479641,"groups":[4,7,10,1,3,12]},
-"weight_grad":{"compute_ns":109.93826565795194,"collective":"AllReduce","size_bytes":253586.4050905902,"groups":[8,13,1,1,5,4]},"update_ns":0},
-{"name":"l2",
-"forward":{"compute_ns":4727.746289890318,"collective":"AllGather","size_bytes":698977.1080849075,"groups":[11,1,7,1,1,1]},
-"input_grad":{"compute_ns":0.0,"collective":"AllReduce","size_bytes":1070599468.0640575,"groups":[2,2,12,3,1,1]},
-"weight_grad":{"compute_ns":2192.853741757014,"collective":"ReduceScatter","size_bytes":1914038550.1433434,"groups":[1,15,4,3,1,4]},"update_ns":0},
-{"name":"l3",
-"forward":{"compute_ns":14825.23378803852,"collective":"AllToAll","size_bytes":3170277.8619506937,"groups":[1,1,1,3,1,1]},
-"input_grad":{"compute_ns":7341.367162460129,"collective":"AllReduce","size_bytes":826858.2393749666,"groups":[11,13,14,3,1,1]},
-"weight_grad":{"compute_ns":0.0,"collective":"AllGather","size_bytes":5189831651.864727,"groups":[13,4,1,1,4,6]},"update_ns":0},
-{"name":"l4",
-"forward":{"compute_ns":25656.34858390398,"collective":"AllToAll","size_bytes":6358906.13593831,"groups":[1,1,14,1,1,1]},
-"input_grad":{"compute_ns":0.0,"collective":"AllToAll","size_bytes":211299.91772135138,"groups":[11,1,12,1,1,1]},
-"weight_grad":{"compute_ns":124245.6455866302,"collective":"None","size_bytes":0},"update_ns":0}]}],
-"training_loop":"overlap","constraints":["total == 466.74157059583786","cost <= 5337470866.2558403","bw[d1] == 27.648602024775105","bw[2] + bw[3] <= 261.54986150644561","bw[4] + bw[3] >= 113.44141911928425"],
-"objective":"performance"})";
-
+// The frozen problem inactive-cost-row.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, AnInactiveCostRowIsNotSpentOnTheWrongDimension) {
-  const Problem p =
-      buildProblem(projectFromJson(kFlatFrontOfSeed310489798061799776, "regression.json"));
+  const Problem p = buildProblem(regression("inactive-cost-row.json"));
   const Solution native = solveWithCostBudget(p, 4326348941.21199, withBackend(Backend::Native));
   const Solution ipopt = solveWithCostBudget(p, 4326348941.21199, withBackend(Backend::Ipopt));
   ASSERT_TRUE(native.ok()) << describe(native);
@@ -326,28 +255,9 @@ TEST(SolverRegressions, AnInactiveCostRowIsNotSpentOnTheWrongDimension) {
   }
 }
 
-// Seed 14637929538265183775's problem: every collective runs over d0, and
-// `total == B` leaves d1 (a switch, 36 times d0's price per GB/s) idle. The
-// interior point left d1 3.7e-9 GB/s, which d0 could take at no cost in time:
-// the optimum's cost was 3.4e-9 above the least, and the Pareto front scanned
-// ten budgets inside that gap.
-const char* const kIdleSwitchOfSeed14637929538265183775 =
-    R"({"format":"libra-project","schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"Ring","npus":2,"cost_level":"L0"},
-{"name":"d1","block":"Switch","npus":5,"cost_level":"L1"}]},
-"cost_model":{"L0":{"Link":0.8705571997873504,"Switch":19.961355473846247,"Nic":5.734772548429137},
-"L1":{"Link":12.536322386041459,"Switch":0.24198595802124334,"Nic":19.904434701458037}},
-"workloads":[{"name":"w0","weight":1.0,"communicator":{"forward":[1,1],"input_grad":[1,1],"weight_grad":[1,1]},"layers":[
-{"name":"l0",
-"forward":{"compute_ns":17231.573990377503,"collective":"ReduceScatter","size_bytes":6587.964770473593,"groups":[2,1]},
-"input_grad":{"compute_ns":1306.7721652142889,"collective":"AllGather","size_bytes":1646804.1375878411,"groups":[2,1]},
-"weight_grad":{"compute_ns":7480903.186799776,"collective":"AllGather","size_bytes":5068.27680452626,"groups":[2,1]},"update_ns":0}]}],
-"training_loop":"overlap","constraints":["total == 40.017949601960609","cost <= 4196.7501346849012"],
-"objective":"performance"})";
-
+// The frozen problem idle-switch.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, AnIdleDimensionGivesItsBandwidthToAUsedOne) {
-  const Problem p =
-      buildProblem(projectFromJson(kIdleSwitchOfSeed14637929538265183775, "regression.json"));
+  const Problem p = buildProblem(regression("idle-switch.json"));
   for (Backend backend : {Backend::Native, Backend::Ipopt}) {
     SCOPED_TRACE(std::string(toString(backend)));
     const Solution s = solve(p, Objective::Performance, withBackend(backend));
@@ -360,33 +270,9 @@ TEST(SolverRegressions, AnIdleDimensionGivesItsBandwidthToAUsedOne) {
   }
 }
 
-// Seed 12358978092701369665's problem: `bw[d0] == 145` holds most of the cost, so
-// the front spans $681971 .. $682069 (1.4e-4 of the cost) and time x cost has a
-// sharp minimum near $682058. The scalar search stopped at 1e-6 of the cost
-// ($0.68, a fifth of its bracket), 7e-9 worse than the 10-point scan's point 8.
-const char* const kNarrowFrontOfSeed12358978092701369665 =
-    R"({"format":"libra-project","schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"FullyConnected","npus":5,"cost_level":"L0"},
-{"name":"d1","block":"Switch","npus":4,"cost_level":"L1"},
-{"name":"d2","block":"FullyConnected","npus":7,"cost_level":"L2"}]},
-"cost_model":{"L0":{"Link":32.16540777360112,"Switch":0.5369416043549611,"Nic":0.37931102838255154},
-"L1":{"Link":18.260379125908486,"Switch":26.751558885170095,"Nic":3.841421122443031},
-"L2":{"Link":7.209112354401601,"Switch":0.9496033931956073,"Nic":0.9744743630276326}},
-"workloads":[{"name":"w0","weight":1.0,"communicator":{"forward":[1,1,1],"input_grad":[1,1,1],"weight_grad":[1,1,1]},"layers":[
-{"name":"l0",
-"forward":{"compute_ns":1247.981417797752,"collective":"AllReduce","size_bytes":80513351.8673654,"groups":[1,1,3]},
-"input_grad":{"compute_ns":1614993.5254337662,"collective":"AllReduce","size_bytes":521563.5786576562,"groups":[4,2,1]},
-"weight_grad":{"compute_ns":123915.16127740958,"collective":"AllReduce","size_bytes":2797.255038008031,"groups":[1,4,1]},"update_ns":0},
-{"name":"l1",
-"forward":{"compute_ns":892045.8441266685,"collective":"AllGather","size_bytes":7815.8631259735275,"groups":[5,1,1]},
-"input_grad":{"compute_ns":814560.6618326047,"collective":"AllToAll","size_bytes":6946347071.715106,"groups":[1,1,2]},
-"weight_grad":{"compute_ns":0.0,"collective":"AllGather","size_bytes":1483029650.5342252,"groups":[1,1,5]},"update_ns":0}]}],
-"training_loop":"overlap","constraints":["total == 173.17262337391725","bw[d0] == 145.16272705637161"],
-"objective":"performance"})";
-
+// The frozen problem narrow-front.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, PerfPerCostIsRefinedToTheFrontsCostRange) {
-  const Problem p =
-      buildProblem(projectFromJson(kNarrowFrontOfSeed12358978092701369665, "regression.json"));
+  const Problem p = buildProblem(regression("narrow-front.json"));
   const Solution ppc = solve(p, Objective::PerfPerCost);
   ASSERT_TRUE(ppc.ok()) << describe(ppc);
   const ParetoFront front = paretoFront(p, 10);
@@ -399,35 +285,9 @@ TEST(SolverRegressions, PerfPerCostIsRefinedToTheFrontsCostRange) {
   }
 }
 
-// Seed 236213444020164306's problem: `bw[1] <= 2.4` caps the dimension that
-// sets the time; d0 and d2 trade against each other at 1e-11 of the time, so the
-// least-time design's cost is known to about 1e-7 and the whole front spanned
-// 7.6e-8 of the cost: ten budgets inside the solver's noise, two of one cost.
-const char* const kFlatFrontOfSeed236213444020164306 =
-    R"({"format":"libra-project","schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"FullyConnected","npus":16,"cost_level":"L0"},
-{"name":"d1","block":"Ring","npus":13,"cost_level":"L1"},
-{"name":"d2","block":"FullyConnected","npus":5,"cost_level":"L2"}]},
-"cost_model":{"L0":{"Link":0.347205869605146,"Switch":17.6798429366826,"Nic":0.14110371794957124},
-"L1":{"Link":0.24928983891944945,"Switch":1.9076440979055436,"Nic":0.4219092426591104},
-"L2":{"Link":0.24860231698266558,"Switch":35.09324370489007,"Nic":0.6981368244076173}},
-"workloads":[{"name":"w0","weight":1.0,"communicator":{"forward":[1,1,1],"input_grad":[1,1,1],"weight_grad":[1,1,1]},"layers":[
-]},
-{"name":"w1","weight":1.2891544627025724,"communicator":{"forward":[1,1,1],"input_grad":[1,1,1],"weight_grad":[1,1,1]},"layers":[
-{"name":"l0",
-"forward":{"compute_ns":0.0,"collective":"None","size_bytes":0},
-"input_grad":{"compute_ns":248.87488291751546,"collective":"AllGather","size_bytes":6587677.944915556,"groups":[1,6,5]},
-"weight_grad":{"compute_ns":399664.0028191368,"collective":"AllToAll","size_bytes":749757.6401423715,"groups":[6,5,1]},"update_ns":0},
-{"name":"l1",
-"forward":{"compute_ns":0.0,"collective":"AllToAll","size_bytes":75053.21750600048,"groups":[1,1,5]},
-"input_grad":{"compute_ns":22181.015515125604,"collective":"AllToAll","size_bytes":28381.368815128157,"groups":[3,1,1]},
-"weight_grad":{"compute_ns":0.0,"collective":"None","size_bytes":0},"update_ns":0}]}],
-"training_loop":"no-overlap","constraints":["total == 426.32566296038868","bw[d0] + bw[d2] <= 740.63069145423356","bw[0] >= bw[2]","bw[1] <= 2.4020728806003575"],
-"objective":"performance"})";
-
+// The frozen problem front-within-solver-noise.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, AFrontNarrowerThanTheSolversPrecisionIsOnePoint) {
-  const Problem p =
-      buildProblem(projectFromJson(kFlatFrontOfSeed236213444020164306, "regression.json"));
+  const Problem p = buildProblem(regression("front-within-solver-noise.json"));
   const ParetoFront front = paretoFront(p, 10);
   ASSERT_EQ(front.status, SolveStatus::Optimal) << front.message;
   ASSERT_LE(front.maxCostUsd - front.minCostUsd, 1e-6 * front.maxCostUsd);
@@ -511,9 +371,7 @@ TEST(SolverProperties, NoFeasiblePerturbationIsFaster) {
 // dimension of the optimum by 0.1 % either slows the iteration or breaks a
 // constraint that held. Where the time is flat in a dimension, the solvers
 // answer any point of the flat part; the engine cuts back to where it starts
-// (solver.cpp, cutFlatDimensions). Before that, seed 17476096653975282598 of
-// the sensitivity properties had an optimum of $63.63 M as fast as one of
-// $63.50 M. Each case tagged "flat" had such a dimension.
+// (solver.cpp, cutFlatDimensions). Each case tagged "flat" had such a dimension.
 void cheapestOfTheFastestProperty(std::optional<std::uint64_t> seed = std::nullopt) {
   checkProperty(
       100,
@@ -544,11 +402,9 @@ TEST(SolverProperties, NoDimensionCanBeCutWithoutSlowingTheOptimum) {
   cheapestOfTheFastestProperty();
 }
 
-// 12613403800986096496: one of the four in five random seeds that failed
-// before the cut. 2548666594055419708: a cut of bw[1] freed bw[2] (held by
-// `bw[2] >= bw[1]`), cut before it; the cut now repeats until nothing moves.
+// The seeds that failed the property (tests/data/regressions/seeds.tsv).
 TEST(SolverRegressions, NoDimensionOfTheSeedsThatFailedCanBeCut) {
-  for (const std::uint64_t seed : {12613403800986096496ULL, 2548666594055419708ULL}) {
+  for (const std::uint64_t seed : regressionSeeds("cut-flat")) {
     SCOPED_TRACE(seed);
     cheapestOfTheFastestProperty(seed);
   }
@@ -671,62 +527,23 @@ TEST(SolverProperties, ConstructedFeasibleProblemsAreSolved) {
   checkProperty(100, [] { constructedFeasibleProblemIsSolved(); });
 }
 
-// Seeds that once failed this property (issue 12), replayed in CI whatever
-// RC_PARAMS says. The generator has changed since, so they now draw other
-// problems; the problems they drew then are kept below as concrete cases.
+// The seeds that failed the property (tests/data/regressions/seeds.tsv). The
+// generator has changed since, so they now draw other problems; the problems
+// they drew then are frozen files, solved below.
 TEST(SolverProperties, ConstructedFeasibleProblemsOfSeedsThatFailedAreSolved) {
-  for (const std::uint64_t seed : {10251738317576059447ULL, 2235934012667247672ULL}) {
+  for (const std::uint64_t seed : regressionSeeds("constructed-feasible")) {
     SCOPED_TRACE(seed);
     checkProperty(
         100, [] { constructedFeasibleProblemIsSolved(); }, true, seed);
   }
 }
 
-// The shrunk counterexamples of those two seeds (drawn at commit 00cf043):
-// `total == B` and an equality that holds one dimension alone (`bw[d0] == 1`).
-// The native solver then "did not converge in 150 iterations" (twice, with the
-// conservative retry) where IPOPT solved: the fixed dimension stayed a variable,
-// the Schur complement of the ill-conditioned Newton matrix placed it only to
-// ~1.4e-6 relative, and the primal residual stalled there (at 1.373e-06 from
-// iteration ~40 to 150, the gap at 1e-26) above the 1e-9 tolerance. The staged
-// presolve (585f566) now makes a dimension an equality holds alone a constant.
-const char* const kStalledOnSeed10251738317576059447 = R"({"format":"libra-project",
-"schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"Ring","npus":2,"cost_level":"L0"},
-{"name":"d1","block":"FullyConnected","npus":2,"cost_level":"L1"},
-{"name":"d2","block":"Switch","npus":2,"cost_level":"L2"},
-{"name":"d3","block":"Ring","npus":2,"cost_level":"L3"}]},
-"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
-"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L3":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
-"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1,1],
-"input_grad":[1,1,1,1],"weight_grad":[1,1,1,1]},"layers":[{"name":"l0",
-"forward":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[2,2,2,2]},
-"input_grad":{"compute_ns":0,"collective":"None","size_bytes":0},
-"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0}]}],
-"training_loop":"no-overlap","constraints":["total == 250.33209191829081","bw[d0] == 1"],
-"objective":"performance"})";
-
-const char* const kStalledOnSeed2235934012667247672 = R"({"format":"libra-project",
-"schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"FullyConnected","npus":2,"cost_level":"L0"},
-{"name":"d1","block":"FullyConnected","npus":2,"cost_level":"L1"},
-{"name":"d2","block":"Switch","npus":2,"cost_level":"L2"}]},
-"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
-"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
-"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1],
-"input_grad":[1,1,1],"weight_grad":[1,1,1]},"layers":[{"name":"l0",
-"forward":{"compute_ns":100,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,2]},
-"input_grad":{"compute_ns":0,"collective":"None","size_bytes":0},
-"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
-{"name":"l1","forward":{"compute_ns":0,"collective":"None","size_bytes":0},
-"input_grad":{"compute_ns":100,"collective":"AllToAll","size_bytes":1000,"groups":[2,1,2]},
-"weight_grad":{"compute_ns":100,"collective":"None","size_bytes":0},"update_ns":0}]}],
-"training_loop":"overlap","constraints":["total == 265.56464094065353","bw[d2] == 1"],
-"objective":"performance"})";
-
+// The frozen problem stall-fixed-dimension-*.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, TheStallsOfTheTwoFailedSeedsAreSolved) {
-  for (const char* text : {kStalledOnSeed10251738317576059447, kStalledOnSeed2235934012667247672}) {
-    const Problem p = buildProblem(projectFromJson(text, "regression.json"));
+  for (const char* file :
+       {"stall-fixed-dimension-allgather.json", "stall-fixed-dimension-reducescatter.json"}) {
+    SCOPED_TRACE(file);
+    const Problem p = buildProblem(regression(file));
     const Solution native = solve(p, Objective::Performance, withBackend(Backend::Native));
     const Solution ipopt = solve(p, Objective::Performance, withBackend(Backend::Ipopt));
     ASSERT_TRUE(native.ok()) << describe(native);
@@ -756,7 +573,7 @@ TEST(SolverRegressions, TheStallsOfTheTwoFailedSeedsAreSolved) {
 //    m inequality rows and bounds (branch rows, rows over (t, y, s), linear rows, x >= 0,
 //    t >= 0).
 // That is absolute in units of T0, which can be far above the optimum (35 times
-// on seed 14153911229405092243's problem below).
+// on loose-bound-flat-dimensions.json).
 double stoppingSlackNs(const Problem& p, Backend backend, double timeNs) {
   const detail::Presolved pre = detail::presolve(p, std::nullopt);
   if (pre.status != SolveStatus::Optimal || pre.trivialSolution) return 0;
@@ -852,65 +669,19 @@ TEST(SolverProperties, ALooseExtraBoundChangesNothing) {
   checkProperty(100, aLooseExtraBoundChangesNothing);
 }
 
-// Seed 14153911229405092243 (a random run, 81st case) failed the property when
-// it compared the times to 1e-9 relative: with IPOPT, `bw[0] >= 0.2232...` (21.4
-// at the optimum) moved the time from 121121677.092 to 121121677.213 ns (1.0e-9
-// relative; the native solver gives 121121677.087 and .088). Not a defect: both
-// IPOPT answers lie within its tolerance (final complementarity 5.1e-12 on each
-// of 70 rows and bounds, in units of T0 = 35 times the optimum: up to 3 ns), the
-// property now allows what the backends' stopping tests allow. Replayed in CI,
-// and its shrunk problem is kept as a concrete case below. Seed
-// 17747270458856454631 (the seed hunt) then failed it by 2e-11 of the time with
-// the native solver: projectOntoConstraints moved the answer onto a row that
-// held with room (fixed there, see AnInactiveCostRowIsNotSpentOnTheWrongDimension).
+// The seeds that failed the property (tests/data/regressions/seeds.tsv). The
+// property compares the times to what the backends' stopping tests allow (IPOPT
+// bounds each complementarity product, not their sum: see stoppingSlackNs).
 TEST(SolverRegressions, ALooseExtraBoundOfTheSeedsThatFailedChangesNothing) {
-  for (const std::uint64_t seed : {14153911229405092243ULL, 17747270458856454631ULL}) {
+  for (const std::uint64_t seed : regressionSeeds("loose-bound")) {
     SCOPED_TRACE(seed);
     checkProperty(100, aLooseExtraBoundChangesNothing, true, seed);
   }
 }
 
-// The shrunk counterexample of that seed: one 4.2 MB AllGather beside eleven 1 kB
-// collectives, so that five of the seven dimensions end below 1 GB/s and the
-// time is flat in them.
-const char* const kLooseBoundOnSeed14153911229405092243 = R"({"format":"libra-project",
-"schema_version":1,"name":"random","network":{"dimensions":[
-{"name":"d0","block":"Ring","npus":15,"cost_level":"L0"},
-{"name":"d1","block":"Switch","npus":2,"cost_level":"L1"},
-{"name":"d2","block":"Ring","npus":9,"cost_level":"L2"},
-{"name":"d3","block":"FullyConnected","npus":16,"cost_level":"L3"},
-{"name":"d4","block":"Switch","npus":2,"cost_level":"L4"},
-{"name":"d5","block":"FullyConnected","npus":2,"cost_level":"L5"},
-{"name":"d6","block":"FullyConnected","npus":2,"cost_level":"L6"}]},
-"cost_model":{"L0":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L1":{"Link":0.1,"Switch":0.1,"Nic":0.1},
-"L2":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L3":{"Link":0.1,"Switch":0.1,"Nic":0.1},
-"L4":{"Link":0.1,"Switch":0.1,"Nic":0.1},"L5":{"Link":0.1,"Switch":0.1,"Nic":0.1},
-"L6":{"Link":0.1,"Switch":0.1,"Nic":0.1}},
-"workloads":[{"name":"w0","weight":1,"communicator":{"forward":[1,1,1,1,1,1,1],
-"input_grad":[1,1,1,1,1,1,1],"weight_grad":[1,1,1,1,1,1,1]},"layers":[
-{"name":"l0","forward":{"compute_ns":0,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,2,2,2,1,1]},
-"input_grad":{"compute_ns":0,"collective":"AllGather","size_bytes":4191723.1314163525,"groups":[15,2,1,11,2,1,1]},
-"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
-{"name":"l1","forward":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[1,2,1,1,2,1,2]},
-"input_grad":{"compute_ns":0,"collective":"AllToAll","size_bytes":1000,"groups":[2,2,2,2,1,2,2]},
-"weight_grad":{"compute_ns":100,"collective":"AllReduce","size_bytes":1000,"groups":[1,2,2,2,1,1,2]},"update_ns":0},
-{"name":"l2","forward":{"compute_ns":0,"collective":"None","size_bytes":0},
-"input_grad":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[1,1,2,2,2,2,1]},
-"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0},
-{"name":"l3","forward":{"compute_ns":0,"collective":"AllToAll","size_bytes":1000,"groups":[2,1,1,2,2,2,1]},
-"input_grad":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[2,1,2,1,2,2,2]},
-"weight_grad":{"compute_ns":100,"collective":"AllGather","size_bytes":1000,"groups":[15,1,1,1,1,1,1]},"update_ns":0},
-{"name":"l4","forward":{"compute_ns":100,"collective":"AllReduce","size_bytes":1000,"groups":[2,2,2,2,1,2,1]},
-"input_grad":{"compute_ns":100,"collective":"None","size_bytes":0},
-"weight_grad":{"compute_ns":100,"collective":"ReduceScatter","size_bytes":1000,"groups":[1,2,1,2,2,1,1]},"update_ns":0},
-{"name":"l5","forward":{"compute_ns":0,"collective":"AllGather","size_bytes":1000,"groups":[2,2,1,1,2,1,2]},
-"input_grad":{"compute_ns":100,"collective":"None","size_bytes":0},
-"weight_grad":{"compute_ns":0,"collective":"None","size_bytes":0},"update_ns":0}]}],
-"training_loop":"no-overlap","constraints":["total == 22.987336960054879","bw[4] >= bw[5]",
-"cost <= 93268.236533949661","bw[1] <= 1"],"objective":"performance"})";
-
+// The frozen problem loose-bound-flat-dimensions.json (tests/data/regressions/README.md).
 TEST(SolverRegressions, ALooseLowerBoundOnTheFastestDimensionChangesNothing) {
-  const Project project = projectFromJson(kLooseBoundOnSeed14153911229405092243, "regression.json");
+  const Project project = regression("loose-bound-flat-dimensions.json");
   const Problem p = buildProblem(project);
   for (Backend backend : {Backend::Native, Backend::Ipopt}) {
     SCOPED_TRACE(std::string(toString(backend)));
