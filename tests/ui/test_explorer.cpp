@@ -162,13 +162,16 @@ class ExplorerTest : public QObject {
   SolverController* solver() { return window_->explorer()->solver(); }
 
   // Waits until the newest request's result is in the charts and on the screen.
+  // Until the screen shows the inputs with the project's own front (a slow
+  // front comes coarse first, then the project's: ExplorerController).
   bool waitForCurrentFrame() {
-    const quint64 want = solver()->latestGeneration();
     QElapsedTimer t;
     t.start();
     while (t.elapsed() < 15000) {
+      const quint64 want = solver()->latestGeneration();
       const auto& painted = results()->paretoChart()->paintedGenerations();
-      if (results()->shownGeneration() == want && !painted.isEmpty() && painted.back() == want)
+      if (!solver()->isBusy() && results()->shownGeneration() == want && !painted.isEmpty() &&
+          painted.back() == want)
         return true;
       QTest::qWait(5);
     }
@@ -850,6 +853,40 @@ class ExplorerTest : public QObject {
     QVERIFY2(results()->summaryText().contains(formatTimeNs(shown->a().design.eval.iterationNs)),
              qPrintable(results()->summaryText()));
     QTRY_VERIFY(window_->statusLabel()->text().contains(QStringLiteral("%1-point").arg(points)));
+    verifyChartMatchesEngine();
+  }
+
+  // A change whose front is slow to solve (here 400 points) is shown with a
+  // coarse front first, then the project's: the design is the same in both, and
+  // the change is on screen without waiting for the fine front.
+  void aSlowFrontComesCoarseFirstThenTheProjectsOwn() {
+    constexpr int kPoints = 400;
+    doc()->edit(QStringLiteral("points"), [](Project& p) { setParetoPoints(p, kPoints); });
+    QVERIFY(waitForCurrentFrame());  // the first 400-point front: its time is learnt
+    QCOMPARE(static_cast<int>(results()->shownFront()->a().front.points.size()), kPoints);
+    QVERIFY(window_->explorer()->solver()->frontMsAt(kPoints) >
+            ExplorerController::kCoarseFirstAboveMs);  // premise
+    // The fronts of the change shown, in order (a frame of its design alone
+    // still draws the last front, of the inputs before).
+    std::vector<SolveResultPtr> fronts;
+    const quint64 before = window_->explorer()->solver()->latestGeneration();
+    const auto watch = connect(results(), &ResultsView::resultShown, this, [&](quint64) {
+      const SolveResultPtr front = results()->shownFront();
+      if (front && front->generation > before && (fronts.empty() || fronts.back() != front))
+        fronts.push_back(front);
+    });
+    const double total = *splitConstraints(doc()->project().constraints).totalBandwidth + 50;
+    doc()->edit(QStringLiteral("total"), [&](Project& p) { setTotalBandwidth(p, total); });
+    QVERIFY(waitForCurrentFrame());
+    disconnect(watch);
+    QCOMPARE(fronts.size(), std::size_t(2));
+    QCOMPARE(static_cast<int>(fronts[0]->a().front.points.size()),
+             ExplorerController::kDragFrontPoints);
+    QCOMPARE(static_cast<int>(fronts[1]->a().front.points.size()), kPoints);
+    QVERIFY(fronts[0]->generation < fronts[1]->generation);
+    QCOMPARE(fronts[0]->a().design.bandwidth, fronts[1]->a().design.bandwidth);
+    QCOMPARE(splitConstraints(fronts[1]->project->constraints).totalBandwidth,
+             std::optional<double>(total));
     verifyChartMatchesEngine();
   }
 

@@ -39,7 +39,8 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
     dragging_ = held;
     statusLine_->setHeld(held);  // the drag ended: the line catches up now
     // The drag's last front was a coarse one: the project's follows.
-    if (!held && latest_ && requestedPoints_ < paretoPointsOf(document_->project())) requestSolve();
+    if (!held && latest_ && requestedPoints_ < paretoPointsOf(document_->project()))
+      submit(Front::Projects, true);
   });
   // "Solving…" only for solves long enough to notice: a drag must not make the
   // status line flicker at every step.
@@ -54,22 +55,38 @@ ExplorerController::ExplorerController(Document* document, ResultsView* results,
 }
 
 void ExplorerController::requestSolve() {
+  submit(Front::Fitting, true);
+}
+
+void ExplorerController::submit(Front front, bool newInputs) {
   SolveRequest request = makeRequest(document_->project());
-  if (dragging_)
-    request.options.paretoPoints = std::min(request.options.paretoPoints, kDragFrontPoints);
+  const int points = request.options.paretoPoints;
+  const bool coarseFirst = front == Front::Fitting && points > kDragFrontPoints &&
+                           solver_.frontMsAt(points) > kCoarseFirstAboveMs;
+  if (dragging_ || coarseFirst) request.options.paretoPoints = std::min(points, kDragFrontPoints);
   requestedPoints_ = request.options.paretoPoints;
   request.artificialDelayMs = artificialDelayMs_;
   const quint64 generation = solver_.submit(std::move(request));
   traceEvent("submitted");
+  if (!newInputs) finerFrontOf_ = generation;
   if (projectReset_) results_->setProjectStart(generation);
   projectReset_ = false;
-  results_->setRequestedGeneration(generation);
+  // A finer front of the same inputs does not make the screen out of date.
+  if (newInputs) results_->setRequestedGeneration(generation);
 }
 
 void ExplorerController::onResult(const SolveResultPtr& result) {
   traceEvent("result");
+  // A finer front's design is the one on screen: only its front is news.
+  if (!result->complete && result->generation == finerFrontOf_) return;
   latest_ = result;
   results_->submitResult(result);
+  // A coarse front of the newest request, outside a drag: the project's follows.
+  if (result->complete && result->ok() && !dragging_ &&
+      result->generation == solver_.latestGeneration() &&
+      requestedPoints_ < paretoPointsOf(document_->project())) {
+    submit(Front::Projects, false);
+  }
   const Analysis& a = result->a();
   if (result->invalidInput) {
     setStatus(tr("Invalid input: %1").arg(toQString(a.message)));

@@ -27,6 +27,11 @@ class ExplorerController : public QObject {
   // front keeps up with the pointer at 60 frames a second. The project's own
   // number follows when the drag ends.
   static constexpr int kDragFrontPoints = 16;
+  // A change whose front is expected to take longer than this after its design
+  // is solved with kDragFrontPoints first, and the project's front follows at
+  // once: the change is on screen within a frame (the design, the apply and
+  // the paint take the rest of it), the finer front a few ms later.
+  static constexpr int kCoarseFirstAboveMs = 6;
   // ... and the status line changes at most this often.
   static constexpr int kDragStatusIntervalMs = 100;
 
@@ -47,6 +52,13 @@ class ExplorerController : public QObject {
   void statusChanged(const QString& text);
 
  private:
+  enum class Front {
+    Fitting,   // coarse during a drag, or first when the project's is slow
+    Projects,  // the project's number of points
+  };
+  // Asks for the document's analysis; `newInputs`: the inputs changed (what is
+  // on screen is out of date until it comes), else only a finer front.
+  void submit(Front front, bool newInputs);
   void onResult(const SolveResultPtr& result);
   void setStatus(const QString& text);
   void emitStatus();
@@ -58,7 +70,8 @@ class ExplorerController : public QObject {
   QString status_;
   QTimer solvingDelay_;
   int artificialDelayMs_ = 0;
-  int requestedPoints_ = 0;  // the front points of the last request
+  int requestedPoints_ = 0;   // the front points of the last request
+  quint64 finerFrontOf_ = 0;  // the last request for a finer front of the same inputs
   bool dragging_ = false;
   bool projectReset_ = false;  // the next request is another project's first
   // The status line: at once, or after a frame during a drag.

@@ -133,10 +133,13 @@ SolverController::~SolverController() {
   watcher_.disconnect(this);
 }
 
+qint64 SolverController::frontMsAt(int points) const {
+  if (frontMs_ < 0 || frontMsPoints_ <= 0 || points == frontMsPoints_) return frontMs_;
+  return frontMs_ * points / frontMsPoints_;
+}
+
 qint64 SolverController::expectedFrontMs() const {
-  if (frontMs_ < 0 || !running_ || frontMsPoints_ <= 0 || running_->frontPoints == frontMsPoints_)
-    return frontMs_;
-  return frontMs_ * running_->frontPoints / frontMsPoints_;
+  return running_ ? frontMsAt(running_->frontPoints) : frontMs_;
 }
 
 bool SolverController::frontDueWithinAFrame() const {

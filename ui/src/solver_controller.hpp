@@ -98,6 +98,10 @@ class SolverController : public QObject {
   void setScreenBudgetMs(int ms) { screenBudgetMs_ = ms; }
 
   quint64 latestGeneration() const { return latestGeneration_; }
+  // How long a front of `points` points is expected to take after its design:
+  // the last front's time, scaled to that number of points (ms; -1 while no
+  // front was timed).
+  qint64 frontMsAt(int points) const;
   bool isBusy() const { return running_.has_value() || pending_.has_value(); }
   // How many jobs were started and how many results were dropped as stale (for tests).
   int startedJobs() const { return startedJobs_; }
