@@ -91,6 +91,146 @@ struct Run {
   }
 };
 
+// What an endurance run measured, for its bounds and its report.
+struct EnduranceFigures {
+  int warmupSteps = 0;
+  double warmupSeconds = 0;
+  int edits = 0;
+  double editSeconds = 0;
+  int undoSteps = 0;
+  int frames = 0;
+  int jobsWarm = 0;
+  long rssStart = 0, rssWarm = 0, rssEnd = 0, rssPeak = 0;
+  long heapWarm = 0, heapEnd = 0;
+  bool recoveryMatches = false;
+
+  long rssGrowth() const { return rssEnd - rssWarm; }
+  long heapGrowth() const { return heapEnd - heapWarm; }
+};
+
+// Fills the undo stack to its limit, the steady state of a long session; the
+// results are taken (and painted) once per round of the sequence. Returns the
+// steps made.
+int warmUp(EditDriver& driver, const QUndoStack& undo) {
+  int step = 0;
+  while (undo.count() < Document::kUndoLimit && step < 20 * Document::kUndoLimit) {
+    driver.apply(step++);
+    if (step % EditDriver::kCycle == 0) QCoreApplication::processEvents();
+  }
+  return step;
+}
+
+// Edits at a drag's pace for `seconds`, a checkpoint every kCheckpointEvery
+// edits; `step` counts on. Returns the seconds it took.
+double editAtDragPace(EditDriver& driver, Run& run, int& step, double seconds) {
+  const int warmupSteps = step;
+  QElapsedTimer phase;
+  phase.start();
+  QTimer pointer;
+  pointer.setTimerType(Qt::PreciseTimer);
+  pointer.setInterval(kFrameMs);
+  QObject::connect(&pointer, &QTimer::timeout, &pointer, [&] {
+    if (phase.elapsed() >= static_cast<qint64>(seconds * 1000)) {
+      pointer.stop();
+      return;
+    }
+    driver.apply(step++);
+    if ((step - warmupSteps) % EnduranceBounds::kCheckpointEvery == 0) {
+      pointer.stop();  // a checkpoint is a pause in the edits
+      run.checkpoint(QStringLiteral("after edit %1").arg(step));
+      pointer.start();
+    }
+  });
+  pointer.start();
+  waitUntil([&] { return !pointer.isActive(); }, static_cast<int>(seconds * 1000) + 600000);
+  return static_cast<double>(phase.elapsed()) / 1000.0;
+}
+
+// The bounds on memory growth after the warm-up, and an idle solver at the end.
+void checkBounds(const EnduranceFigures& f, const SolverController& solver, QStringList& failures) {
+  if (f.rssWarm <= 0 || f.rssEnd <= 0) {
+    failures << QStringLiteral("cannot read the resident set size from /proc/self/status");
+  } else if (residentSetTracksHeap() && f.rssGrowth() > EnduranceBounds::kMaxRssGrowthKb) {
+    failures << QStringLiteral("resident set grew %1 kB after the warm-up (bound %2 kB)")
+                    .arg(f.rssGrowth())
+                    .arg(EnduranceBounds::kMaxRssGrowthKb);
+  }
+  if (f.heapGrowth() > EnduranceBounds::kMaxHeapGrowthKb) {
+    failures << QStringLiteral("the heap in use grew %1 kB after the warm-up (bound %2 kB)")
+                    .arg(f.heapGrowth())
+                    .arg(EnduranceBounds::kMaxHeapGrowthKb);
+  }
+  if (solver.isBusy()) failures << QStringLiteral("the solver is still busy at the end");
+}
+
+QJsonObject enduranceJson(const EnduranceFigures& f, const Run& run, const SolverController& solver,
+                          const AutosaveController& autosave, const Project& project,
+                          double seconds) {
+  QJsonObject o;
+  o[QStringLiteral("project")] = toQString(project.name);
+  o[QStringLiteral("seconds")] = seconds;
+  o[QStringLiteral("warmup_steps")] = f.warmupSteps;
+  o[QStringLiteral("warmup_seconds")] = f.warmupSeconds;
+  o[QStringLiteral("edit_steps")] = f.edits;
+  o[QStringLiteral("edit_seconds")] = f.editSeconds;
+  o[QStringLiteral("undo_steps")] = f.undoSteps;
+  o[QStringLiteral("checkpoints")] = run.checkpoints;
+  o[QStringLiteral("checkpoints_answered")] = run.answered;
+  o[QStringLiteral("rss_start_kb")] = static_cast<qint64>(f.rssStart);
+  o[QStringLiteral("rss_after_warmup_kb")] = static_cast<qint64>(f.rssWarm);
+  o[QStringLiteral("rss_end_kb")] = static_cast<qint64>(f.rssEnd);
+  o[QStringLiteral("heap_after_warmup_kb")] = static_cast<qint64>(f.heapWarm);
+  o[QStringLiteral("heap_end_kb")] = static_cast<qint64>(f.heapEnd);
+  o[QStringLiteral("heap_growth_after_warmup_kb")] = static_cast<qint64>(f.heapGrowth());
+  o[QStringLiteral("heap_growth_bound_kb")] =
+      static_cast<qint64>(EnduranceBounds::kMaxHeapGrowthKb);
+  o[QStringLiteral("rss_at_checkpoints_kb")] = run.rssAtCheckpoints;
+  o[QStringLiteral("heap_at_checkpoints_kb")] = run.heapAtCheckpoints;
+  o[QStringLiteral("rss_peak_kb")] = static_cast<qint64>(f.rssPeak);
+  o[QStringLiteral("rss_growth_after_warmup_kb")] = static_cast<qint64>(f.rssGrowth());
+  o[QStringLiteral("rss_growth_bound_kb")] = static_cast<qint64>(EnduranceBounds::kMaxRssGrowthKb);
+  // Under the sanitizers the resident set grows with their shadow memory and
+  // quarantine: reported, but only the heap in use is held to its bound.
+  o[QStringLiteral("rss_bound_checked")] = residentSetTracksHeap();
+  o[QStringLiteral("jobs_started")] = solver.startedJobs();
+  o[QStringLiteral("jobs_started_after_warmup")] = solver.startedJobs() - f.jobsWarm;
+  o[QStringLiteral("results_dropped")] = solver.droppedResults();
+  o[QStringLiteral("latest_generation")] = static_cast<qint64>(solver.latestGeneration());
+  o[QStringLiteral("solver_busy_at_end")] = solver.isBusy();
+  o[QStringLiteral("frames_painted")] = f.frames;
+  o[QStringLiteral("autosaves_written")] = autosave.writesCompleted();
+  o[QStringLiteral("autosave_gui_thread_mean_ms")] = autosave.meanGuiThreadMs();
+  o[QStringLiteral("autosave_gui_thread_max_ms")] = autosave.longestGuiThreadMs();
+  o[QStringLiteral("autosave_write_max_ms")] = autosave.longestWriteMs();
+  o[QStringLiteral("recovery_matches_document")] = f.recoveryMatches;
+  o[QStringLiteral("failures")] = QJsonArray::fromStringList(run.failures);
+  o[QStringLiteral("ok")] = run.failures.isEmpty();
+  return o;
+}
+
+void printEndurance(const EnduranceFigures& f, const Run& run, const SolverController& solver,
+                    const AutosaveController& autosave) {
+  std::printf(
+      "warm-up: %d steps in %.1f s (undo stack full: %d steps)\n"
+      "edits: %d steps in %.1f s, %d checkpoints, %d answered\n"
+      "resident set: start %ld kB, after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld "
+      "kB), peak %ld kB\n"
+      "heap in use: after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld kB)\n"
+      "solver: %d jobs started (%d after the warm-up), %d results dropped as stale, %s at the "
+      "end\n"
+      "autosave: %d writes (GUI thread %.2f ms on average, %.2f ms at most; the write on its "
+      "worker at most %.1f ms), the last one %s\n",
+      f.warmupSteps, f.warmupSeconds, f.undoSteps, f.edits, f.editSeconds, run.checkpoints,
+      run.answered, f.rssStart, f.rssWarm, f.rssEnd, f.rssGrowth(),
+      EnduranceBounds::kMaxRssGrowthKb, f.rssPeak, f.heapWarm, f.heapEnd, f.heapGrowth(),
+      EnduranceBounds::kMaxHeapGrowthKb, solver.startedJobs(), solver.startedJobs() - f.jobsWarm,
+      solver.droppedResults(), solver.isBusy() ? "busy" : "idle", autosave.writesCompleted(),
+      autosave.meanGuiThreadMs(), autosave.longestGuiThreadMs(), autosave.longestWriteMs(),
+      f.recoveryMatches ? "reads back as the document" : "does NOT read back as the document");
+  for (const QString& failure : run.failures)
+    std::printf("FAILED: %s\n", failure.toUtf8().constData());
+}
+
 }  // namespace
 
 // Whether an autosave of the last state reads back as the document; a failure
@@ -128,131 +268,38 @@ int runEndurance(const StudioOptions& options, const Project& project) {
   QObject::connect(window.results()->paretoChart(), &ResultChartView::framePainted,
                    window.results(), [&frames] { ++frames; });
   Run run(&window);
+  EnduranceFigures f;
   QElapsedTimer clock;
   clock.start();
-  const long rssStart = statusKb("VmRSS");
+  f.rssStart = statusKb("VmRSS");
 
   EditDriver driver(&window);
-  int step = 0;
   QUndoStack* undo = window.document()->undoStack();
-  // Fill the undo stack to its limit, the steady state of a long session; the
-  // results are taken (and painted) once per round of the sequence.
-  while (undo->count() < Document::kUndoLimit && step < 20 * Document::kUndoLimit) {
-    driver.apply(step++);
-    if (step % EditDriver::kCycle == 0) QCoreApplication::processEvents();
-  }
+  int step = warmUp(driver, *undo);
   run.checkpoint(QStringLiteral("after the warm-up"));
-  const int warmupSteps = step;
-  const double warmupSeconds = static_cast<double>(clock.elapsed()) / 1000.0;
-  const long rssWarm = statusKb("VmRSS");
-  const long heapWarm = heapInUseKb();
-  const int jobsWarm = solver->startedJobs();
+  f.warmupSteps = step;
+  f.warmupSeconds = static_cast<double>(clock.elapsed()) / 1000.0;
+  f.rssWarm = statusKb("VmRSS");
+  f.heapWarm = heapInUseKb();
+  f.jobsWarm = solver->startedJobs();
 
-  // Edits at a drag's pace for the requested time.
-  QElapsedTimer phase;
-  phase.start();
-  QTimer pointer;
-  pointer.setTimerType(Qt::PreciseTimer);
-  pointer.setInterval(kFrameMs);
-  QObject::connect(&pointer, &QTimer::timeout, &pointer, [&] {
-    if (phase.elapsed() >= static_cast<qint64>(options.enduranceSeconds * 1000)) {
-      pointer.stop();
-      return;
-    }
-    driver.apply(step++);
-    if ((step - warmupSteps) % EnduranceBounds::kCheckpointEvery == 0) {
-      pointer.stop();  // a checkpoint is a pause in the edits
-      run.checkpoint(QStringLiteral("after edit %1").arg(step));
-      pointer.start();
-    }
-  });
-  pointer.start();
-  waitUntil([&] { return !pointer.isActive(); },
-            static_cast<int>(options.enduranceSeconds * 1000) + 600000);
-  const double editSeconds = static_cast<double>(phase.elapsed()) / 1000.0;
+  f.editSeconds = editAtDragPace(driver, run, step, options.enduranceSeconds);
   run.checkpoint(QStringLiteral("at the end"));
-  const long rssEnd = statusKb("VmRSS");
-  const long rssPeak = statusKb("VmHWM");
-  const long heapEnd = heapInUseKb();
+  f.rssEnd = statusKb("VmRSS");
+  f.rssPeak = statusKb("VmHWM");
+  f.heapEnd = heapInUseKb();
 
-  const bool recoveryMatches = recoveryReadsBack(*autosave, window, run.failures);
-  const long growth = rssEnd - rssWarm;
-  if (rssWarm <= 0 || rssEnd <= 0) {
-    run.failures << QStringLiteral("cannot read the resident set size from /proc/self/status");
-  } else if (residentSetTracksHeap() && growth > EnduranceBounds::kMaxRssGrowthKb) {
-    run.failures << QStringLiteral("resident set grew %1 kB after the warm-up (bound %2 kB)")
-                        .arg(growth)
-                        .arg(EnduranceBounds::kMaxRssGrowthKb);
-  }
-  const long heapGrowth = heapEnd - heapWarm;
-  if (heapGrowth > EnduranceBounds::kMaxHeapGrowthKb) {
-    run.failures << QStringLiteral("the heap in use grew %1 kB after the warm-up (bound %2 kB)")
-                        .arg(heapGrowth)
-                        .arg(EnduranceBounds::kMaxHeapGrowthKb);
-  }
-  if (solver->isBusy()) run.failures << QStringLiteral("the solver is still busy at the end");
-
-  const int edits = step - warmupSteps;
-  QJsonObject o;
-  o[QStringLiteral("project")] = toQString(project.name);
-  o[QStringLiteral("seconds")] = options.enduranceSeconds;
-  o[QStringLiteral("warmup_steps")] = warmupSteps;
-  o[QStringLiteral("warmup_seconds")] = warmupSeconds;
-  o[QStringLiteral("edit_steps")] = edits;
-  o[QStringLiteral("edit_seconds")] = editSeconds;
-  o[QStringLiteral("undo_steps")] = undo->count();
-  o[QStringLiteral("checkpoints")] = run.checkpoints;
-  o[QStringLiteral("checkpoints_answered")] = run.answered;
-  o[QStringLiteral("rss_start_kb")] = static_cast<qint64>(rssStart);
-  o[QStringLiteral("rss_after_warmup_kb")] = static_cast<qint64>(rssWarm);
-  o[QStringLiteral("rss_end_kb")] = static_cast<qint64>(rssEnd);
-  o[QStringLiteral("heap_after_warmup_kb")] = static_cast<qint64>(heapWarm);
-  o[QStringLiteral("heap_end_kb")] = static_cast<qint64>(heapEnd);
-  o[QStringLiteral("heap_growth_after_warmup_kb")] = static_cast<qint64>(heapGrowth);
-  o[QStringLiteral("heap_growth_bound_kb")] =
-      static_cast<qint64>(EnduranceBounds::kMaxHeapGrowthKb);
-  o[QStringLiteral("rss_at_checkpoints_kb")] = run.rssAtCheckpoints;
-  o[QStringLiteral("heap_at_checkpoints_kb")] = run.heapAtCheckpoints;
-  o[QStringLiteral("rss_peak_kb")] = static_cast<qint64>(rssPeak);
-  o[QStringLiteral("rss_growth_after_warmup_kb")] = static_cast<qint64>(growth);
-  o[QStringLiteral("rss_growth_bound_kb")] = static_cast<qint64>(EnduranceBounds::kMaxRssGrowthKb);
-  // Under the sanitizers the resident set grows with their shadow memory and
-  // quarantine: reported, but only the heap in use is held to its bound.
-  o[QStringLiteral("rss_bound_checked")] = residentSetTracksHeap();
-  o[QStringLiteral("jobs_started")] = solver->startedJobs();
-  o[QStringLiteral("jobs_started_after_warmup")] = solver->startedJobs() - jobsWarm;
-  o[QStringLiteral("results_dropped")] = solver->droppedResults();
-  o[QStringLiteral("latest_generation")] = static_cast<qint64>(solver->latestGeneration());
-  o[QStringLiteral("solver_busy_at_end")] = solver->isBusy();
-  o[QStringLiteral("frames_painted")] = frames;
-  o[QStringLiteral("autosaves_written")] = autosave->writesCompleted();
-  o[QStringLiteral("autosave_gui_thread_mean_ms")] = autosave->meanGuiThreadMs();
-  o[QStringLiteral("autosave_gui_thread_max_ms")] = autosave->longestGuiThreadMs();
-  o[QStringLiteral("autosave_write_max_ms")] = autosave->longestWriteMs();
-  o[QStringLiteral("recovery_matches_document")] = recoveryMatches;
-  o[QStringLiteral("failures")] = QJsonArray::fromStringList(run.failures);
-  o[QStringLiteral("ok")] = run.failures.isEmpty();
+  f.recoveryMatches = recoveryReadsBack(*autosave, window, run.failures);
+  checkBounds(f, *solver, run.failures);
+  f.edits = step - f.warmupSteps;
+  f.undoSteps = undo->count();
+  f.frames = frames;
   if (options.json) {
+    const QJsonObject o =
+        enduranceJson(f, run, *solver, *autosave, project, options.enduranceSeconds);
     std::puts(QJsonDocument(o).toJson(QJsonDocument::Indented).trimmed().constData());
   } else {
-    std::printf(
-        "warm-up: %d steps in %.1f s (undo stack full: %d steps)\n"
-        "edits: %d steps in %.1f s, %d checkpoints, %d answered\n"
-        "resident set: start %ld kB, after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld "
-        "kB), peak %ld kB\n"
-        "heap in use: after warm-up %ld kB, end %ld kB (growth %ld kB, bound %ld kB)\n"
-        "solver: %d jobs started (%d after the warm-up), %d results dropped as stale, %s at the "
-        "end\n"
-        "autosave: %d writes (GUI thread %.2f ms on average, %.2f ms at most; the write on its "
-        "worker at most %.1f ms), the last one %s\n",
-        warmupSteps, warmupSeconds, undo->count(), edits, editSeconds, run.checkpoints,
-        run.answered, rssStart, rssWarm, rssEnd, growth, EnduranceBounds::kMaxRssGrowthKb, rssPeak,
-        heapWarm, heapEnd, heapGrowth, EnduranceBounds::kMaxHeapGrowthKb, solver->startedJobs(),
-        solver->startedJobs() - jobsWarm, solver->droppedResults(),
-        solver->isBusy() ? "busy" : "idle", autosave->writesCompleted(),
-        autosave->meanGuiThreadMs(), autosave->longestGuiThreadMs(), autosave->longestWriteMs(),
-        recoveryMatches ? "reads back as the document" : "does NOT read back as the document");
-    for (const QString& f : run.failures) std::printf("FAILED: %s\n", f.toUtf8().constData());
+    printEndurance(f, run, *solver, *autosave);
   }
   std::fflush(stdout);
   window.document()->undoStack()->setClean();

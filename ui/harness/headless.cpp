@@ -248,109 +248,128 @@ void printLatency(const LatencyRun& r, const Project& project, bool json) {
                 .arg(r.resultsDropped));
 }
 
-int runLatency(const StudioOptions& options, const Project& project) {
-  MainWindow window(nullptr, false);
-  window.files()->setPromptsEnabled(false);
-  QString error;
-  if (!openWindowAndWait(window, project, error)) return fail(error, 1);
-  ParetoChartView* chart = window.results()->paretoChart();
-  SolverController* solver = window.explorer()->solver();
-  QSlider* slider = window.budgetPanel()->totalSlider();
-  if (!slider->isEnabled())
-    return fail(QObject::tr("the project has no total bandwidth budget to drag"));
-  const int base = slider->value();
-  const int n = std::max(options.latencyChanges, 2);
-  auto valueFor = [base](int i) { return std::max(10, base - 150 + (i * 37) % 300); };
-
+// What the latency phases share: the widgets they drive and watch, one clock,
+// and when each generation was asked for and painted.
+struct LatencyProbe {
+  ParetoChartView* chart;
+  SolverController* solver;
+  QSlider* slider;
+  int base;
+  int n;
   QElapsedTimer clock;
-  clock.start();
   std::map<quint64, qint64> changedAt;  // generation -> ns
   std::map<quint64, double> latencyOf;  // generation -> ms from its change to its frame
   std::vector<double> frameLatencies;
-  // Timed in the paint itself: the end of the Pareto chart's paintEvent for that generation.
-  QObject::connect(chart, &ResultChartView::framePainted, chart, [&](quint64 generation) {
-    const auto it = changedAt.find(generation);
-    if (it == changedAt.end()) return;
-    const double ms = static_cast<double>(clock.nsecsElapsed() - it->second) / 1e6;
-    latencyOf[generation] = ms;
-    frameLatencies.push_back(ms);
-  });
 
-  // Isolated changes.
-  std::vector<double> isolated;
-  for (int i = 0; i < n; ++i) {
-    int v = valueFor(i);
+  LatencyProbe(ParetoChartView* c, SolverController* s, QSlider* sl, int changes)
+      : chart(c), solver(s), slider(sl), base(sl->value()), n(changes) {}
+
+  int valueFor(int i) const { return std::max(10, base - 150 + (i * 37) % 300); }
+
+  // Moves the slider to `v` (or next to it, when it is there already) and notes
+  // when; returns the generation it asked for.
+  quint64 change(int v) {
     if (v == slider->value()) v += 1;
     const qint64 t0 = clock.nsecsElapsed();
     slider->setValue(v);
     const quint64 generation = solver->latestGeneration();
     changedAt[generation] = t0;
-    if (!waitUntil([&] { return chart->paintedGenerations().contains(generation); }, 10000)) {
-      return fail(QObject::tr("change %1 was never painted").arg(i), 1);
+    return generation;
+  }
+};
+
+// One change at a time: wait for its frame, pause 50 ms, repeat.
+bool measureIsolated(LatencyProbe& p, std::vector<double>& isolated, QString& error) {
+  for (int i = 0; i < p.n; ++i) {
+    const quint64 generation = p.change(p.valueFor(i));
+    if (!waitUntil([&] { return p.chart->paintedGenerations().contains(generation); }, 10000)) {
+      error = QObject::tr("change %1 was never painted").arg(i);
+      return false;
     }
-    isolated.push_back(latencyOf.at(generation));
+    isolated.push_back(p.latencyOf.at(generation));
     waitUntil([] { return false; }, 50);
   }
-  frameLatencies.clear();
+  return true;
+}
 
-  // A continuous drag: the mouse holds the slider's handle (a press on it, as
-  // the window sees one: the charts hold their axes) while the value moves 60
-  // times a second; then it lets go.
-  pressHandle(slider, true);
-  if (!slider->isSliderDown() || !chart->axesHeld())
-    return fail(QObject::tr("the mouse press missed the slider's handle"), 1);
+// A continuous drag: the mouse holds the slider's handle (a press on it, as
+// the window sees one: the charts hold their axes) while the value moves 60
+// times a second; then it lets go.
+bool measureDrag(LatencyProbe& p, LatencyRun& run, QString& error) {
+  pressHandle(p.slider, true);
+  if (!p.slider->isSliderDown() || !p.chart->axesHeld()) {
+    error = QObject::tr("the mouse press missed the slider's handle");
+    return false;
+  }
   int tick = 0;
   QTimer pointer;
   pointer.setTimerType(Qt::PreciseTimer);
   pointer.setInterval(16);
   quint64 lastGeneration = 0;
-  qint64 dragStart = clock.nsecsElapsed();
+  qint64 dragStart = p.clock.nsecsElapsed();
   QObject::connect(&pointer, &QTimer::timeout, &pointer, [&] {
-    int v = valueFor(tick + 7);
-    if (v == slider->value()) v += 1;
-    const qint64 t0 = clock.nsecsElapsed();
-    slider->setValue(v);
-    lastGeneration = solver->latestGeneration();
-    changedAt[lastGeneration] = t0;
-    if (++tick >= n) pointer.stop();
+    lastGeneration = p.change(p.valueFor(tick + 7));
+    if (++tick >= p.n) pointer.stop();
   });
   const double cpuAtStart = threadCpuMs();
   pointer.start();
   waitUntil([&] { return !pointer.isActive(); }, 60000);
-  const double dragSeconds = static_cast<double>(clock.nsecsElapsed() - dragStart) / 1e9;
-  const double dragCpuMs = threadCpuMs() - cpuAtStart;
-  const qint64 released = clock.nsecsElapsed();
-  pressHandle(slider, false);
+  run.dragSeconds = static_cast<double>(p.clock.nsecsElapsed() - dragStart) / 1e9;
+  run.dragCpuMs = threadCpuMs() - cpuAtStart;
+  const qint64 released = p.clock.nsecsElapsed();
+  pressHandle(p.slider, false);
   // Letting go asks for the project's own front of the same design (a drag's
   // fronts are coarse): its frame is the last change's final one.
-  if (solver->latestGeneration() > lastGeneration)
-    changedAt[solver->latestGeneration()] = changedAt.at(lastGeneration);
+  if (p.solver->latestGeneration() > lastGeneration)
+    p.changedAt[p.solver->latestGeneration()] = p.changedAt.at(lastGeneration);
   // The end of the drag may ask for a finer front (a newer generation of the
   // same design): that one painted, the drag's last change is on screen.
   const auto paintedSince = [&](quint64 generation) {
-    const QList<quint64>& painted = chart->paintedGenerations();
+    const QList<quint64>& painted = p.chart->paintedGenerations();
     return std::any_of(painted.begin(), painted.end(),
                        [generation](quint64 g) { return g >= generation; });
   };
   // The settled front (the release's finer one) is the one counted below.
-  const quint64 settled = std::max(lastGeneration, solver->latestGeneration());
+  const quint64 settled = std::max(lastGeneration, p.solver->latestGeneration());
   if (!waitUntil([&] { return paintedSince(settled); }, 10000)) {
-    return fail(QObject::tr("the last change of the drag was never painted"), 1);
+    error = QObject::tr("the last change of the drag was never painted");
+    return false;
   }
-  const double settle = static_cast<double>(clock.nsecsElapsed() - released) / 1e6;
-  const std::vector<double> drag = frameLatencies;
+  run.settleMs = static_cast<double>(p.clock.nsecsElapsed() - released) / 1e6;
+  run.drag = p.frameLatencies;
+  return true;
+}
+
+int runLatency(const StudioOptions& options, const Project& project) {
+  MainWindow window(nullptr, false);
+  window.files()->setPromptsEnabled(false);
+  QString error;
+  if (!openWindowAndWait(window, project, error)) return fail(error, 1);
+  QSlider* slider = window.budgetPanel()->totalSlider();
+  if (!slider->isEnabled())
+    return fail(QObject::tr("the project has no total bandwidth budget to drag"));
+  LatencyProbe p(window.results()->paretoChart(), window.explorer()->solver(), slider,
+                 std::max(options.latencyChanges, 2));
+  p.clock.start();
+  // Timed in the paint itself: the end of the Pareto chart's paintEvent for that generation.
+  QObject::connect(p.chart, &ResultChartView::framePainted, p.chart, [&p](quint64 generation) {
+    const auto it = p.changedAt.find(generation);
+    if (it == p.changedAt.end()) return;
+    const double ms = static_cast<double>(p.clock.nsecsElapsed() - it->second) / 1e6;
+    p.latencyOf[generation] = ms;
+    p.frameLatencies.push_back(ms);
+  });
 
   LatencyRun run;
+  if (!measureIsolated(p, run.isolated, error)) return fail(error, 1);
+  p.frameLatencies.clear();
+  if (!measureDrag(p, run, error)) return fail(error, 1);
+
   run.frontPoints =
       window.results()->shownFront() ? window.results()->shownFront()->a().front.points.size() : 0;
-  run.changes = n;
-  run.isolated = std::move(isolated);
-  run.drag = drag;
-  run.dragSeconds = dragSeconds;
-  run.dragCpuMs = dragCpuMs;
-  run.settleMs = settle;
-  run.jobsStarted = solver->startedJobs();
-  run.resultsDropped = solver->droppedResults();
+  run.changes = p.n;
+  run.jobsStarted = p.solver->startedJobs();
+  run.resultsDropped = p.solver->droppedResults();
   printLatency(run, project, options.json);
   window.document()->undoStack()->setClean();
   return 0;
@@ -455,42 +474,12 @@ struct StudioCommandLine {
   }
 };
 
-bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
-                        bool& exitNow) {
-  exitNow = false;
-  StudioCommandLine cl;
-  QCommandLineParser& parser = cl.parser;
-  const QCommandLineOption& exampleOpt = cl.exampleOpt;
-  const QCommandLineOption& chartOpt = cl.chartOpt;
-  const QCommandLineOption& svgOpt = cl.svgOpt;
-  const QCommandLineOption& pdfOpt = cl.pdfOpt;
-  const QCommandLineOption& csvOpt = cl.csvOpt;
-  const QCommandLineOption& jsonOpt = cl.jsonOpt;
-  const QCommandLineOption& shotOpt = cl.shotOpt;
-  const QCommandLineOption& sizeOpt = cl.sizeOpt;
-  const QCommandLineOption& latencyOpt = cl.latencyOpt;
-  const QCommandLineOption& changesOpt = cl.changesOpt;
-  const QCommandLineOption& latencyJsonOpt = cl.latencyJsonOpt;
-  const QCommandLineOption& enduranceOpt = cl.enduranceOpt;
-  const QCommandLineOption& replayOpt = cl.replayOpt;
-  const QCommandLineOption& helpOpt = cl.helpOpt;
-  const QCommandLineOption& versionOpt = cl.versionOpt;
-  if (!parser.parse(arguments)) {
-    error = parser.errorText();
-    return false;
-  }
-  if (parser.isSet(helpOpt)) {
-    printLine(parser.helpText());
-    exitNow = true;
-    return true;
-  }
-  if (parser.isSet(versionOpt)) {
-    printLine(QCoreApplication::applicationName() + QLatin1Char(' ') +
-              QCoreApplication::applicationVersion());
-    exitNow = true;
-    return true;
-  }
-  const QStringList positional = parser.positionalArguments();
+namespace {
+
+// The project file or bundled example to open; false with `error` when both
+// are given or either is not one.
+bool readProjectChoice(const StudioCommandLine& cl, StudioOptions& options, QString& error) {
+  const QStringList positional = cl.parser.positionalArguments();
   if (positional.size() > 1) {
     error = QObject::tr("one project file at most, got %1: %2")
                 .arg(positional.size())
@@ -498,7 +487,7 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
     return false;
   }
   if (!positional.isEmpty()) options.project = positional.front();
-  options.example = parser.value(exampleOpt);
+  options.example = cl.parser.value(cl.exampleOpt);
   if (!options.example.isEmpty()) {
     bool known = false;
     for (const ExampleInfo& e : bundledExamples()) known = known || e.id == options.example;
@@ -511,44 +500,48 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
       return false;
     }
   }
-  options.exportChart = parser.value(chartOpt);
-  options.exportSvg = parser.value(svgOpt);
-  options.exportPdf = parser.value(pdfOpt);
-  options.exportCsv = parser.value(csvOpt);
-  options.exportJson = parser.value(jsonOpt);
-  options.screenshot = parser.value(shotOpt);
-  if (parser.isSet(sizeOpt)) {
-    const QString size = parser.value(sizeOpt);
-    const QStringList parts = size.split(QLatin1Char('x'));
-    bool w = false, h = false;
-    if (size == QStringLiteral("minimum")) {
-      options.windowSize = QSize(0, 0);
-    } else if (parts.size() == 2) {
-      options.windowSize = QSize(parts[0].toInt(&w), parts[1].toInt(&h));
-    }
-    if (!options.windowSize ||
-        (size != QStringLiteral("minimum") &&
-         (!w || !h || options.windowSize->width() < 1 || options.windowSize->height() < 1 ||
-          options.windowSize->width() > 10000 || options.windowSize->height() > 10000))) {
-      error = QObject::tr(
-                  "--window-size: '%1' is not WIDTHxHEIGHT (1 to 10000 each) or "
-                  "'minimum'")
-                  .arg(size);
-      return false;
-    }
-    if (options.screenshot.isEmpty()) {
-      error = QObject::tr("--window-size goes with --screenshot");
-      return false;
-    }
+  return true;
+}
+
+// --window-size, WIDTHxHEIGHT or 'minimum', which goes with --screenshot.
+bool readWindowSize(const StudioCommandLine& cl, StudioOptions& options, QString& error) {
+  if (!cl.parser.isSet(cl.sizeOpt)) return true;
+  const QString size = cl.parser.value(cl.sizeOpt);
+  const QStringList parts = size.split(QLatin1Char('x'));
+  bool w = false, h = false;
+  if (size == QStringLiteral("minimum")) {
+    options.windowSize = QSize(0, 0);
+  } else if (parts.size() == 2) {
+    options.windowSize = QSize(parts[0].toInt(&w), parts[1].toInt(&h));
   }
-  options.measureLatency = parser.isSet(latencyOpt);
-  options.json = parser.isSet(latencyJsonOpt);
+  if (!options.windowSize ||
+      (size != QStringLiteral("minimum") &&
+       (!w || !h || options.windowSize->width() < 1 || options.windowSize->height() < 1 ||
+        options.windowSize->width() > 10000 || options.windowSize->height() > 10000))) {
+    error = QObject::tr(
+                "--window-size: '%1' is not WIDTHxHEIGHT (1 to 10000 each) or "
+                "'minimum'")
+                .arg(size);
+    return false;
+  }
+  if (options.screenshot.isEmpty()) {
+    error = QObject::tr("--window-size goes with --screenshot");
+    return false;
+  }
+  return true;
+}
+
+// --measure-latency, --json, --endurance, --replay-edits and --changes.
+bool readMeasurementOptions(const StudioCommandLine& cl, StudioOptions& options, QString& error) {
+  const QCommandLineParser& parser = cl.parser;
+  options.measureLatency = parser.isSet(cl.latencyOpt);
+  options.json = parser.isSet(cl.latencyJsonOpt);
   bool ok = false;
-  if (parser.isSet(enduranceOpt)) {
-    options.enduranceSeconds = parser.value(enduranceOpt).toDouble(&ok);
+  if (parser.isSet(cl.enduranceOpt)) {
+    options.enduranceSeconds = parser.value(cl.enduranceOpt).toDouble(&ok);
     if (!ok || !(options.enduranceSeconds > 0) || options.enduranceSeconds > 86400) {
       error = QObject::tr("--endurance: '%1' is not a number of seconds between 0 and 86400")
-                  .arg(parser.value(enduranceOpt));
+                  .arg(parser.value(cl.enduranceOpt));
       return false;
     }
   }
@@ -557,19 +550,54 @@ bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QS
         "--json goes with --measure-latency or --endurance (exports name their format)");
     return false;
   }
-  if (parser.isSet(replayOpt)) {
-    options.replayEdits = parser.value(replayOpt).toInt(&ok);
+  if (parser.isSet(cl.replayOpt)) {
+    options.replayEdits = parser.value(cl.replayOpt).toInt(&ok);
     if (!ok || options.replayEdits < 0) {
       error = QObject::tr("--replay-edits: '%1' is not a whole number >= 0")
-                  .arg(parser.value(replayOpt));
+                  .arg(parser.value(cl.replayOpt));
       return false;
     }
   }
-  options.latencyChanges = parser.value(changesOpt).toInt(&ok);
+  options.latencyChanges = parser.value(cl.changesOpt).toInt(&ok);
   if (!ok || options.latencyChanges < 2) {
-    error = QObject::tr("--changes: '%1' is not a whole number >= 2").arg(parser.value(changesOpt));
+    error =
+        QObject::tr("--changes: '%1' is not a whole number >= 2").arg(parser.value(cl.changesOpt));
     return false;
   }
+  return true;
+}
+
+}  // namespace
+
+bool parseStudioOptions(const QStringList& arguments, StudioOptions& options, QString& error,
+                        bool& exitNow) {
+  exitNow = false;
+  StudioCommandLine cl;
+  QCommandLineParser& parser = cl.parser;
+  if (!parser.parse(arguments)) {
+    error = parser.errorText();
+    return false;
+  }
+  if (parser.isSet(cl.helpOpt)) {
+    printLine(parser.helpText());
+    exitNow = true;
+    return true;
+  }
+  if (parser.isSet(cl.versionOpt)) {
+    printLine(QCoreApplication::applicationName() + QLatin1Char(' ') +
+              QCoreApplication::applicationVersion());
+    exitNow = true;
+    return true;
+  }
+  if (!readProjectChoice(cl, options, error)) return false;
+  options.exportChart = parser.value(cl.chartOpt);
+  options.exportSvg = parser.value(cl.svgOpt);
+  options.exportPdf = parser.value(cl.pdfOpt);
+  options.exportCsv = parser.value(cl.csvOpt);
+  options.exportJson = parser.value(cl.jsonOpt);
+  options.screenshot = parser.value(cl.shotOpt);
+  if (!readWindowSize(cl, options, error) || !readMeasurementOptions(cl, options, error))
+    return false;
   if (!options.exportChart.isEmpty() && !figureFormatFor(options.exportChart)) {
     error =
         QObject::tr("--export-chart: '%1' must end in .png, .svg or .pdf").arg(options.exportChart);

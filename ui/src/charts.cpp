@@ -255,6 +255,15 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   setFocusPolicy(Qt::StrongFocus);  // Escape and 0 reset the zoom
   QChart* chart = makeChart(tr("Iteration time against network cost"));
 
+  createSeries();
+  addAxesAndSeries(chart);
+  chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
+  adoptChart(chart);
+  decorateLegend();
+  createActions();
+}
+
+void ParetoChartView::createSeries() {
   frontLine_ = new QLineSeries;
   frontLine_->setName(tr("Pareto front"));
   frontLine_->setPen(QPen(kFrontColor, 2));
@@ -289,7 +298,9 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
   selected_->setColor(Qt::transparent);
   selected_->setBorderColor(kSelectedColor);
   selected_->setPen(QPen(kSelectedColor, 3));
+}
 
+void ParetoChartView::addAxesAndSeries(QChart* chart) {
   axisX_ = new QValueAxis;
   axisX_->setTitleText(tr("Network cost (million $)"));
   axisX_->setLabelFormat(QStringLiteral("%.1f"));
@@ -312,10 +323,9 @@ ParetoChartView::ParetoChartView(QWidget* parent) : ResultChartView(parent) {
     s->attachAxis(axisY_);
     if (s != selected_) connect(s, &QXYSeries::hovered, this, &ParetoChartView::showTooltip);
   }
-  chart->legend()->setToolTip(tr("Click “Equal split” to hide or show it"));
-  adoptChart(chart);
-  decorateLegend();
+}
 
+void ParetoChartView::createActions() {
   resetZoom_ = new QAction(tr("Reset zoom"), this);
   resetZoom_->setObjectName(QStringLiteral("resetZoomAction"));
   resetZoom_->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::Key_0)});
@@ -573,7 +583,102 @@ AxisRange paddedLog(double lo, double hi, double fraction) {
   return {std::pow(10.0, a - span * fraction), std::pow(10.0, b + span * fraction)};
 }
 
+// What the Pareto chart draws of a result, in $ and ns.
+struct ParetoPoints {
+  QList<QPointF> line, opt, ppc, eq, sel;
+};
+
+ParetoPoints paretoPoints(const Analysis& a, const Analysis* frontOf, int selectedIndex,
+                          bool equalSplitShown) {
+  ParetoPoints p;
+  const bool hasFront = frontOf && frontOf->hasFront();
+  if (hasFront) {
+    p.line.reserve(static_cast<qsizetype>(frontOf->front.points.size()));
+    for (const Solution& s : frontOf->front.points) {
+      if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
+      p.line.append({s.eval.costUsd, s.eval.iterationNs});
+    }
+    if (selectedIndex >= 0 && selectedIndex < static_cast<int>(frontOf->front.points.size())) {
+      const Evaluation& e = frontOf->front.points[static_cast<std::size_t>(selectedIndex)].eval;
+      if (e.finite) p.sel.append({e.costUsd, e.iterationNs});
+    }
+  }
+  if (a.ok() && a.design.eval.finite)
+    p.opt.append({a.design.eval.costUsd, a.design.eval.iterationNs});
+  if (hasFront && frontOf->front.perfPerCostOptimum.ok()) {
+    const auto& e = frontOf->front.perfPerCostOptimum.eval;
+    p.ppc.append({e.costUsd, e.iterationNs});
+  }
+  if (equalSplitShown && a.baseline && a.baseline->design.eval.finite) {
+    const Evaluation& e = a.baseline->design.eval;
+    p.eq.append({e.costUsd, e.iterationNs});
+  }
+  return p;
+}
+
+// The bounds of the points a chart can show (a logarithmic axis cannot show
+// zero); infinite when there are none.
+struct Extent {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+};
+
+Extent dataExtent(const std::vector<const QList<QPointF>*>& all, bool logCost, bool logTime) {
+  Extent e;
+  for (const QList<QPointF>* points : all) {
+    for (const QPointF& p : *points) {
+      if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+      if ((logCost && !(p.x() > 0)) || (logTime && !(p.y() > 0))) continue;
+      e.xlo = std::min(e.xlo, p.x());
+      e.xhi = std::max(e.xhi, p.x());
+      e.ylo = std::min(e.ylo, p.y());
+      e.yhi = std::max(e.yhi, p.y());
+    }
+  }
+  return e;
+}
+
+// The ranges that fit `e`, in $ and ns, with a margin; a decade (log) or one
+// unit (linear) below the units when there is no data.
+std::pair<AxisRange, AxisRange> fittedRanges(const Extent& e, bool logCost, bool logTime,
+                                             const ChartUnits& units) {
+  AxisRange fitX{0, units.usdPerUnit}, fitY{0, units.nsPerUnit};
+  if (std::isfinite(e.xlo)) {
+    if (logCost) {
+      fitX = paddedLog(e.xlo, e.xhi, 0.06);
+    } else {
+      std::tie(fitX.lo, fitX.hi) = padded(e.xlo, e.xhi);
+      // Costs and times are never negative: the margin below stops at zero (a
+      // slow equal split far above the front once pushed the axis to -100 s).
+      if (e.xlo >= 0) fitX.lo = std::max(fitX.lo, 0.0);
+    }
+    if (logTime) {
+      fitY = paddedLog(e.ylo, e.yhi, 0.1);
+    } else {
+      std::tie(fitY.lo, fitY.hi) = padded(e.ylo, e.yhi, 0.1);
+      if (e.ylo >= 0) fitY.lo = std::max(fitY.lo, 0.0);
+    }
+  } else if (logCost || logTime) {
+    if (logCost) fitX = {units.usdPerUnit / 10, units.usdPerUnit};
+    if (logTime) fitY = {units.nsPerUnit / 10, units.nsPerUnit};
+  }
+  return {fitX, fitY};
+}
+
 }  // namespace
+
+void ParetoChartView::setAxisTitles(bool systemCost) {
+  const QString xTitle = systemCost ? tr("System cost: NPUs + network (%1)").arg(units_.costUnit)
+                                    : tr("Network cost (%1)").arg(units_.costUnit);
+  if (axisX_->titleText() != xTitle) {
+    axisX_->setTitleText(xTitle);
+    chart()->setTitle(systemCost ? tr("Iteration time against system cost")
+                                 : tr("Iteration time against network cost"));
+  }
+  if (logAxisX_->titleText() != xTitle) logAxisX_->setTitleText(xTitle);
+  const QString yTitle = tr("Iteration time (%1)").arg(units_.timeUnit);
+  if (axisY_->titleText() != yTitle) axisY_->setTitleText(yTitle);
+  if (logAxisY_->titleText() != yTitle) logAxisY_->setTitleText(yTitle);
+}
 
 void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr& front) {
   const Analysis& a = result.a();
@@ -582,60 +687,28 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
   const Analysis* frontOf = front ? front->analysis.get() : nullptr;
 
   // Every point in dollars and ns first: the units follow the largest.
-  QList<QPointF> line, opt, ppc, eq, sel;
-  const bool hasFront = frontOf && frontOf->hasFront();
-  if (hasFront) {
-    line.reserve(static_cast<qsizetype>(frontOf->front.points.size()));
-    for (const Solution& s : frontOf->front.points) {
-      if (!s.ok() || !std::isfinite(s.eval.iterationNs) || !std::isfinite(s.eval.costUsd)) continue;
-      line.append({s.eval.costUsd, s.eval.iterationNs});
-    }
-    if (selectedIndex_ >= 0 && selectedIndex_ < static_cast<int>(frontOf->front.points.size())) {
-      const Evaluation& e = frontOf->front.points[static_cast<std::size_t>(selectedIndex_)].eval;
-      if (e.finite) sel.append({e.costUsd, e.iterationNs});
-    }
-  }
-  if (a.ok() && a.design.eval.finite)
-    opt.append({a.design.eval.costUsd, a.design.eval.iterationNs});
-  if (hasFront && frontOf->front.perfPerCostOptimum.ok()) {
-    const auto& e = frontOf->front.perfPerCostOptimum.eval;
-    ppc.append({e.costUsd, e.iterationNs});
-  }
-  if (equalSplitShown_ && a.baseline && a.baseline->design.eval.finite) {
-    const Evaluation& e = a.baseline->design.eval;
-    eq.append({e.costUsd, e.iterationNs});
-  }
+  ParetoPoints pts = paretoPoints(a, frontOf, selectedIndex_, equalSplitShown_);
   QList<OverlayPoints> overlaid;
   for (const FrontOverlay& o : overlays_) overlaid.append(overlayPoints(o));
-  std::vector<const QList<QPointF>*> all{&line, &opt, &ppc, &eq};
+  std::vector<const QList<QPointF>*> all{&pts.line, &pts.opt, &pts.ppc, &pts.eq};
   for (const OverlayPoints& o : overlaid) {
     all.push_back(&o.front);
     all.push_back(&o.optimum);
   }
-  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-  for (const QList<QPointF>* points : all) {
-    for (const QPointF& p : *points) {
-      if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
-      // A logarithmic axis cannot show zero.
-      if ((logCost_ && !(p.x() > 0)) || (logTime_ && !(p.y() > 0))) continue;
-      xlo = std::min(xlo, p.x());
-      xhi = std::max(xhi, p.x());
-      ylo = std::min(ylo, p.y());
-      yhi = std::max(yhi, p.y());
-    }
-  }
-  units_ = ChartUnits::forExtent(std::isfinite(xhi) ? std::max(std::fabs(xlo), std::fabs(xhi)) : 0,
-                                 std::isfinite(yhi) ? std::max(std::fabs(ylo), std::fabs(yhi)) : 0);
-  for (QList<QPointF>* points : {&line, &opt, &ppc, &eq, &sel}) {
+  const Extent e = dataExtent(all, logCost_, logTime_);
+  units_ = ChartUnits::forExtent(
+      std::isfinite(e.xhi) ? std::max(std::fabs(e.xlo), std::fabs(e.xhi)) : 0,
+      std::isfinite(e.yhi) ? std::max(std::fabs(e.ylo), std::fabs(e.yhi)) : 0);
+  for (QList<QPointF>* points : {&pts.line, &pts.opt, &pts.ppc, &pts.eq, &pts.sel}) {
     for (QPointF& p : *points) p = units_.toChart(p.x(), p.y());
   }
   traceEvent("pareto points");
-  frontLine_->replace(line);
-  frontPoints_->replace(line);
-  optimum_->replace(opt);
-  perfPerCost_->replace(ppc);
-  equalSplit_->replace(eq);
-  selected_->replace(sel);
+  frontLine_->replace(pts.line);
+  frontPoints_->replace(pts.line);
+  optimum_->replace(pts.opt);
+  perfPerCost_->replace(pts.ppc);
+  equalSplit_->replace(pts.eq);
+  selected_->replace(pts.sel);
   if (units_.usdPerUnit != overlayUsdPerUnit_ || units_.nsPerUnit != overlayNsPerUnit_) {
     overlayUsdPerUnit_ = units_.usdPerUnit;
     overlayNsPerUnit_ = units_.nsPerUnit;
@@ -647,44 +720,12 @@ void ParetoChartView::showResult(const SolveResult& result, const SolveResultPtr
       overlayOptima_[i]->replace(overlaid[i].optimum);
     }
   }
+  setAxisTitles(a.costScope == CostScope::System);
 
-  const bool system = a.costScope == CostScope::System;
-  const QString xTitle = system ? tr("System cost: NPUs + network (%1)").arg(units_.costUnit)
-                                : tr("Network cost (%1)").arg(units_.costUnit);
-  if (axisX_->titleText() != xTitle) {
-    axisX_->setTitleText(xTitle);
-    chart()->setTitle(system ? tr("Iteration time against system cost")
-                             : tr("Iteration time against network cost"));
-  }
-  if (logAxisX_->titleText() != xTitle) logAxisX_->setTitleText(xTitle);
-  const QString yTitle = tr("Iteration time (%1)").arg(units_.timeUnit);
-  if (axisY_->titleText() != yTitle) axisY_->setTitleText(yTitle);
-  if (logAxisY_->titleText() != yTitle) logAxisY_->setTitleText(yTitle);
-
-  // The fitted ranges, in $ and ns.
-  AxisRange fitX{0, units_.usdPerUnit}, fitY{0, units_.nsPerUnit};
-  if (std::isfinite(xlo)) {
-    if (logCost_) {
-      fitX = paddedLog(xlo, xhi, 0.06);
-    } else {
-      std::tie(fitX.lo, fitX.hi) = padded(xlo, xhi);
-      // Costs and times are never negative: the margin below stops at zero (a
-      // slow equal split far above the front once pushed the axis to -100 s).
-      if (xlo >= 0) fitX.lo = std::max(fitX.lo, 0.0);
-    }
-    if (logTime_) {
-      fitY = paddedLog(ylo, yhi, 0.1);
-    } else {
-      std::tie(fitY.lo, fitY.hi) = padded(ylo, yhi, 0.1);
-      if (ylo >= 0) fitY.lo = std::max(fitY.lo, 0.0);
-    }
-  } else if (logCost_ || logTime_) {
-    if (logCost_) fitX = {units_.usdPerUnit / 10, units_.usdPerUnit};
-    if (logTime_) fitY = {units_.nsPerUnit / 10, units_.nsPerUnit};
-  }
+  const auto [fitX, fitY] = fittedRanges(e, logCost_, logTime_, units_);
   // Zoomed: the user's ranges. Held: the ranges on screen while the data stay in them.
   const bool inside =
-      !std::isfinite(xlo) || (xRange_.contains(xlo, xhi) && yRange_.contains(ylo, yhi));
+      !std::isfinite(e.xlo) || (xRange_.contains(e.xlo, e.xhi) && yRange_.contains(e.ylo, e.yhi));
   if (!zoomed_ && !(axesHeld() && hasRange_ && inside)) {
     xRange_ = fitX;
     yRange_ = fitY;

@@ -215,6 +215,13 @@ class ParetoChartView : public ResultChartView {
   void contextMenuEvent(QContextMenuEvent* event) override;
 
  private:
+  // The constructor's parts: the series, styled; the axes, with the series
+  // attached; the actions of the context menu and shortcuts.
+  void createSeries();
+  void addAxesAndSeries(QChart* chart);
+  void createActions();
+  // The axes' titles (and the chart's) for the cost scope and the units shown.
+  void setAxisTitles(bool systemCost);
   void showTooltip(const QPointF& point, bool state);
   // Puts the ranges on the axes, the budget line across them.
   void applyRanges();

@@ -87,6 +87,12 @@ DesignSpaceView::~DesignSpaceView() {
 }
 
 void DesignSpaceView::buildForm() {
+  createInputs();
+  layOut();
+  connectInputs();
+}
+
+void DesignSpaceView::createInputs() {
   npus_ = new QLineEdit;
   npus_->setObjectName(QStringLiteral("designNpus"));
   npus_->setToolTip(
@@ -142,7 +148,9 @@ void DesignSpaceView::buildForm() {
   filter_->setPlaceholderText(tr("Filter: Switch, TP 8, ZeRO-1 …"));
   filter_->setClearButtonEnabled(true);
   filter_->setToolTip(tr("Show only the designs whose shape or execution contains this text"));
+}
 
+void DesignSpaceView::layOut() {
   auto* chart = new QChart;
   chart->setTitle(tr("Design space"));
   view_ = new QChartView(chart);
@@ -179,7 +187,9 @@ void DesignSpaceView::buildForm() {
   layout->addWidget(status_);
   layout->addLayout(show);
   layout->addWidget(view_, 1);
+}
 
+void DesignSpaceView::connectInputs() {
   poll_ = new QTimer(this);
   poll_->setInterval(100);
   connect(poll_, &QTimer::timeout, this, [this] {

@@ -59,6 +59,11 @@ class DesignSpaceView : public QWidget {
 
  private:
   void buildForm();
+  // buildForm's parts: the search's inputs, buttons and display choices; the
+  // chart and the layout; the progress poll and the connections.
+  void createInputs();
+  void layOut();
+  void connectInputs();
   void loadFromProject();
   void showResult();
   void addPointSeries(QChart* chart, bool days, QRectF& range);

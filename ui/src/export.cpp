@@ -60,9 +60,12 @@ FigureView figureViewOf(const ParetoChartView& chart) {
   return v;
 }
 
-bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
-                  FigureFormat format, QString* error, const FigureView& shown, QSize size) {
-  ResultsView view;
+namespace {
+
+// `result` in a ResultsView laid out (not on screen) at `size`, with the chart
+// choices of `shown`.
+void prepareFigureView(ResultsView& view, const SolveResult& result, const QString& heading,
+                       FigureFormat format, const FigureView& shown, QSize size) {
   view.setAttribute(Qt::WA_DontShowOnScreen);
   view.setHeading(heading);
   ParetoChartView* pareto = view.paretoChart();
@@ -88,10 +91,12 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
       }
     }
   }
+}
 
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
+// Renders `view` as `format` into `out`; false, with `error`, when the PNG
+// encoder fails.
+bool renderFigure(ResultsView& view, const QString& heading, const QString& path,
+                  FigureFormat format, QSize size, QIODevice& out, QString* error) {
   switch (format) {
     case FigureFormat::Png: {
       const qreal ratio = 1.5;  // crisp enough for slides without huge files
@@ -101,7 +106,7 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
       QPainter painter(&image);
       view.render(&painter);
       painter.end();
-      if (!image.save(&buffer, "PNG")) {
+      if (!image.save(&out, "PNG")) {
         if (error) *error = QObject::tr("%1: the PNG encoder failed").arg(path);
         return false;
       }
@@ -109,7 +114,7 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
     }
     case FigureFormat::Svg: {
       QSvgGenerator svg;
-      svg.setOutputDevice(&buffer);
+      svg.setOutputDevice(&out);
       svg.setSize(size);
       svg.setViewBox(QRect(QPoint(0, 0), size));
       // Font sizes in the SVG are pixels of the view box; at the generator's
@@ -124,7 +129,7 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
       break;
     }
     case FigureFormat::Pdf: {
-      QPdfWriter pdf(&buffer);
+      QPdfWriter pdf(&out);
       pdf.setTitle(heading);
       pdf.setCreator(QStringLiteral("Libra Studio"));
       pdf.setPageSize(QPageSize(QPageSize::A4));
@@ -141,6 +146,20 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
       break;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
+                  FigureFormat format, QString* error, const FigureView& shown, QSize size) {
+  ResultsView view;
+  prepareFigureView(view, result, heading, format, shown, size);
+
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!renderFigure(view, heading, path, format, size, buffer, error)) return false;
   buffer.close();
   view.hide();
   return writeFileAtomic(path, bytes, error);

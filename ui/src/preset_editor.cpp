@@ -32,6 +32,22 @@ namespace {
 // file or edited), not a preset of that id.
 const QString kOwnModel = QStringLiteral("@model");
 
+QSpinBox* makeSpin(const QString& name, const QString& tip, int min, int max) {
+  auto* s = new QSpinBox;
+  s->setObjectName(name);
+  s->setRange(min, max);
+  s->setToolTip(tip);
+  s->setKeyboardTracking(false);
+  return s;
+}
+
+QCheckBox* makeCheck(const QString& text, const QString& name, const QString& tip) {
+  auto* c = new QCheckBox(text);
+  c->setObjectName(name);
+  c->setToolTip(tip);
+  return c;
+}
+
 }  // namespace
 
 PresetEditor::PresetEditor(Document* document, QWidget* parent)
@@ -71,67 +87,8 @@ void PresetEditor::createInputs() {
             .arg(d.achievedFlops(ModelFamily::Transformer) / d.peakFlops * 100, 0, 'f', 0),
         Qt::ToolTipRole);
   }
-  auto spin = [](const QString& name, const QString& tip, int min, int max) {
-    auto* s = new QSpinBox;
-    s->setObjectName(name);
-    s->setRange(min, max);
-    s->setToolTip(tip);
-    s->setKeyboardTracking(false);
-    return s;
-  };
-  tp_ = spin(QStringLiteral("tpSpin"),
-             tr("Tensor-parallel degree (mapped from the innermost dimension out)"), 1, 1 << 16);
-  cp_ = spin(QStringLiteral("cpSpin"),
-             tr("Context-parallel degree: each sequence split over this many NPUs, which "
-                "exchange keys and values in every attention layer"),
-             1, 1 << 16);
-  ep_ = spin(QStringLiteral("epSpin"), tr("Expert-parallel degree (mixture-of-experts models)"), 1,
-             1 << 16);
-  pp_ = spin(QStringLiteral("ppSpin"), tr("Pipeline-parallel stages"), 1, 1 << 16);
-  dp_ = new QLabel;
-  dp_->setObjectName(QStringLiteral("dpLabel"));
-  dp_->setToolTip(
-      tr("Data-parallel degree: the NPUs left, N / (TP × CP × EP × PP), mapped from the "
-         "outermost dimension in"));
-  microBatch_ = spin(QStringLiteral("microBatchSpin"),
-                     tr("Samples per micro-batch of one data-parallel replica (0: derived from the "
-                        "global batch)"),
-                     0, 1 << 16);
-  microBatch_->setSpecialValueText(tr("preset"));
-  sequence_ =
-      spin(QStringLiteral("sequenceSpin"), tr("Tokens per sample (0: the preset's)"), 0, 1 << 22);
-  sequence_->setSpecialValueText(tr("preset"));
-  sequenceParallel_ = new QCheckBox(tr("Sequence parallel"));
-  sequenceParallel_->setObjectName(QStringLiteral("sequenceParallelCheck"));
-  sequenceParallel_->setToolTip(tr("Tensor-parallel activations as ReduceScatter + AllGather"));
-  zero3_ = new QCheckBox(tr("ZeRO-3"));
-  zero3_->setObjectName(QStringLiteral("zero3Check"));
-  zero3_->setToolTip(tr("Sharded parameters: AllGather of weights, ReduceScatter of gradients"));
-  recompute_ = new QCheckBox(tr("Recompute"));
-  recompute_->setObjectName(QStringLiteral("recomputeCheck"));
-  recompute_->setToolTip(
-      tr("Full activation recomputation: the forward pass runs again in the backward pass"));
-  fp8_ = new QCheckBox(tr("FP8"));
-  fp8_->setObjectName(QStringLiteral("fp8Check"));
-  fp8_->setToolTip(
-      tr("FP8 weight GEMMs as Transformer Engine runs them: the blocks' linear layers at the "
-         "device's FP8 rate; attention, router, output layer and communication stay BF16"));
-  utilization_ = new QDoubleSpinBox;
-  utilization_->setObjectName(QStringLiteral("utilizationSpin"));
-  utilization_->setRange(0, 1);
-  utilization_->setSingleStep(0.01);
-  utilization_->setDecimals(2);
-  utilization_->setKeyboardTracking(false);
-  utilization_->setSpecialValueText(tr("calibrated"));
-  utilization_->setToolTip(
-      tr("Share of the device's matmul rate a training step sustains with your software "
-         "stack; \"calibrated\" uses the value fitted on Megatron-LM / NeMo runs (0.77 for "
-         "transformers)"));
-  layout_ = new QComboBox;
-  layout_->setObjectName(QStringLiteral("layoutCombo"));
-  layout_->addItem(tr("Megatron-LM"), static_cast<int>(WorkloadLayout::Megatron));
-  layout_->addItem(tr("LIBRA reference files"), static_cast<int>(WorkloadLayout::Libra));
-  layout_->setToolTip(tr("Where the collectives sit in the layers (see docs/workloads.md)"));
+  createParallelismInputs();
+  createOptionInputs();
   error_ = new QLabel;
   error_->setObjectName(QStringLiteral("presetError"));
   error_->setWordWrap(true);
@@ -151,6 +108,63 @@ void PresetEditor::createInputs() {
   editModel_->setToolTip(tr("Edit the model's layers, widths, heads, experts and batch"));
 
   editor_ = new QWidget;
+}
+
+void PresetEditor::createParallelismInputs() {
+  tp_ =
+      makeSpin(QStringLiteral("tpSpin"),
+               tr("Tensor-parallel degree (mapped from the innermost dimension out)"), 1, 1 << 16);
+  cp_ = makeSpin(QStringLiteral("cpSpin"),
+                 tr("Context-parallel degree: each sequence split over this many NPUs, which "
+                    "exchange keys and values in every attention layer"),
+                 1, 1 << 16);
+  ep_ = makeSpin(QStringLiteral("epSpin"), tr("Expert-parallel degree (mixture-of-experts models)"),
+                 1, 1 << 16);
+  pp_ = makeSpin(QStringLiteral("ppSpin"), tr("Pipeline-parallel stages"), 1, 1 << 16);
+  dp_ = new QLabel;
+  dp_->setObjectName(QStringLiteral("dpLabel"));
+  dp_->setToolTip(
+      tr("Data-parallel degree: the NPUs left, N / (TP × CP × EP × PP), mapped from the "
+         "outermost dimension in"));
+  microBatch_ =
+      makeSpin(QStringLiteral("microBatchSpin"),
+               tr("Samples per micro-batch of one data-parallel replica (0: derived from the "
+                  "global batch)"),
+               0, 1 << 16);
+  microBatch_->setSpecialValueText(tr("preset"));
+  sequence_ = makeSpin(QStringLiteral("sequenceSpin"), tr("Tokens per sample (0: the preset's)"), 0,
+                       1 << 22);
+  sequence_->setSpecialValueText(tr("preset"));
+}
+
+void PresetEditor::createOptionInputs() {
+  sequenceParallel_ = makeCheck(tr("Sequence parallel"), QStringLiteral("sequenceParallelCheck"),
+                                tr("Tensor-parallel activations as ReduceScatter + AllGather"));
+  zero3_ = makeCheck(tr("ZeRO-3"), QStringLiteral("zero3Check"),
+                     tr("Sharded parameters: AllGather of weights, ReduceScatter of gradients"));
+  recompute_ = makeCheck(
+      tr("Recompute"), QStringLiteral("recomputeCheck"),
+      tr("Full activation recomputation: the forward pass runs again in the backward pass"));
+  fp8_ = makeCheck(
+      tr("FP8"), QStringLiteral("fp8Check"),
+      tr("FP8 weight GEMMs as Transformer Engine runs them: the blocks' linear layers at the "
+         "device's FP8 rate; attention, router, output layer and communication stay BF16"));
+  utilization_ = new QDoubleSpinBox;
+  utilization_->setObjectName(QStringLiteral("utilizationSpin"));
+  utilization_->setRange(0, 1);
+  utilization_->setSingleStep(0.01);
+  utilization_->setDecimals(2);
+  utilization_->setKeyboardTracking(false);
+  utilization_->setSpecialValueText(tr("calibrated"));
+  utilization_->setToolTip(
+      tr("Share of the device's matmul rate a training step sustains with your software "
+         "stack; \"calibrated\" uses the value fitted on Megatron-LM / NeMo runs (0.77 for "
+         "transformers)"));
+  layout_ = new QComboBox;
+  layout_->setObjectName(QStringLiteral("layoutCombo"));
+  layout_->addItem(tr("Megatron-LM"), static_cast<int>(WorkloadLayout::Megatron));
+  layout_->addItem(tr("LIBRA reference files"), static_cast<int>(WorkloadLayout::Libra));
+  layout_->setToolTip(tr("Where the collectives sit in the layers (see docs/workloads.md)"));
 }
 
 void PresetEditor::layOut() {

@@ -57,6 +57,10 @@ class PresetEditor : public QWidget {
 
  private:
   void createInputs();
+  // createInputs' parts: the degrees' spin boxes (and the data-parallel label);
+  // the options' check boxes, utilization and layout.
+  void createParallelismInputs();
+  void createOptionInputs();
   void layOut();
   void connectInputs();
   void sync();

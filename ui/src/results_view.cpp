@@ -162,6 +162,25 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setText(tr("No result yet."));
 
+  QSplitter* vertical = splitCharts();
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(heading_);
+  layout->addLayout(makeSummaryRow());
+  layout->addWidget(vertical, 1);
+
+  frameTimer_.setSingleShot(true);
+  connect(&frameTimer_, &QTimer::timeout, this, &ResultsView::applyPending);
+  connect(pareto_, &ResultChartView::framePainted, texts_, &AfterFrame::framePainted);
+  staleDelay_.setSingleShot(true);
+  staleDelay_.setInterval(150);
+  connect(&staleDelay_, &QTimer::timeout, this, [this] {
+    if (shown_ && shown_->generation < requested_ && !failed_)
+      setChartsStale(true, tr("Updating…"));
+  });
+}
+
+QSplitter* ResultsView::splitCharts() {
   // The smallest charts whose titles, axes and legends are still whole: the
   // window's minimum height (about 650 px) follows from them.
   pareto_->setMinimumHeight(250);
@@ -186,10 +205,10 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
   constexpr int kSummaryLines = 5;
   setMinimumHeight(pareto_->minimumHeight() + bandwidth_->minimumHeight() +
                    vertical->handleWidth() + kSummaryLines * fontMetrics().lineSpacing() + 24);
+  return vertical;
+}
 
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(6, 6, 6, 6);
-  layout->addWidget(heading_);
+QHBoxLayout* ResultsView::makeSummaryRow() {
   auto* summaryRow = new QHBoxLayout;
   summaryRow->setContentsMargins(0, 0, 0, 0);
   summaryRow->addWidget(summary_, 1);
@@ -204,18 +223,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             [button, action] { button->setVisible(action->isEnabled()); });
     summaryRow->addWidget(button, 0, Qt::AlignTop);
   }
-  layout->addLayout(summaryRow);
-  layout->addWidget(vertical, 1);
-
-  frameTimer_.setSingleShot(true);
-  connect(&frameTimer_, &QTimer::timeout, this, &ResultsView::applyPending);
-  connect(pareto_, &ResultChartView::framePainted, texts_, &AfterFrame::framePainted);
-  staleDelay_.setSingleShot(true);
-  staleDelay_.setInterval(150);
-  connect(&staleDelay_, &QTimer::timeout, this, [this] {
-    if (shown_ && shown_->generation < requested_ && !failed_)
-      setChartsStale(true, tr("Updating…"));
-  });
+  return summaryRow;
 }
 
 void ResultsView::setHeading(const QString& heading) {

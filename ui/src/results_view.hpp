@@ -16,7 +16,9 @@
 #include "solver_controller.hpp"
 
 QT_BEGIN_NAMESPACE
+class QHBoxLayout;
 class QLabel;
+class QSplitter;
 QT_END_NAMESPACE
 
 namespace libra::studio {
@@ -108,6 +110,11 @@ class ResultsView : public QWidget {
   void axesHeldChanged(bool held);
 
  private:
+  // The charts in splitters, the Pareto chart above the other three (the
+  // view's minimum height follows from theirs); the outer splitter.
+  QSplitter* splitCharts();
+  // The summary beside the buttons of the selected front point's actions.
+  QHBoxLayout* makeSummaryRow();
   void scheduleFrame();
   void dropSelection();
   void applyPending();
