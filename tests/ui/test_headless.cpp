@@ -134,6 +134,7 @@ class HeadlessTest : public QObject {
     QCOMPARE(o.value(QStringLiteral("changes")).toInt(), 12);
     QCOMPARE(o.value(QStringLiteral("front_points")).toInt(), 50);
     for (const char* key : {"isolated_median_ms", "isolated_p95_ms", "isolated_max_ms",
+                            "isolated_full_front_median_ms", "isolated_full_front_p95_ms",
                             "drag_median_ms", "drag_p95_ms", "drag_max_ms", "drag_fps"}) {
       const double v = o.value(QLatin1String(key)).toDouble(-1);
       QVERIFY2(v > 0 && std::isfinite(v), key);
@@ -142,6 +143,9 @@ class HeadlessTest : public QObject {
             o.value(QStringLiteral("isolated_p95_ms")).toDouble());
     QVERIFY(o.value(QStringLiteral("isolated_p95_ms")).toDouble() <=
             o.value(QStringLiteral("isolated_max_ms")).toDouble());
+    // The project's own front comes with the change's first frame or after it.
+    QVERIFY(o.value(QStringLiteral("isolated_full_front_median_ms")).toDouble() >=
+            o.value(QStringLiteral("isolated_median_ms")).toDouble());
     QVERIFY(o.value(QStringLiteral("drag_frames")).toInt() >= 1);
 
     const Run wrong = run({QStringLiteral("--json")});
