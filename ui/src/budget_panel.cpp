@@ -41,7 +41,14 @@ QWidget* row(QWidget* a, QWidget* b) {
 BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
     : QWidget(parent), document_(document) {
   setObjectName(QStringLiteral("budgetPanel"));
+  createBudgetInputs();
+  createObjectiveInputs();
+  layOut();
+  connectEdits();
+  syncFromDocument();
+}
 
+void BudgetPanel::createBudgetInputs() {
   totalEnabled_ = new QCheckBox(tr("Total bandwidth per NPU"));
   totalEnabled_->setObjectName(QStringLiteral("totalBandwidthEnabled"));
   totalEnabled_->setToolTip(
@@ -75,7 +82,9 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   costSpin_->setSuffix(QStringLiteral(" M"));
   costSpin_->setKeyboardTracking(false);
   costSpin_->setToolTip(costSlider_->toolTip());
+}
 
+void BudgetPanel::createObjectiveInputs() {
   objective_ = new QComboBox;
   objective_->setObjectName(QStringLiteral("objectiveCombo"));
   objective_->addItem(tr("Performance (least iteration time)"),
@@ -110,7 +119,9 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   points_->setValue(50);
   points_->setKeyboardTracking(false);
   points_->setToolTip(tr("Cost budgets sampled for the Pareto front"));
+}
 
+void BudgetPanel::layOut() {
   auto* budgetBox = new QGroupBox(tr("Budget"));
   auto* budgetLayout = new QVBoxLayout(budgetBox);
   budgetLayout->addWidget(totalEnabled_);
@@ -133,9 +144,6 @@ BudgetPanel::BudgetPanel(Document* document, QWidget* parent)
   layout->addWidget(budgetBox);
   layout->addWidget(objectiveBox);
   layout->addWidget(constraintBox, 1);
-
-  connectEdits();
-  syncFromDocument();
 }
 
 void BudgetPanel::connectEdits() {

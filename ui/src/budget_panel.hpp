@@ -43,6 +43,9 @@ class BudgetPanel : public QWidget {
   double costBudgetStartUsd() const;
 
  private:
+  void createBudgetInputs();     // the total bandwidth and the cost budget
+  void createObjectiveInputs();  // objective, cost scope, NPU price, constraints, front points
+  void layOut();                 // the three boxes
   // Every control's edit of the document, and the document's changes back.
   void connectEdits();
   void syncFromDocument();

@@ -83,6 +83,14 @@ QPushButton* toolButton(const QString& text, const QString& name, const QString&
 NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
     : QWidget(parent), document_(document) {
   setObjectName(QStringLiteral("networkPanel"));
+  createTable();
+  createControls();
+  connectEdits();
+  followTheTable();
+  sync();
+}
+
+void NetworkPanel::createTable() {
   model_ = new DimensionTableModel(document_, this);
   table_ = new QTableView;
   table_->setObjectName(QStringLiteral("dimensionTable"));
@@ -97,7 +105,9 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 10);
   table_->setToolTip(tr("Dimensions, innermost (0) first. Double-click a cell to edit it."));
+}
 
+void NetworkPanel::createControls() {
   count_ = new QSpinBox;
   count_->setObjectName(QStringLiteral("dimensionCount"));
   count_->setRange(1, 8);
@@ -128,7 +138,9 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(table_, 1);
   layout->addLayout(buttons);
+}
 
+void NetworkPanel::connectEdits() {
   connect(count_, &QSpinBox::valueChanged, this, [this](int n) {
     document_->reportingEdit(tr("Set the number of dimensions to %1").arg(n),
                              [n](Project& p) { return setDimensionCount(p, n); });
@@ -159,6 +171,9 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   };
   connect(up_, &QPushButton::clicked, this, [move] { move(-1); });
   connect(down_, &QPushButton::clicked, this, [move] { move(+1); });
+}
+
+void NetworkPanel::followTheTable() {
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &NetworkPanel::sync);
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
@@ -184,7 +199,6 @@ NetworkPanel::NetworkPanel(Document* document, QWidget* parent)
   connect(document_, &Document::projectChanged, this, [this](Document::Parts parts) {
     if (parts & (Document::Network | Document::CostModel)) sync();
   });
-  sync();
 }
 
 void NetworkPanel::fitTableHeight() {

@@ -31,6 +31,11 @@ class NetworkPanel : public QWidget {
   DimensionTableModel* model() const { return model_; }
 
  private:
+  void createTable();     // the dimension table and its model
+  void createControls();  // the dimension count, the N label, the buttons, the layout
+  void connectEdits();    // the count and the buttons edit the document
+  // The buttons, the table's height and width follow the model and the document.
+  void followTheTable();
   void sync();
   // The table's minimum height: its header and kRowsAlwaysShown rows (or all).
   void fitTableHeight();

@@ -40,6 +40,13 @@ QTableView* readOnlyTable(QAbstractItemModel* model, const QString& name) {
 WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
     : QWidget(parent), document_(document) {
   setObjectName(QStringLiteral("workloadPanel"));
+  createInputs();
+  createTablesAndLayOut();
+  connectEdits();
+  sync();
+}
+
+void WorkloadPanel::createInputs() {
   workloadSelector_ = new QComboBox;
   workloadSelector_->setObjectName(QStringLiteral("workloadSelector"));
   workloadSelector_->setToolTip(
@@ -84,7 +91,9 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
       tr("What an NPU spends on each message bundle (ASTRA-sim's endpoint delay): once at the "
          "start of every collective stage and after every receive, per chunk. Used with a "
          "chunk count or auto; the ideal model ignores it."));
+}
 
+void WorkloadPanel::createTablesAndLayOut() {
   layers_ = new LayerTableModel(document_, this);
   communicator_ = new CommunicatorTableModel(document_, this);
   layerTable_ = readOnlyTable(layers_, QStringLiteral("layerTable"));
@@ -107,7 +116,9 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
   layout->addWidget(description_);
   layout->addWidget(presetEditor_);
   layout->addWidget(tabs, 1);
+}
 
+void WorkloadPanel::connectEdits() {
   connect(workloadSelector_, &QComboBox::activated, this, &WorkloadPanel::selectWorkload);
   connect(loop_, &QComboBox::activated, this, [this](int index) {
     const auto loop = static_cast<TrainingLoop>(loop_->itemData(index).toInt());
@@ -130,7 +141,6 @@ WorkloadPanel::WorkloadPanel(Document* document, QWidget* parent)
     if (parts & (Document::Workloads | Document::Model | Document::Network)) sync();
   });
   connect(document_, &Document::documentReset, this, [this] { selectWorkload(0); });
-  sync();
 }
 
 void WorkloadPanel::applyChunks(const QString& text) {

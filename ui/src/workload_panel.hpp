@@ -35,6 +35,10 @@ class WorkloadPanel : public QWidget {
   QComboBox* chunksCombo() const { return chunks_; }
 
  private:
+  // The workload selector, description, preset editor, loop, chunks, endpoint delay.
+  void createInputs();
+  void createTablesAndLayOut();  // the layer and communicator tables, the layout
+  void connectEdits();           // the inputs edit the document; the document syncs them
   void sync();
   void selectWorkload(int index);
   void applyChunks(const QString& text);
