@@ -30,7 +30,7 @@
 #include "libra/project_io.hpp"
 #include "optimality_check.hpp"
 #include "rc_support.hpp"
-#include "solver/standard_form.hpp"
+#include "standard_form.hpp"
 
 namespace libra {
 
