@@ -1,5 +1,5 @@
 // `libra bench PROJECT.json`: solver speed and backend agreement, measured in one
-// process (see engine/include/libra/bench.hpp).
+// process (see engine/solve/include/libra/bench.hpp).
 #include <iostream>
 #include <ostream>
 

@@ -1,5 +1,5 @@
 // `libra codesign`: network shapes x executions x bandwidth for one workload
-// (the engine's runCodesign, engine/include/libra/codesign.hpp; contract in
+// (the engine's runCodesign, engine/analysis/include/libra/codesign.hpp; contract in
 // spec/cli.md "Models, executions and co-design").
 #include <unistd.h>
 

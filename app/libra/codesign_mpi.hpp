@@ -1,5 +1,5 @@
 // `mpirun -n P libra codesign ...` (built with -DLIBRA_WITH_MPI=ON): the
-// co-design's work units (engine/include/libra/codesign.hpp, CodesignWork)
+// co-design's work units (engine/analysis/include/libra/codesign.hpp, CodesignWork)
 // spread over P processes. Rank 0 hands out units one at a time to whichever
 // thread of whichever process asks next (dynamic load balancing), with the keys
 // of the best designs merged so far for pruning, and merges the results; its

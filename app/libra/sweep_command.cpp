@@ -1,6 +1,6 @@
 // `libra sweep`: every network shape for N NPUs, solved for both objectives with a
 // workload generated from a preset, and ranked (the engine's runSweep, see
-// engine/include/libra/sweep.hpp and docs/workloads.md section 7).
+// engine/analysis/include/libra/sweep.hpp and docs/workloads.md section 7).
 #include <unistd.h>
 
 #include <algorithm>

@@ -17,7 +17,7 @@ extern char** environ;
 namespace libra::testing {
 namespace {
 
-// The presets of engine/include/libra/presets.hpp (docs/workloads.md section 6).
+// The presets of engine/workloads/include/libra/presets.hpp (docs/workloads.md section 6).
 const std::vector<std::string> kPresetIds{
     "turing-nlg-17b",  "gpt3-175b",   "msft-1t",     "megatron-gpt-22b", "mt-nlg-530b",
     "megatron-gpt-1t", "llama3-70b",  "llama3-405b", "mixtral-8x22b",    "deepseek-v3",

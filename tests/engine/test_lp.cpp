@@ -1,4 +1,4 @@
-// The presolve's dense two-phase simplex (engine/src/solver/lp.hpp):
+// The presolve's dense two-phase simplex (engine/solve/src/lp.hpp):
 //   minimize c'x  subject to  Aeq x == beq,  Ain x <= bin,  x >= 0.
 // Small LPs with optima worked out by hand, infeasible and unbounded ones, a
 // classic cycling example, redundant equalities, and a property against brute
@@ -15,8 +15,8 @@
 #include <limits>
 #include <vector>
 
+#include "lp.hpp"
 #include "rc_support.hpp"
-#include "solver/lp.hpp"
 
 namespace libra::lp {
 namespace {

@@ -33,7 +33,7 @@
 #include "optimality_check.hpp"
 #include "rc_support.hpp"
 #include "regressions.hpp"
-#include "solver/standard_form.hpp"
+#include "standard_form.hpp"
 
 namespace libra {
 

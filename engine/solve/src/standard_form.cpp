@@ -1,0 +1,1028 @@
+#include "standard_form.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "lp.hpp"
+#include "text.hpp"
+
+namespace libra::detail {
+
+namespace {
+
+constexpr double kLpTolerance = 1e-9;
+
+struct Rows {
+  Eigen::MatrixXd Aeq, Ain;
+  Eigen::VectorXd beq, bin;
+  std::vector<std::string> eqText, inText;
+};
+
+void appendRow(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::RowVectorXd& row, double rhs) {
+  A.conservativeResize(A.rows() + 1, row.size());
+  b.conservativeResize(b.size() + 1);
+  A.row(A.rows() - 1) = row;
+  b(b.size() - 1) = rhs;
+}
+
+// Rows that other rows imply by their form alone, found without an LP in
+// O(m log m) for m rows, so that thousands of redundant bounds cost no more
+// than reading them: of parallel inequalities (the same coefficients once
+// scaled) only the tightest is kept, and an inequality is dropped when the box
+// of the bandwidths already keeps it, the box being [0, u] with u from the
+// equalities with nonnegative coefficients (`total == 500`: every bw_d <= 500)
+// and from the single-dimension bounds kept. A single-dimension bound is
+// checked against the equalities' box only, never against itself.
+void dropImpliedRows(Rows& rows) {
+  const Eigen::Index n = rows.Ain.cols(), m = rows.Ain.rows();
+  if (m == 0) return;
+  std::vector<bool> keep(m, false);
+  {
+    std::map<std::vector<double>, Eigen::Index> tightest;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      std::vector<double> key(static_cast<std::size_t>(n));
+      for (Eigen::Index d = 0; d < n; ++d) key[static_cast<std::size_t>(d)] = rows.Ain(i, d);
+      const auto [it, inserted] = tightest.try_emplace(std::move(key), i);
+      if (!inserted && rows.bin(i) < rows.bin(it->second)) it->second = i;
+    }
+    for (const auto& entry : tightest) keep[entry.second] = true;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> fromEqualities(n, inf);
+  for (Eigen::Index i = 0; i < rows.Aeq.rows(); ++i) {
+    if ((rows.Aeq.row(i).array() < 0).any() || !(rows.beq(i) >= 0)) continue;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Aeq(i, d) > 0) {
+        fromEqualities[d] = std::min(fromEqualities[d], rows.beq(i) / rows.Aeq(i, d));
+      }
+    }
+  }
+  // The one dimension of a bound with a positive coefficient, or -1.
+  auto boundDimension = [&](Eigen::Index i) {
+    Eigen::Index only = -1;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Ain(i, d) == 0) continue;
+      if (only >= 0 || rows.Ain(i, d) < 0) return Eigen::Index{-1};
+      only = d;
+    }
+    return only;
+  };
+  std::vector<double> box = fromEqualities;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const Eigen::Index d = keep[i] ? boundDimension(i) : -1;
+    if (d >= 0) box[d] = std::min(box[d], rows.bin(i) / rows.Ain(i, d));
+  }
+  auto implied = [&](Eigen::Index i) {
+    const Eigen::Index single = boundDimension(i);
+    const std::vector<double>& u = single >= 0 ? fromEqualities : box;
+    double top = 0;
+    for (Eigen::Index d = 0; d < n; ++d) {
+      if (rows.Ain(i, d) > 0) top += rows.Ain(i, d) * u[d];
+    }
+    const double b = rows.bin(i);
+    return std::isfinite(top) && top <= b + 1e-9 * std::max({std::abs(b), std::abs(top), 1e-300});
+  };
+  Rows kept;
+  kept.Aeq = rows.Aeq;
+  kept.beq = rows.beq;
+  kept.eqText = rows.eqText;
+  std::vector<Eigen::Index> rowsKept;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    if (keep[i] && !implied(i)) rowsKept.push_back(i);
+  }
+  if (static_cast<Eigen::Index>(rowsKept.size()) == m) return;
+  kept.Ain.resize(static_cast<Eigen::Index>(rowsKept.size()), n);
+  kept.bin.resize(static_cast<Eigen::Index>(rowsKept.size()));
+  for (std::size_t r = 0; r < rowsKept.size(); ++r) {
+    kept.Ain.row(static_cast<Eigen::Index>(r)) = rows.Ain.row(rowsKept[r]);
+    kept.bin(static_cast<Eigen::Index>(r)) = rows.bin(rowsKept[r]);
+    kept.inText.push_back(rows.inText[rowsKept[r]]);
+  }
+  rows = std::move(kept);
+}
+
+// The constraints (and the cost budget) as rows scaled to unit size, `>=` turned
+// into `<=`, without the rows that others imply by their form (dropImpliedRows).
+Rows buildRows(const Problem& problem, std::optional<double> costBudget, double bwScale) {
+  const int n = problem.dims();
+  std::vector<Eigen::RowVectorXd> eqRows, inRows;
+  std::vector<double> eqRhs, inRhs;
+  Rows rows;
+  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs,
+                 const std::string& text) {
+    Eigen::RowVectorXd row(n);
+    for (int d = 0; d < n; ++d) row(d) = coef[d];
+    const double scale = row.cwiseAbs().maxCoeff();
+    if (scale == 0) return;
+    row /= scale;
+    rhs /= scale * bwScale;
+    if (rel == Relation::Equal) {
+      eqRows.push_back(row);
+      eqRhs.push_back(rhs);
+      rows.eqText.push_back(text);
+    } else {
+      if (rel == Relation::GreaterEqual) {
+        row = -row;
+        rhs = -rhs;
+      }
+      inRows.push_back(row);
+      inRhs.push_back(rhs);
+      rows.inText.push_back(text);
+    }
+  };
+  for (const auto& c : problem.constraints) add(c.coefficients, c.relation, c.rhs, c.text);
+  if (costBudget) {
+    // The budget bounds the whole cost; the NPUs' fixed part leaves the network the rest.
+    add(problem.costPerBandwidth, Relation::LessEqual, *costBudget - problem.fixedCostUsd,
+        "cost <= " + text::formatNumber(*costBudget) +
+            (problem.fixedCostUsd > 0
+                 ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
+                 : std::string()));
+  }
+  auto stack = [n](const std::vector<Eigen::RowVectorXd>& in, const std::vector<double>& rhs,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) {
+    A.resize(static_cast<Eigen::Index>(in.size()), n);
+    b.resize(static_cast<Eigen::Index>(in.size()));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      A.row(static_cast<Eigen::Index>(i)) = in[i];
+      b(static_cast<Eigen::Index>(i)) = rhs[i];
+    }
+  };
+  stack(eqRows, eqRhs, rows.Aeq, rows.beq);
+  stack(inRows, inRhs, rows.Ain, rows.bin);
+  dropImpliedRows(rows);
+  return rows;
+}
+
+lp::Result maximize(const Eigen::VectorXd& objective, const Rows& rows) {
+  lp::Result r = lp::minimize(-objective, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  r.value = -r.value;
+  return r;
+}
+
+bool feasible(const Rows& rows, int n) {
+  return lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                      kLpTolerance)
+             .status != lp::Status::Infeasible;
+}
+
+// A smallest set of constraints that cannot hold together (deletion filter:
+// one LP per row). Past `deadline` the filter stops and the rows not yet
+// tried stay in: still a set that cannot hold together, if not the smallest.
+std::string conflictingConstraints(const Rows& all, int n, const Deadline& deadline) {
+  std::vector<bool> keepEq(all.eqText.size(), true), keepIn(all.inText.size(), true);
+  auto subset = [&]() {
+    Rows r;
+    auto pick = [n](const std::vector<bool>& keep, const Eigen::MatrixXd& A,
+                    const Eigen::VectorXd& b, Eigen::MatrixXd& outA, Eigen::VectorXd& outB) {
+      outA.resize(std::count(keep.begin(), keep.end(), true), n);
+      outB.resize(outA.rows());
+      Eigen::Index row = 0;
+      for (std::size_t i = 0; i < keep.size(); ++i) {
+        if (!keep[i]) continue;
+        outA.row(row) = A.row(static_cast<Eigen::Index>(i));
+        outB(row++) = b(static_cast<Eigen::Index>(i));
+      }
+    };
+    pick(keepEq, all.Aeq, all.beq, r.Aeq, r.beq);
+    pick(keepIn, all.Ain, all.bin, r.Ain, r.bin);
+    return r;
+  };
+  auto filter = [&](std::vector<bool>& keep) {
+    for (std::size_t i = 0; i < keep.size() && !deadline.passed(); ++i) {
+      keep[i] = false;
+      if (feasible(subset(), n)) keep[i] = true;
+    }
+  };
+  filter(keepEq);
+  filter(keepIn);
+  std::string out;
+  auto append = [&](const std::string& t) { out += (out.empty() ? "'" : ", '") + t + "'"; };
+  for (std::size_t i = 0; i < keepEq.size(); ++i) {
+    if (keepEq[i]) append(all.eqText[i]);
+  }
+  for (std::size_t i = 0; i < keepIn.size(); ++i) {
+    if (keepIn[i]) append(all.inText[i]);
+  }
+  return out;
+}
+
+std::string joinNames(const Problem& problem, const std::vector<int>& dims) {
+  std::string out;
+  for (int d : dims) out += (out.empty() ? "'" : ", '") + problem.dimNames[d] + "'";
+  return out;
+}
+
+bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
+  const double tol = 1e-9;
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    if (std::abs(rows.Aeq.row(i).dot(x) - rows.beq(i)) > tol * (1 + std::abs(rows.beq(i))))
+      return false;
+  }
+  for (int i = 0; i < rows.Ain.rows(); ++i) {
+    if (rows.Ain.row(i).dot(x) - rows.bin(i) > tol * (1 + std::abs(rows.bin(i)))) return false;
+  }
+  return (x.array() >= 0).all();
+}
+
+}  // namespace
+
+namespace {
+
+// ---------------------------------------------------------------------------------
+// The stages of the presolve, in the order presolve() runs them. Each either
+// decides the problem (infeasible, unbounded, trivial) with a message naming
+// the constraints or dimensions, or hands a refined state to the next stage.
+
+// Rows that other rows imply (an upper bound of 1e12 beside `total == 500`) change
+// nothing but the numbers: they would set the bandwidth scale and put slacks of
+// 1e12 into the barrier. Each inequality is dropped when, subject to the rows
+// kept so far and every other row, its left side cannot exceed its right side:
+// one LP per row, so only where few rows are left after dropImpliedRows (a
+// project writes a handful); more are kept as they are.
+constexpr Eigen::Index kRedundancyLpRows = 64;
+
+Rows dropRedundantRows(const Rows& rows, int n) {
+  Rows out = rows;
+  if (rows.Ain.rows() > kRedundancyLpRows) return out;
+  for (int i = static_cast<int>(out.Ain.rows()) - 1; i >= 0; --i) {
+    Rows others;
+    others.Aeq = out.Aeq;
+    others.beq = out.beq;
+    others.Ain.resize(0, n);
+    for (int j = 0; j < out.Ain.rows(); ++j) {
+      if (j != i) appendRow(others.Ain, others.bin, out.Ain.row(j), out.bin(j));
+    }
+    const lp::Result r = maximize(out.Ain.row(i).transpose(), others);
+    if (r.status != lp::Status::Optimal) continue;
+    const double b = out.bin(i);
+    if (r.value > b + 1e-9 * std::max({std::abs(b), std::abs(r.value), 1e-300})) continue;
+    Rows kept;
+    kept.Aeq = out.Aeq;
+    kept.beq = out.beq;
+    kept.eqText = out.eqText;
+    kept.Ain = others.Ain;
+    kept.bin = others.bin;
+    for (int j = 0; j < out.Ain.rows(); ++j) {
+      if (j != i) kept.inText.push_back(out.inText[j]);
+    }
+    out = std::move(kept);
+  }
+  return out;
+}
+
+Rows scaledRows(Rows rows, double scale) {
+  rows.beq /= scale;
+  rows.bin /= scale;
+  return rows;
+}
+
+// The scale of bandwidths the (non-redundant) rows suggest: the median of their
+// right-hand sides, in GB/s.
+double rowScale(const Rows& rows) {
+  std::vector<double> values;
+  for (int i = 0; i < rows.beq.size(); ++i) {
+    if (rows.beq(i) != 0) values.push_back(std::abs(rows.beq(i)));
+  }
+  for (int i = 0; i < rows.bin.size(); ++i) {
+    if (rows.bin(i) != 0) values.push_back(std::abs(rows.bin(i)));
+  }
+  if (values.empty()) return 1;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// Every dimension that carries traffic must be able to have bandwidth: maximize
+// the smallest of their bandwidths (variables x and z, z <= x_d). Returns the
+// LP's point, or sets the verdict.
+std::optional<Eigen::VectorXd> bandwidthForUsedDims(const Problem& problem, const Rows& rows,
+                                                    const std::vector<int>& usedList,
+                                                    bool hasCostBudget, Presolved& out) {
+  const int n = problem.dims();
+  Rows withZ;
+  withZ.Aeq = Eigen::MatrixXd::Zero(rows.Aeq.rows(), n + 1);
+  withZ.Aeq.leftCols(n) = rows.Aeq;
+  withZ.beq = rows.beq;
+  withZ.Ain = Eigen::MatrixXd::Zero(rows.Ain.rows() + usedList.size(), n + 1);
+  withZ.Ain.topLeftCorner(rows.Ain.rows(), n) = rows.Ain;
+  withZ.bin = Eigen::VectorXd::Zero(withZ.Ain.rows());
+  withZ.bin.head(rows.bin.size()) = rows.bin;
+  for (std::size_t i = 0; i < usedList.size(); ++i) {
+    withZ.Ain(rows.Ain.rows() + i, usedList[i]) = -1;
+    withZ.Ain(rows.Ain.rows() + i, n) = 1;
+  }
+  Eigen::VectorXd objective = Eigen::VectorXd::Zero(n + 1);
+  objective(n) = 1;
+  const lp::Result r = maximize(objective, withZ);
+  if (r.status == lp::Status::Unbounded) {
+    out.status = SolveStatus::Unbounded;
+    out.message = "nothing limits the bandwidth of " + joinNames(problem, usedList) +
+                  ": the iteration time keeps falling as bandwidth grows; add a budget such as "
+                  "'total == 500' or 'cost <= 1e8'";
+    return std::nullopt;
+  }
+  // Zero relative to the bandwidths the same point gives the other dimensions
+  // (an absolute threshold would call 500 GB/s "nothing" at a scale of 1e12).
+  const double size = r.status == lp::Status::Optimal ? r.x.head(n).cwiseAbs().maxCoeff() : 0.0;
+  if (r.status == lp::Status::Optimal && r.value > 1e-9 * size) return r.x.head(n);
+  std::vector<int> zero;
+  for (int d : usedList) {
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+    e(d) = 1;
+    const lp::Result m = maximize(e, rows);
+    const double top = m.status == lp::Status::Optimal ? m.x.cwiseAbs().maxCoeff() : 0.0;
+    if (m.status == lp::Status::Optimal && m.value <= 1e-9 * top) zero.push_back(d);
+  }
+  out.status = SolveStatus::Infeasible;
+  if (zero.empty()) {
+    // No single dimension is held at zero, but they cannot all have bandwidth at once.
+    out.message = "the dimensions " + joinNames(problem, usedList) +
+                  " carry traffic, but the constraints" +
+                  (hasCostBudget ? std::string(" and the cost budget") : std::string()) +
+                  " cannot give all of them bandwidth at once; relax a bound or raise the budget";
+    return std::nullopt;
+  }
+  out.message = "dimension" + std::string(zero.size() > 1 ? "s " : " ") + joinNames(problem, zero) +
+                (zero.size() > 1 ? " carry" : " carries") + " traffic, but the constraints" +
+                (hasCostBudget ? std::string(" and the cost budget") : std::string()) +
+                " leave no bandwidth for " + (zero.size() > 1 ? "them" : "it") +
+                "; relax a bound or raise the budget";
+  return std::nullopt;
+}
+
+// Dimensions that carry traffic must be bounded; the idle ones get a generous
+// artificial bound so the interior-point iterations stay finite, and an idle one
+// the constraints force to 0 is marked, to be left out of the variables (its
+// sign bound would have no interior). Updates the start
+// point with the LP's far corner.
+bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& rows,
+                 Eigen::VectorXd& start, std::vector<std::optional<double>>& fixed,
+                 Presolved& out) {
+  const int n = problem.dims();
+  std::vector<int> unboundedUsed, unboundedIdle;
+  const Rows original = rows;
+  const lp::Result all = maximize(Eigen::VectorXd::Ones(n), original);
+  if (all.status == lp::Status::Unbounded) {
+    for (int d = 0; d < n; ++d) {
+      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+      e(d) = 1;
+      if (maximize(e, original).status == lp::Status::Unbounded) {
+        (used[d] ? unboundedUsed : unboundedIdle).push_back(d);
+      }
+    }
+  } else if (all.status == lp::Status::Optimal) {
+    start = 0.5 * (start + all.x);
+  }
+  if (!unboundedUsed.empty()) {
+    out.status = SolveStatus::Unbounded;
+    out.message = "nothing limits the bandwidth of " + joinNames(problem, unboundedUsed) +
+                  ", which carr" + (unboundedUsed.size() > 1 ? "y" : "ies") +
+                  " traffic; add a budget such as 'total == 500' or 'cost <= 1e8'";
+    return false;
+  }
+  const double cap = 1e3 * std::max(1.0, start.maxCoeff());
+  for (int d : unboundedIdle) {
+    Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+    row(d) = 1;
+    appendRow(rows.Ain, rows.bin, row, cap);
+    rows.inText.push_back("artificial bound");
+  }
+  fixed.assign(n, std::nullopt);
+  for (int d = 0; d < n; ++d) {
+    if (used[d] ||
+        std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
+      continue;
+    }
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+    e(d) = 1;
+    const lp::Result r = maximize(e, original);
+    if (r.status == lp::Status::Optimal && r.value <= 1e-9 * std::max(1.0, start.maxCoeff())) {
+      fixed[d] = 0.0;
+    }
+  }
+  return true;
+}
+
+// A dimension an equality holds alone (`bw[0] == 500`) is a constant: fixed at
+// its value. (Left in, it has no barrier and, once the others are small, almost
+// no curvature: the Newton system then cannot place it to better than 1e-6.)
+void fixBySingleEqualities(const Rows& rows, std::vector<std::optional<double>>& fixed) {
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    int only = -1, count = 0;
+    for (int d = 0; d < rows.Aeq.cols(); ++d) {
+      if (rows.Aeq(i, d) != 0) {
+        only = d;
+        ++count;
+      }
+    }
+    if (count == 1 && !fixed[only]) fixed[only] = std::max(0.0, rows.beq(i) / rows.Aeq(i, only));
+  }
+}
+
+// Linearly dependent equality rows (the same budget written twice, a fixed
+// bandwidth that also follows from the others) make the KKT system singular; the
+// LP found the rows consistent, so the independent ones suffice.
+void dropDependentEqualities(Rows& rows, int n) {
+  if (rows.Aeq.rows() <= 1) return;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(rows.Aeq.transpose());
+  qr.setThreshold(1e-10);
+  const Eigen::Index rank = qr.rank();
+  if (rank == rows.Aeq.rows()) return;
+  std::vector<int> keep(qr.colsPermutation().indices().data(),
+                        qr.colsPermutation().indices().data() + rank);
+  std::sort(keep.begin(), keep.end());
+  Eigen::MatrixXd A(rank, n);
+  Eigen::VectorXd b(rank);
+  for (Eigen::Index i = 0; i < rank; ++i) {
+    A.row(i) = rows.Aeq.row(keep[i]);
+    b(i) = rows.beq(keep[i]);
+  }
+  rows.Aeq = A;
+  rows.beq = b;
+}
+
+// The whole sums W_j of a group's pieces (merged and without zero terms) when
+// their Newton block is small enough to be dense (sum_j |W_j|^2 up to
+// kWholeSumWork; the presets' overlap loops repeat a few collectives): the
+// rows then bound s_g directly, the best conditioned form, and the native
+// solver factors their block densely. Empty otherwise: the rows chain partial
+// sums (y), linear in the layers, for thousands of distinct collectives.
+constexpr double kWholeSumWork = 2e8;
+
+template <class Merge>
+std::optional<std::vector<std::vector<std::pair<int, double>>>> wholeSums(
+    const std::vector<TimeModel::Piece>& pieces, const Merge& merge) {
+  std::vector<std::size_t> bound(pieces.size(), 0);  // |W_j| <= bound[j]
+  double work = 0;
+  for (std::size_t j = 0; j < pieces.size(); ++j) {
+    const TimeModel::Piece& p = pieces[j];
+    bound[j] = p.terms.size() + (p.previous >= 0 ? bound[static_cast<std::size_t>(p.previous)] : 0);
+    work += static_cast<double>(bound[j]) * static_cast<double>(bound[j]);
+    if (work > kWholeSumWork) return std::nullopt;
+  }
+  std::vector<std::map<int, double>> sums(pieces.size());
+  std::vector<std::vector<std::pair<int, double>>> out(pieces.size());
+  for (std::size_t j = 0; j < pieces.size(); ++j) {
+    const TimeModel::Piece& p = pieces[j];
+    if (p.previous >= 0) sums[j] = sums[static_cast<std::size_t>(p.previous)];
+    for (const auto& [k, w] : p.terms) sums[j][k] += w;
+    std::vector<std::pair<int, double>> whole;
+    for (const auto& [k, w] : sums[j]) {
+      if (w != 0) whole.emplace_back(k, w);
+    }
+    for (const auto& [k, w] : merge(whole)) {
+      if (w != 0) out[j].emplace_back(k, w);
+    }
+  }
+  return out;
+}
+
+// The rows of StandardForm over z = (t, y, s) for `groups` (each of more than
+// one piece; s_g is the g-th), after every t is in place (f.K set). `merge`
+// maps a piece's terms onto the merged collectives.
+template <class Merge>
+void compilePieceRows(const std::vector<const TimeModel::Group*>& groups, const Merge& merge,
+                      StandardForm& f) {
+  using Terms = std::vector<std::pair<int, double>>;
+  // Rows of y first (their count is known only at the end), s indices fixed after.
+  std::vector<StandardForm::LinearRow> rows;
+  std::vector<int> sRows;  // rows whose target is an s: (row index), group in `target` for now
+  auto newY = [&] { return f.K + f.Y++; };
+  // target >= sum of `base` (z terms) + `ts` (t terms), split every kRowTerms terms.
+  auto sum = [&](Terms base, const Terms& ts, int target) {
+    std::size_t i = 0;
+    while (base.size() + (ts.size() - i) > static_cast<std::size_t>(StandardForm::kRowTerms)) {
+      const int partial = newY();
+      Terms row = base;
+      while (row.size() < static_cast<std::size_t>(StandardForm::kRowTerms) && i < ts.size()) {
+        row.push_back(ts[i++]);
+      }
+      row.emplace_back(partial, -1.0);
+      rows.push_back({0.0, std::move(row), partial});
+      base = {{partial, 1.0}};
+    }
+    Terms row = base;
+    row.insert(row.end(), ts.begin() + static_cast<std::ptrdiff_t>(i), ts.end());
+    row.emplace_back(target, -1.0);
+    rows.push_back({0.0, std::move(row), target});
+  };
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& pieces = groups[g]->pieces;
+    std::vector<int> y(pieces.size(), -1);
+    for (std::size_t j = 0; j < pieces.size(); ++j) {
+      const TimeModel::Piece& p = pieces[j];
+      Terms ts;
+      for (const auto& [k, w] : merge(p.terms)) {
+        if (w != 0) ts.emplace_back(k, w);
+      }
+      y[j] = newY();
+      Terms base;
+      if (p.previous >= 0) base.emplace_back(y[static_cast<std::size_t>(p.previous)], 1.0);
+      sum(std::move(base), ts, y[j]);
+      // a_j + y_j - s_g <= 0; s's index is set below.
+      sRows.push_back(static_cast<int>(rows.size()));
+      rows.push_back({p.constantNs / f.timeScale,
+                      {{y[j], 1.0}, {static_cast<int>(g), -1.0}},
+                      static_cast<int>(g)});
+    }
+  }
+  for (const int r : sRows) {
+    StandardForm::LinearRow& row = rows[static_cast<std::size_t>(r)];
+    row.target += f.K + f.Y;
+    row.terms.back().first = row.target;
+  }
+  f.rows = std::move(rows);
+  // The whole sums too, while their block is small enough to be dense: K + M up
+  // to kDenseEpigraph and short sums.
+  if (f.K + static_cast<int>(groups.size()) > StandardForm::kDenseEpigraph) return;
+  std::vector<StandardForm::LinearRow> whole;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& pieces = groups[g]->pieces;
+    const auto sums = wholeSums(pieces, merge);
+    if (!sums) return;
+    const int s = f.K + static_cast<int>(g);
+    for (std::size_t j = 0; j < pieces.size(); ++j) {
+      Terms row = (*sums)[j];
+      row.emplace_back(s, -1.0);
+      whole.push_back({pieces[j].constantNs / f.timeScale, std::move(row), s});
+    }
+  }
+  f.wholeRows = std::move(whole);
+}
+
+// The objective and the branch rows from the time model, in scaled units.
+// Collectives whose time terms are proportional (tau_k = alpha tau_j, e.g.
+// tensor-parallel AllReduces of different sizes over one group in LIBRA's model)
+// share one epigraph variable.
+void compileObjective(const TimeModel& time, int n, StandardForm& f) {
+  // A part on a fixed dimension is a constant: bytes / bw in ns.
+  auto constantOf = [&](const DimTime& p) {
+    return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
+  };
+  std::vector<int> column(n, -1);  // variable of each dimension
+  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
+  const int K = time.collectiveCount();
+  std::vector<int> representative(K);
+  std::vector<double> factor(K, 1.0);
+  std::vector<int> kept;  // original index of each merged collective
+  {
+    std::map<std::vector<long long>, int> directions;
+    std::vector<double> tops(K);
+    for (int k = 0; k < K; ++k) {
+      const TimeTerm& term = time.terms[k];
+      double top = 0;
+      for (const auto* parts : {&term.serial, &term.pipelined}) {
+        for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
+      }
+      tops[k] = top;
+      std::vector<long long> key;
+      for (const auto* parts : {&term.serial, &term.pipelined}) {
+        key.push_back(-1 - static_cast<long long>(parts->size()));
+        for (const DimTime& p : *parts) {
+          key.push_back(p.dim);
+          key.push_back(std::llround(p.constantNs / top * 1e12));
+          key.push_back(std::llround(p.bytes / top * 1e12));
+        }
+      }
+      auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
+      if (inserted) kept.push_back(k);
+      representative[k] = it->second;
+    }
+    // The largest collective of each direction represents it, so every factor is
+    // <= 1 and the shared epigraph variable keeps the scale of the collective that
+    // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
+    for (int k = 0; k < K; ++k) {
+      int& r = kept[representative[k]];
+      if (tops[k] > tops[r]) r = k;
+    }
+    for (int k = 0; k < K; ++k) factor[k] = tops[k] / tops[kept[representative[k]]];
+  }
+  const int merged = static_cast<int>(kept.size());
+  f.K = merged;
+  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
+    std::map<int, double> out;
+    for (const auto& [k, w] : terms) out[representative[k]] += w * factor[k];
+    return std::vector<std::pair<int, double>>(out.begin(), out.end());
+  };
+  // Time scale: the communication part of the objective at the start point.
+  const std::vector<double> startBw = f.bandwidth(f.start);
+  // Workload weights only scale the objective: they are normalized to sum to 1,
+  // so that a weight of 2^31 does not shrink every t_k to 1e-10 of the
+  // objective (below IPOPT's absolute tolerances).
+  double weightSum = 0;
+  for (const auto& g : time.groups) weightSum += g.weight;
+  if (!(weightSum > 0) || !std::isfinite(weightSum)) weightSum = 1;
+  std::vector<double> tau(K);
+  for (int k = 0; k < K; ++k) tau[k] = time.terms[k].value(startBw);
+  double comm = 0;
+  for (const auto& g : time.groups) {
+    double worst = 0;
+    const std::vector<double> values = g.pieceValues(tau);
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      worst = std::max(worst, values[j] - g.pieces[j].constantNs);
+    }
+    comm += g.weight / weightSum * worst;
+  }
+  f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
+  f.linearT = Eigen::VectorXd::Zero(merged);
+  std::vector<const TimeModel::Group*> pieces;  // the groups of more than one piece
+  for (const auto& g : time.groups) {
+    if (g.pieces.size() == 1) {
+      f.constant += g.weight / weightSum * g.pieces[0].constantNs / f.timeScale;
+      for (const auto& [k, w] : g.pieces[0].terms) {
+        f.linearT(representative[k]) += g.weight / weightSum * w * factor[k];
+      }
+    } else if (g.pieces.size() > 1) {
+      f.groupWeights.push_back(g.weight / weightSum);
+      pieces.push_back(&g);
+    }
+  }
+  compilePieceRows(pieces, mergeTerms, f);
+  const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
+  f.edgeBegin.assign(merged + 1, 0);
+  f.serialBegin.assign(merged + 1, 0);
+  for (int k = 0; k < merged; ++k) {
+    const TimeTerm& term = time.terms[kept[k]];
+    f.edgeBegin[k] = static_cast<int>(f.edges.size());
+    f.serialBegin[k] = static_cast<int>(f.serial.size());
+    double serialConstant = 0;
+    for (const DimTime& p : term.serial) {
+      if (f.fixed[p.dim]) {
+        serialConstant += constantOf(p) / f.timeScale;
+        continue;
+      }
+      serialConstant += p.constantNs / f.timeScale;
+      if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
+    }
+    std::vector<DimTime> branches = term.pipelined;
+    std::sort(branches.begin(), branches.end(),
+              [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
+    // Branches on fixed dimensions are constants: only the largest matters.
+    double fixedBranch = 0;
+    bool anyFixed = false;
+    for (const DimTime& p : branches) {
+      if (!f.fixed[p.dim]) continue;
+      fixedBranch = std::max(fixedBranch, constantOf(p));
+      anyFixed = true;
+    }
+    if (anyFixed) {
+      const int d = f.n > 0 ? 0 : -1;
+      f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
+    }
+    for (const DimTime& p : branches) {
+      if (f.fixed[p.dim]) continue;
+      if (p.bytes <= 0 && p.constantNs <= 0) continue;
+      f.edges.push_back(
+          {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
+    }
+    if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
+      // No max part: t_k bounds the serial sum alone.
+      const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
+                        ? f.serial[f.serialBegin[k]].d
+                        : 0;  // any variable: v = 0
+      f.edges.push_back({k, d, 0.0, serialConstant});
+    }
+  }
+  f.edgeBegin[merged] = static_cast<int>(f.edges.size());
+  f.serialBegin[merged] = static_cast<int>(f.serial.size());
+}
+
+}  // namespace
+
+namespace {
+
+// The rows over the dimensions that are not fixed (f.dims), the fixed ones moved
+// to the right-hand side, at scale 1 / s; rows left with no dimension dropped, and
+// equalities the others imply.
+void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixed, double s,
+                StandardForm& f) {
+  const auto n = static_cast<int>(fixed.size());
+  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                    Eigen::VectorXd& outB) {
+    outA.resize(0, f.n);
+    outB.resize(0);
+    for (int i = 0; i < A.rows(); ++i) {
+      Eigen::RowVectorXd row(f.n);
+      for (int j = 0; j < f.n; ++j) row(j) = A(i, f.dims[j]);
+      double rhs = b(i);
+      for (int d = 0; d < n; ++d) {
+        if (fixed[d]) rhs -= A(i, d) * *fixed[d];
+      }
+      if (f.n > 0 && row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs / s);
+    }
+  };
+  reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
+  reduce(rows.Ain, rows.bin, f.Ain, f.bin);
+  Rows eq;
+  eq.Aeq = f.Aeq;
+  eq.beq = f.beq;
+  dropDependentEqualities(eq, f.n);
+  f.Aeq = eq.Aeq;
+  f.beq = eq.beq;
+}
+
+}  // namespace
+
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart, Deadline deadline) {
+  Presolved out;
+  const int n = problem.dims();
+  const TimeModel& time = problem.time;
+  const std::vector<bool> used = time.usedDims();
+  std::vector<int> usedList;
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) usedList.push_back(d);
+  }
+
+  // Whether the deadline has passed; if so the verdict says so.
+  auto stopped = [&] {
+    if (!deadline.passed()) return false;
+    out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
+    out.message = deadline.cancelled()
+                      ? "cancelled"
+                      : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
+                            " s (time limit) while it checked the " +
+                            std::to_string(problem.constraints.size()) + " constraints";
+    return true;
+  };
+
+  // 1. Rows in GB/s, each scaled to unit size, and feasibility.
+  const Rows raw = buildRows(problem, costBudget, 1.0);
+  if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
+    out.status = SolveStatus::Error;
+    out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
+                  " rows that no other constraint implies; at most " +
+                  std::to_string(kMaxConstraintRows) + " are supported";
+    return out;
+  }
+  const double scale0 = rowScale(raw);
+  if (!feasible(scaledRows(raw, scale0), n)) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the constraints cannot all hold together: " +
+                  conflictingConstraints(scaledRows(raw, scale0), n, deadline) +
+                  "; relax or remove one of them";
+    return out;
+  }
+  if (stopped()) return out;
+  // 2. Without the rows the others imply, and at the scale of the rows that matter.
+  const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
+  if (stopped()) return out;
+  const double scale = scale0 * rowScale(essential);
+  Rows rows = scaledRows(essential, scale / scale0);
+
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
+
+  // 3. No collective moves data: the time does not depend on bandwidth. Report
+  // the cheapest feasible point.
+  if (usedList.empty()) {
+    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+    if (r.status != lp::Status::Optimal) {
+      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                       kLpTolerance);
+    }
+    out.status = SolveStatus::Optimal;
+    out.trivialSolution = r.x * scale;
+    return out;
+  }
+
+  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
+  std::optional<Eigen::VectorXd> start =
+      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
+  if (!start || stopped()) return out;
+  std::vector<std::optional<double>> fixed;
+  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped()) return out;
+  fixBySingleEqualities(rows, fixed);
+
+  // 5. Warm start: the given point when it is feasible, pulled slightly towards
+  // the LP point so that it is not on the boundary.
+  if (warmStart && static_cast<int>(warmStart->size()) == n) {
+    Eigen::VectorXd w(n);
+    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale;
+    bool positive = true;
+    for (int d : usedList) positive = positive && w(d) > 0;
+    if (positive && satisfies(rows, w)) *start = 0.9 * w + 0.1 * *start;
+  }
+
+  // 6. Rescale so the start point has entries of order one, and assemble
+  // without the fixed dimensions: they are constants (an idle one at 0 would have
+  // no curvature or barrier to give the Newton system a pivot), and a row left
+  // with none of the other dimensions holds (the LP found so) and would only pin
+  // a slack at its right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`).
+  const double s = std::max(start->maxCoeff(), 1e-300);
+  StandardForm& f = out.form;
+  f.fixed.assign(n, std::nullopt);
+  for (int d = 0; d < n; ++d) {
+    if (fixed[d]) {
+      f.fixed[d] = *fixed[d] * scale;
+    } else {
+      f.dims.push_back(d);
+    }
+  }
+  f.n = static_cast<int>(f.dims.size());
+  f.bwScale = scale * s;
+  f.start.resize(f.n);
+  bool anyUsed = false;
+  for (int j = 0; j < f.n; ++j) {
+    f.used.push_back(used[f.dims[j]]);
+    anyUsed = anyUsed || used[f.dims[j]];
+    // Tiny positive values for idle dimensions so the barrier is defined.
+    f.start(j) = std::max((*start)(f.dims[j]) / s, 1e-6);
+  }
+  reduceRows(rows, fixed, s, f);
+  if (!anyUsed) {
+    // Every dimension that carries traffic is fixed: the time is a constant, so
+    // the cheapest point of the others is optimal.
+    Eigen::VectorXd price(f.n);
+    for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
+    if (f.n > 0) {
+      const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
+      if (r.status == lp::Status::Optimal) x = r.x;
+    }
+    const std::vector<double> bw = f.bandwidth(x);
+    out.status = SolveStatus::Optimal;
+    out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+    return out;
+  }
+
+  // 7. The objective and the branch rows.
+  compileObjective(time, n, f);
+  out.status = SolveStatus::Optimal;
+  return out;
+}
+
+namespace {
+
+// The cheapest point with the idle dimensions free and every used one at `bw`
+// (`raise` false) or at least at `bw` (`raise` true): the LP in the idle
+// bandwidths and the increments y >= 0 of the used ones. Empty when the LP fails
+// or its answer breaks a constraint that `bw` kept.
+std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& problem, const Rows& rows,
+                                                           const std::vector<double>& bw,
+                                                           bool raise) {
+  const int n = problem.dims();
+  const std::vector<bool> used = problem.time.usedDims();
+  std::vector<int> columns;  // the LP's variables, by dimension
+  for (int d = 0; d < n; ++d) {
+    if (!used[d] || raise) columns.push_back(d);
+  }
+  const int m = static_cast<int>(columns.size());
+  Rows reduced;
+  reduced.Aeq.resize(0, m);
+  reduced.Ain.resize(0, m);
+  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                    Eigen::VectorXd& outB) {
+    for (int i = 0; i < A.rows(); ++i) {
+      Eigen::RowVectorXd row(m);
+      double rhs = b(i);
+      for (int d = 0; d < n; ++d) {
+        if (used[d]) rhs -= A(i, d) * bw[d];
+      }
+      for (int j = 0; j < m; ++j) row(j) = A(i, columns[j]);
+      // Rows without variables hold already (up to the solver's tolerance).
+      if (row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs);
+    }
+  };
+  reduce(rows.Aeq, rows.beq, reduced.Aeq, reduced.beq);
+  reduce(rows.Ain, rows.bin, reduced.Ain, reduced.bin);
+  Eigen::VectorXd price(m);
+  for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[columns[j]];
+  if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
+  const lp::Result r = lp::minimize(
+      price, reduced.Aeq, reduced.beq, reduced.Ain, reduced.bin,
+      kLpTolerance * std::max(1.0, reduced.beq.size() ? reduced.beq.cwiseAbs().maxCoeff() : 1.0));
+  if (r.status != lp::Status::Optimal) return std::nullopt;
+  std::vector<double> polished = bw;
+  for (int j = 0; j < m; ++j) {
+    const int d = columns[j];
+    polished[d] = used[d] ? bw[d] + r.x(j) : r.x(j);
+  }
+  // The LP's tolerance is absolute: at an answer of 1e-14 GB/s (a perf-per-cost
+  // optimum that runs to zero cost) it can break `bw[1] >= bw[2]` by the
+  // answer's own size. Each constraint that held must still hold, relative to
+  // its own terms.
+  for (const LinearConstraint& c : problem.constraints) {
+    if (!c.isSatisfied(polished, 1e-9) && c.isSatisfied(bw, 1e-9)) return std::nullopt;
+  }
+  return polished;
+}
+
+}  // namespace
+
+std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+                                         std::vector<double> bw) {
+  const int n = problem.dims();
+  const std::vector<bool> used = problem.time.usedDims();
+  const auto idle = std::count(used.begin(), used.end(), false);
+  if (idle == 0 || idle == n) return bw;
+  const Rows rows = buildRows(problem, costBudget, 1.0);
+  // First with the used dimensions free to grow: an interior point leaves an idle
+  // dimension a little bandwidth that a used one could take (`total == B` with
+  // 3.7e-9 of 40 GB/s on an idle switch made the optimum's cost 3.4e-9 above the
+  // least, and the Pareto front a scan of solver noise, seed
+  // 14637929538265183775). More bandwidth never slows a collective, so the time
+  // can only fall. Then, if that LP fails, with them fixed.
+  if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, true)) return *polished;
+  if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, false)) return *polished;
+  return bw;
+}
+
+std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
+                                           std::vector<double> bw) {
+  const int n = problem.dims();
+  if (n == 0) return bw;
+  const Rows rows = buildRows(problem, costBudget, 1.0);
+  Eigen::Map<const Eigen::VectorXd> x0(bw.data(), n);
+  auto size = [&](const Eigen::RowVectorXd& row, double b) {
+    return std::max({std::abs(b), row.cwiseAbs().dot(x0.cwiseAbs()), 1e-300});
+  };
+  // The rows to hold: the equalities and the inequalities that are tight at the
+  // answer (within 1e-7 of their own scale), plus the sign bounds of the
+  // dimensions at zero. An equality or a violated row is moved onto; a tight
+  // inequality that holds keeps its value. (Moving it onto its bound spends its
+  // slack in a direction that ignores the time: a cost row left 3e-8 below its
+  // budget, as the interior point does where the time hardly depends on cost,
+  // was moved onto it and made the answer 2.5e-6 slower, seed 310489798061799776.)
+  std::vector<Eigen::RowVectorXd> active;
+  std::vector<double> residuals;
+  for (int i = 0; i < rows.Aeq.rows(); ++i) {
+    active.push_back(rows.Aeq.row(i));
+    residuals.push_back(rows.Aeq.row(i).dot(x0) - rows.beq(i));
+  }
+  for (int i = 0; i < rows.Ain.rows(); ++i) {
+    const double r = rows.Ain.row(i).dot(x0) - rows.bin(i);
+    if (r > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) {
+      active.push_back(rows.Ain.row(i));
+      residuals.push_back(std::max(r, 0.0));
+    }
+  }
+  for (int d = 0; d < n; ++d) {
+    if (bw[d] <= 0) {
+      Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+      row(d) = 1;
+      active.push_back(row);
+      residuals.push_back(bw[d]);
+    }
+  }
+  if (active.empty()) return bw;
+  // The least correction relative to each bandwidth: dx = W dz with W = diag(|x0|)
+  // and dz the least-norm solution of A W dz = residual (robust to dependent rows).
+  // In absolute terms a `total == B` residual would move every dimension by the
+  // same amount, a large relative change to a small dimension that the time
+  // depends on; so each moves in proportion to its size, and one at zero stays.
+  const double top = x0.cwiseAbs().maxCoeff();
+  Eigen::VectorXd weight(n);
+  for (int d = 0; d < n; ++d) weight(d) = std::max(std::abs(x0(d)), 1e-12 * top);
+  Eigen::MatrixXd A(active.size(), n);
+  Eigen::VectorXd residual(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) {
+    A.row(i) = active[i].cwiseProduct(weight.transpose());
+    residual(i) = residuals[i];
+  }
+  const Eigen::VectorXd x =
+      x0 - weight.cwiseProduct(A.completeOrthogonalDecomposition().solve(residual));
+  if (!x.allFinite()) return bw;
+  // Keep the projection only if it holds every row at least as well as before.
+  auto worst = [&](const Eigen::VectorXd& v) {
+    double w = 0;
+    for (int i = 0; i < rows.Aeq.rows(); ++i) {
+      w = std::max(
+          w, std::abs(rows.Aeq.row(i).dot(v) - rows.beq(i)) / size(rows.Aeq.row(i), rows.beq(i)));
+    }
+    for (int i = 0; i < rows.Ain.rows(); ++i) {
+      w = std::max(w, (rows.Ain.row(i).dot(v) - rows.bin(i)) / size(rows.Ain.row(i), rows.bin(i)));
+    }
+    for (int d = 0; d < n; ++d) w = std::max(w, -v(d) / std::max(std::abs(x0(d)), 1e-300));
+    return w;
+  };
+  if (worst(x) > worst(x0)) return bw;
+  return std::vector<double>(x.data(), x.data() + n);
+}
+
+CostRange costRange(const Problem& problem) {
+  CostRange out;
+  const int n = problem.dims();
+  const Rows raw = buildRows(problem, std::nullopt, 1.0);
+  const double scale0 = rowScale(raw);
+  const Rows rows = scaledRows(raw, scale0);
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  lp::Result lo = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  if (lo.status == lp::Status::Infeasible) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "the constraints cannot all hold together";
+    return out;
+  }
+  lp::Result hi = maximize(cost, rows);
+  out.status = SolveStatus::Optimal;
+  out.min = problem.fixedCostUsd + lo.value * scale0;
+  out.max = hi.status == lp::Status::Unbounded ? std::numeric_limits<double>::infinity()
+                                               : problem.fixedCostUsd + hi.value * scale0;
+  return out;
+}
+
+}  // namespace libra::detail
