@@ -147,7 +147,8 @@ double simulateSharedDims(const std::array<double, 64>& p, int S, const LocalDim
     ++busy;
   };
   const int first = local.ofStage[0];
-  for (int c = 0; c < chunks; ++c) scratch.queue[static_cast<std::size_t>(first)].emplace_back(c, 0);
+  for (int c = 0; c < chunks; ++c)
+    scratch.queue[static_cast<std::size_t>(first)].emplace_back(c, 0);
   start(first, 0);
   double finish = 0;
   while (busy > 0) {
