@@ -59,7 +59,6 @@ namespace libra {
 
 namespace {
 
-namespace fs = std::filesystem;
 // ordered_json keeps keys in insertion order: the file is written in the order of
 // the schema, and the GUI's "ui" object comes back exactly as it was stored.
 using Json = nlohmann::ordered_json;

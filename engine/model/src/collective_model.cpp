@@ -168,7 +168,7 @@ double simulateSharedDims(const std::array<double, 64>& p, int S, const LocalDim
     const int chunk = e.chunk, stage = e.stage;
     const int dim = static_cast<int>(next);
     const bool last = stage + 1 == S;
-    const int to = last ? -1 : local.ofStage[static_cast<std::size_t>(stage + 1)];
+    const int to = last ? -1 : local.ofStage[static_cast<std::size_t>(stage) + 1];
     if (!last) {
       scratch.queue[static_cast<std::size_t>(to)].emplace_back(chunk, stage + 1);
     } else {
