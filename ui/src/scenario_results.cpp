@@ -112,8 +112,7 @@ void ScenarioResults::refresh() {
   const Project& project = document_->project();
   const int points = paretoPointsOf(project);
   // The scenario that was active keeps the explorer's result (once its front is in).
-  if (active_ && active_->complete && active_->project &&
-      paretoPointsOf(*active_->project) == points) {
+  if (active_ && active_->complete && active_->project && active_->frontPoints == points) {
     for (const NamedScenario& s : project.otherScenarios) {
       if (s.scenario == contentOf(*active_->project)) {
         remember(s.scenario, points, active_);
@@ -203,7 +202,7 @@ void ScenarioResults::onExplorerResult(const SolveResultPtr& result) {
   // is that scenario's.
   const Project& project = document_->project();
   const int points = paretoPointsOf(project);
-  if (result->complete && paretoPointsOf(*result->project) == points) {
+  if (result->complete && result->frontPoints == points) {
     const Scenario& content = contentOf(*result->project);
     for (const NamedScenario& s : project.otherScenarios) {
       if (s.scenario != content) continue;

@@ -58,6 +58,7 @@ SolveResult failure(const SolveRequest& request, SolveStatus status, std::string
   }
   SolveResult r;
   r.generation = request.generation;
+  r.frontPoints = request.options.paretoPoints;
   r.analysis = std::move(analysis);
   r.project = request.project;
   r.invalidInput = invalidInput;
@@ -95,6 +96,7 @@ SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cance
         if (design.hasFront()) return;  // already complete: the final result follows at once
         SolveResult partial;
         partial.generation = request.generation;
+        partial.frontPoints = request.options.paretoPoints;
         partial.analysis = std::make_shared<const Analysis>(design);
         partial.project = request.project;
         partial.complete = false;
@@ -104,6 +106,7 @@ SolveResult runSolve(const SolveRequest& request, const std::atomic<bool>* cance
     }
     SolveResult r;
     r.generation = request.generation;
+    r.frontPoints = request.options.paretoPoints;
     r.analysis = std::make_shared<const Analysis>(analyze(*request.project, options));
     r.project = request.project;
     r.elapsedMs = msSince(started);

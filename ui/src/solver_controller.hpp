@@ -68,6 +68,9 @@ struct SolveResult {
   // The project could not be posed (InputError, ConstraintError): analysis->message says why.
   bool invalidInput = false;
   double elapsedMs = 0;  // wall time of the job up to this result
+  // The front's points asked for: fewer than the project's for a drag's or a
+  // coarse-first front (ExplorerController).
+  int frontPoints = 0;
 
   const Analysis& a() const { return *analysis; }
   bool ok() const { return analysis->ok(); }
