@@ -563,6 +563,39 @@ CodesignPoint pointOf(std::size_t shape, const ExecutionDesign& d, double networ
   return p;
 }
 
+// A design's network, system and ranked cost (the scope's).
+struct DesignCosts {
+  double networkUsd, systemUsd, costUsd;
+};
+
+// A solved design as a candidate of the ranking (`order`: found so many-th).
+Ranked rankedOf(std::size_t shape, std::int64_t order, std::int64_t npus, const ExecutionDesign& d,
+                const DesignCosts& costs) {
+  Ranked r;
+  r.shape = shape;
+  r.order = order;
+  CodesignDesign& c = r.design;
+  c.npus = npus;
+  c.execution = d.execution;
+  c.solution = d.solution;
+  c.solution.solvedModel.reset();
+  c.memory = d.memory;
+  c.networkCostUsd = costs.networkUsd;
+  c.systemCostUsd = costs.systemUsd;
+  c.costUsd = costs.costUsd;
+  return r;
+}
+
+// One shape's search in the unit's counts (its failures beyond the prepared
+// executions' own, which the preparation counted).
+void count(CodesignUnitResult& res, const ExecutionSearch& found, const PreparedExecutions& p) {
+  ++res.shapesSearched;
+  res.evaluated += found.evaluated;
+  res.pruned += found.pruned;
+  res.failed += found.failed - p.failed;
+  if (res.firstFailure.empty()) res.firstFailure = found.firstFailure;
+}
+
 }  // namespace
 
 CodesignUnitResult CodesignWork::run(std::size_t unit,
@@ -621,19 +654,7 @@ CodesignUnitResult CodesignWork::run(std::size_t unit,
       share();
       if (o.keepPoints > 0) res.points.push_back(pointOf(i, d, networkUsd, cost));
       if (!collector.wanted(d.solution.eval.iterationNs, cost)) return;
-      Ranked r;
-      r.shape = i;
-      r.order = order;
-      CodesignDesign& c = r.design;
-      c.npus = shape.npus;
-      c.execution = d.execution;
-      c.solution = d.solution;
-      c.solution.solvedModel.reset();
-      c.memory = d.memory;
-      c.networkCostUsd = networkUsd;
-      c.systemCostUsd = systemUsd;
-      c.costUsd = cost;
-      collector.add(std::move(r));
+      collector.add(rankedOf(i, order, shape.npus, d, {networkUsd, systemUsd, cost}));
     };
     ExecutionSearch found;
     try {
@@ -643,11 +664,7 @@ CodesignUnitResult CodesignWork::run(std::size_t unit,
       shapeDone();
       continue;
     }
-    ++res.shapesSearched;
-    res.evaluated += found.evaluated;
-    res.pruned += found.pruned;
-    res.failed += found.failed - st.prepared[shape.prepared].failed;
-    if (res.firstFailure.empty()) res.firstFailure = found.firstFailure;
+    count(res, found, st.prepared[shape.prepared]);
     if (found.cancelled) {
       res.cancelled = true;
       break;

@@ -150,115 +150,260 @@ Outcome skipped(std::string reason, std::string message) {
   return out;
 }
 
+// What the shapes of one factorization share: the workload (generated on the
+// first priced shape), the problems compiled per latency vector, and a skip that
+// applies to every shape (the parallelism does not map, the project is invalid).
+struct FactorizationState {
+  const SweepOptions& o;
+  std::vector<std::string> constraints;
+  Parallelism p;
+  TrainingLoop loop;
+  std::optional<Workload> workload;
+  std::map<std::vector<double>, Problem> compiled;
+  std::optional<Outcome> common;
+
+  explicit FactorizationState(const SweepOptions& options)
+      : o(options),
+        constraints(effectiveConstraints(options)),
+        p(options.parallelism),
+        loop(effectiveLoop(options, p)) {}
+};
+
+// The shape's compiled problem without its prices and constraints, or nullptr
+// with `out` set to the skip (shared by the factorization's later shapes).
+const Problem* baseProblem(FactorizationState& s, const Network& network, Outcome& out) {
+  std::vector<double> latencies;
+  for (const Dimension& d : network.dims) latencies.push_back(d.latencyNs);
+  try {
+    if (!s.workload) {
+      (void)mapParallelism(network, s.p);
+      s.workload = generateWorkload(s.o.preset, s.p, s.o.device, network, s.o.generator);
+    }
+    auto it = s.compiled.find(latencies);
+    if (it == s.compiled.end()) {
+      Project project;
+      project.network = network;
+      project.costModel = s.o.costModel;
+      project.costScope = s.o.costScope;
+      project.npuPriceUsd = s.o.npuPriceUsd;
+      project.model.trainingLoop = s.loop;
+      project.model.collectives = s.o.collectives;
+      project.workloads.push_back(*s.workload);
+      // Validates; constraints are parsed per shape.
+      it = s.compiled.emplace(latencies, buildProblem(project)).first;
+    }
+    return &it->second;
+  } catch (const InputError& e) {
+    const bool mapping = std::string(e.what()).rfind("parallelism:", 0) == 0;
+    s.common = skipped(mapping ? "the parallelism cannot be mapped onto the dimensions"
+                               : "the workload or project is invalid for the shape",
+                       e.what());
+    out = *s.common;
+    return nullptr;
+  }
+}
+
+// Both optima of one shape; false when cancelled (neither solved nor skipped).
+bool solveShape(const Problem& problem, const Network& network, const TrainingFacts& facts,
+                const std::atomic<bool>* cancel, Outcome& out) {
+  SolveOptions solveOptions;
+  solveOptions.backend = Backend::Native;  // IPOPT is not thread-safe
+  solveOptions.cancel = cancel;
+  SweepShape shape;
+  shape.performance = solve(problem, Objective::Performance, solveOptions);
+  shape.perfPerCost =
+      shape.performance.ok() ? solve(problem, Objective::PerfPerCost, solveOptions) : Solution{};
+  if (cancel && cancel->load(std::memory_order_relaxed)) return false;
+  if (!shape.performance.ok()) {
+    out = skipped("performance solve: " + std::string(toString(shape.performance.status)),
+                  shape.performance.message);
+    return true;
+  }
+  if (!shape.perfPerCost.ok()) {
+    out = skipped("perf-per-cost solve: " + std::string(toString(shape.perfPerCost.status)),
+                  shape.perfPerCost.message);
+    return true;
+  }
+  shape.performanceThroughput = throughputAt(facts, shape.performance.eval.iterationNs);
+  shape.perfPerCostThroughput = throughputAt(facts, shape.perfPerCost.eval.iterationNs);
+  const std::vector<bool> used = problem.time.usedDims();
+  for (int d = 0; d < problem.dims(); ++d) {
+    if (!used[d]) shape.dimensionsWithoutTraffic.push_back(problem.dimNames[d]);
+  }
+  shape.network = network;
+  shape.label = shapeLabel(network);
+  // Every solved shape is kept for the ranking and the output, which never
+  // read the model an "auto" solve settled on (sensitivity does, and a
+  // sweep reports none): dropped, a shape keeps 1.9 instead of 6.3 kB.
+  shape.performance.solvedModel.reset();
+  shape.perfPerCost.solvedModel.reset();
+  out.shape = std::move(shape);
+  out.ran = true;
+  return true;
+}
+
+// One shape: a skip for what rules it out, else its two solves. False when cancelled.
+bool runShape(FactorizationState& s, const Network& network, const TrainingFacts& facts,
+              const std::atomic<bool>* cancel, Outcome& out) {
+  std::vector<double> costs;
+  try {
+    costs = costPerBandwidth(network, s.o.costModel);
+  } catch (const InputError& e) {
+    out = skipped("a Switch on a cost level without Switch/Nic prices", e.what());
+    return true;
+  }
+  if (s.common) {
+    out = *s.common;
+    return true;
+  }
+  const std::vector<std::string> beyond = limitViolations(network, s.o.limits);
+  if (!beyond.empty()) {
+    out = skipped("beyond a building block's limits (FullyConnected ports, Switch radix)",
+                  beyond.front());
+    return true;
+  }
+  const Problem* base = baseProblem(s, network, out);
+  if (!base) return true;
+  Problem problem = *base;
+  problem.costPerBandwidth = std::move(costs);
+  try {
+    for (const std::string& text : s.constraints) {
+      problem.constraints.push_back(problem.compile(text));
+    }
+  } catch (const ConstraintError& e) {
+    out = skipped("a constraint does not apply to the shape", e.what());
+    return true;
+  }
+  return solveShape(problem, network, facts, cancel, out);
+}
+
 void runFactorization(const SweepOptions& o, const TrainingFacts& facts,
                       const std::vector<Network>& shapes, const Factorization& f,
                       std::vector<Outcome>& outcomes, std::atomic<int>& done,
                       const std::atomic<bool>* cancel) {
-  auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-  const std::vector<std::string> constraints = effectiveConstraints(o);
-  Parallelism p = o.parallelism;
-  const TrainingLoop loop = effectiveLoop(o, p);
-  std::optional<Workload> workload;                 // generated on the first priced shape
-  std::map<std::vector<double>, Problem> compiled;  // by the shapes' latency vectors
-  std::optional<Outcome> common;  // a skip shared by every shape of the factorization
+  FactorizationState state(o);
   for (std::size_t index : f.shapes) {
-    if (stopped()) return;
-    const Network& network = shapes[index];
-    Outcome& out = outcomes[index];
-    std::vector<double> costs;
-    try {
-      costs = costPerBandwidth(network, o.costModel);
-    } catch (const InputError& e) {
-      out = skipped("a Switch on a cost level without Switch/Nic prices", e.what());
-    }
-    if (!out.ran && common) out = *common;
-    if (!out.ran) {
-      const std::vector<std::string> beyond = limitViolations(network, o.limits);
-      if (!beyond.empty()) {
-        out = skipped("beyond a building block's limits (FullyConnected ports, Switch radix)",
-                      beyond.front());
-      }
-    }
-    std::vector<double> latencies;
-    for (const Dimension& d : network.dims) latencies.push_back(d.latencyNs);
-    const Problem* base = nullptr;
-    if (!out.ran) {
-      try {
-        if (!workload) {
-          (void)mapParallelism(network, p);
-          workload = generateWorkload(o.preset, p, o.device, network, o.generator);
-        }
-        auto it = compiled.find(latencies);
-        if (it == compiled.end()) {
-          Project project;
-          project.network = network;
-          project.costModel = o.costModel;
-          project.costScope = o.costScope;
-          project.npuPriceUsd = o.npuPriceUsd;
-          project.model.trainingLoop = loop;
-          project.model.collectives = o.collectives;
-          project.workloads.push_back(*workload);
-          // Validates; constraints are parsed per shape below.
-          it = compiled.emplace(latencies, buildProblem(project)).first;
-        }
-        base = &it->second;
-      } catch (const InputError& e) {
-        const bool mapping = std::string(e.what()).rfind("parallelism:", 0) == 0;
-        common = skipped(mapping ? "the parallelism cannot be mapped onto the dimensions"
-                                 : "the workload or project is invalid for the shape",
-                         e.what());
-        out = *common;
-      }
-    }
-    if (!out.ran) {
-      Problem problem = *base;
-      problem.costPerBandwidth = std::move(costs);
-      try {
-        for (const std::string& text : constraints) {
-          problem.constraints.push_back(problem.compile(text));
-        }
-      } catch (const ConstraintError& e) {
-        out = skipped("a constraint does not apply to the shape", e.what());
-      }
-      if (!out.ran) {
-        SolveOptions solveOptions;
-        solveOptions.backend = Backend::Native;  // IPOPT is not thread-safe
-        solveOptions.cancel = cancel;
-        SweepShape shape;
-        shape.performance = solve(problem, Objective::Performance, solveOptions);
-        shape.perfPerCost = shape.performance.ok()
-                                ? solve(problem, Objective::PerfPerCost, solveOptions)
-                                : Solution{};
-        if (stopped()) return;  // a cancelled solve is neither solved nor skipped
-        if (shape.performance.ok()) {
-          shape.performanceThroughput = throughputAt(facts, shape.performance.eval.iterationNs);
-          shape.perfPerCostThroughput = throughputAt(facts, shape.perfPerCost.eval.iterationNs);
-          const std::vector<bool> used = problem.time.usedDims();
-          for (int d = 0; d < problem.dims(); ++d) {
-            if (!used[d]) shape.dimensionsWithoutTraffic.push_back(problem.dimNames[d]);
-          }
-        }
-        if (!shape.performance.ok()) {
-          out = skipped("performance solve: " + std::string(toString(shape.performance.status)),
-                        shape.performance.message);
-        } else if (!shape.perfPerCost.ok()) {
-          out = skipped("perf-per-cost solve: " + std::string(toString(shape.perfPerCost.status)),
-                        shape.perfPerCost.message);
-        } else {
-          shape.network = network;
-          shape.label = shapeLabel(network);
-          // Every solved shape is kept for the ranking and the output, which never
-          // read the model an "auto" solve settled on (sensitivity does, and a
-          // sweep reports none): dropped, a shape keeps 1.9 instead of 6.3 kB.
-          shape.performance.solvedModel.reset();
-          shape.perfPerCost.solvedModel.reset();
-          out.shape = std::move(shape);
-          out.ran = true;
-        }
-      }
-    }
+    if (cancel && cancel->load(std::memory_order_relaxed)) return;
+    if (!runShape(state, shapes[index], facts, cancel, outcomes[index])) return;
     done.fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+// Shapes of one factorization are consecutive in the enumeration; the largest
+// groups come first, so that the last items to start are short.
+std::vector<Factorization> groupByFactorization(const std::vector<Network>& shapes) {
+  std::vector<Factorization> work;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    bool same = !work.empty();
+    if (same) {
+      const Network& prev = shapes[work.back().shapes.front()];
+      same = prev.size() == shapes[i].size();
+      for (int d = 0; same && d < prev.size(); ++d)
+        same = prev.dims[d].npus == shapes[i].dims[d].npus;
+    }
+    if (!same) work.emplace_back();
+    work.back().shapes.push_back(i);
+  }
+  std::stable_sort(work.begin(), work.end(), [](const Factorization& a, const Factorization& b) {
+    return a.shapes.size() > b.shapes.size();
+  });
+  return work;
+}
+
+// Runs the factorizations on `options.jobs` threads (0: one per core); returns
+// how many shapes finished.
+int runInParallel(const SweepOptions& options, const TrainingFacts& training,
+                  const std::vector<Network>& shapes, const std::vector<Factorization>& work,
+                  std::vector<Outcome>& outcomes,
+                  const std::function<void(int done, int total)>& progress,
+                  const std::atomic<bool>* cancel) {
+  const int total = static_cast<int>(shapes.size());
+  int jobs =
+      options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::clamp(jobs, 1, std::max(1, static_cast<int>(work.size())));
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  int running = jobs;  // guarded by mutex
+  std::mutex mutex;
+  std::condition_variable finished;
+  auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  auto worker = [&] {
+    for (;;) {
+      if (stopped()) break;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= work.size()) break;
+      runFactorization(options, training, shapes, work[i], outcomes, done, cancel);
+    }
+    {
+      std::lock_guard lock(mutex);
+      --running;
+    }
+    finished.notify_one();
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(jobs);
+  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  {
+    // Progress is polled every 100 ms on this thread, so the callback needs no
+    // locking and is never called more often than that.
+    int reported = -1;
+    std::unique_lock lock(mutex);
+    while (running > 0) {
+      finished.wait_for(lock, std::chrono::milliseconds(100));
+      if (running == 0) break;
+      const int now = done.load();
+      if (progress && now != reported && now < total && !stopped()) {
+        reported = now;
+        lock.unlock();
+        progress(now, total);
+        lock.lock();
+      }
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  return done.load();
+}
+
+// The solved shapes in enumeration order, and the skips counted by reason.
+void collectOutcomes(std::vector<Outcome>& outcomes, SweepResult& result) {
+  for (Outcome& o : outcomes) {
+    if (!o.ran) continue;
+    if (o.shape) {
+      result.shapes.push_back(std::move(*o.shape));
+    } else {
+      ++result.skipped;
+      if (result.skipReasons[o.reason]++ == 0) result.skipExample[o.reason] = o.message;
+    }
+  }
+}
+
+// Shapes that differ only in building blocks often tie on time, up to rounding
+// (1e-13 apart): objectives are compared on a grid of 1e-9 relative steps (a
+// strict weak order, unlike a tolerance test), and ties go to the cheaper shape.
+void rankShapes(SweepResult& result) {
+  const int solved = static_cast<int>(result.shapes.size());
+  for (int i = 0; i < solved; ++i) {
+    result.byTime.push_back(i);
+    result.byTimeCost.push_back(i);
+  }
+  auto bucket = [](double v) {
+    return v > 0 && std::isfinite(v) ? std::llround(std::log(v) * 1e9)
+                                     : std::numeric_limits<long long>::max();
+  };
+  auto timeOf = [&](int i) { return result.shapes[i].performance.eval.iterationNs; };
+  auto costOf = [&](int i) { return result.shapes[i].performance.eval.costUsd; };
+  auto timeCostOf = [&](int i) {
+    const Evaluation& e = result.shapes[i].perfPerCost.eval;
+    return e.iterationNs * e.costUsd;
+  };
+  auto ppcCostOf = [&](int i) { return result.shapes[i].perfPerCost.eval.costUsd; };
+  std::stable_sort(result.byTime.begin(), result.byTime.end(), [&](int a, int b) {
+    return std::pair(bucket(timeOf(a)), costOf(a)) < std::pair(bucket(timeOf(b)), costOf(b));
+  });
+  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(), [&](int a, int b) {
+    return std::pair(bucket(timeCostOf(a)), ppcCostOf(a)) <
+           std::pair(bucket(timeCostOf(b)), ppcCostOf(b));
+  });
 }
 
 }  // namespace
@@ -310,109 +455,14 @@ SweepResult runSweep(const SweepOptions& options,
   }
   const int total = static_cast<int>(shapes.size());
   std::vector<Outcome> outcomes(shapes.size());
-
-  // Shapes of one factorization are consecutive in the enumeration.
-  std::vector<Factorization> work;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    bool same = !work.empty();
-    if (same) {
-      const Network& prev = shapes[work.back().shapes.front()];
-      same = prev.size() == shapes[i].size();
-      for (int d = 0; same && d < prev.size(); ++d)
-        same = prev.dims[d].npus == shapes[i].dims[d].npus;
-    }
-    if (!same) work.emplace_back();
-    work.back().shapes.push_back(i);
-  }
-  // Largest first, so that the last items to start are short.
-  std::stable_sort(work.begin(), work.end(), [](const Factorization& a, const Factorization& b) {
-    return a.shapes.size() > b.shapes.size();
-  });
-
-  int jobs =
-      options.jobs > 0 ? options.jobs : static_cast<int>(std::thread::hardware_concurrency());
-  jobs = std::clamp(jobs, 1, std::max(1, static_cast<int>(work.size())));
-  std::atomic<std::size_t> next{0};
-  std::atomic<int> done{0};
-  int running = jobs;  // guarded by mutex
-  std::mutex mutex;
-  std::condition_variable finished;
-  auto stopped = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-  auto worker = [&] {
-    for (;;) {
-      if (stopped()) break;
-      const std::size_t i = next.fetch_add(1);
-      if (i >= work.size()) break;
-      runFactorization(options, training, shapes, work[i], outcomes, done, cancel);
-    }
-    {
-      std::lock_guard lock(mutex);
-      --running;
-    }
-    finished.notify_one();
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(jobs);
-  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
-  {
-    // Progress is polled every 100 ms on this thread, so the callback needs no
-    // locking and is never called more often than that.
-    int reported = -1;
-    std::unique_lock lock(mutex);
-    while (running > 0) {
-      finished.wait_for(lock, std::chrono::milliseconds(100));
-      if (running == 0) break;
-      const int now = done.load();
-      if (progress && now != reported && now < total && !stopped()) {
-        reported = now;
-        lock.unlock();
-        progress(now, total);
-        lock.lock();
-      }
-    }
-  }
-  for (std::thread& t : threads) t.join();
-
+  const int done = runInParallel(options, training, shapes, groupByFactorization(shapes), outcomes,
+                                 progress, cancel);
   SweepResult result;
   result.training = training;
   result.enumerated = total;
-  result.cancelled = done.load() < total;
-  for (int i = 0; i < total; ++i) {
-    Outcome& o = outcomes[i];
-    if (!o.ran) continue;
-    if (o.shape) {
-      result.shapes.push_back(std::move(*o.shape));
-    } else {
-      ++result.skipped;
-      if (result.skipReasons[o.reason]++ == 0) result.skipExample[o.reason] = o.message;
-    }
-  }
-  const int solved = static_cast<int>(result.shapes.size());
-  for (int i = 0; i < solved; ++i) {
-    result.byTime.push_back(i);
-    result.byTimeCost.push_back(i);
-  }
-  // Shapes that differ only in building blocks often tie on time, up to rounding
-  // (1e-13 apart): objectives are compared on a grid of 1e-9 relative steps (a
-  // strict weak order, unlike a tolerance test), and ties go to the cheaper shape.
-  auto bucket = [](double v) {
-    return v > 0 && std::isfinite(v) ? std::llround(std::log(v) * 1e9)
-                                     : std::numeric_limits<long long>::max();
-  };
-  auto timeOf = [&](int i) { return result.shapes[i].performance.eval.iterationNs; };
-  auto costOf = [&](int i) { return result.shapes[i].performance.eval.costUsd; };
-  auto timeCostOf = [&](int i) {
-    const Evaluation& e = result.shapes[i].perfPerCost.eval;
-    return e.iterationNs * e.costUsd;
-  };
-  auto ppcCostOf = [&](int i) { return result.shapes[i].perfPerCost.eval.costUsd; };
-  std::stable_sort(result.byTime.begin(), result.byTime.end(), [&](int a, int b) {
-    return std::pair(bucket(timeOf(a)), costOf(a)) < std::pair(bucket(timeOf(b)), costOf(b));
-  });
-  std::stable_sort(result.byTimeCost.begin(), result.byTimeCost.end(), [&](int a, int b) {
-    return std::pair(bucket(timeCostOf(a)), ppcCostOf(a)) <
-           std::pair(bucket(timeCostOf(b)), ppcCostOf(b));
-  });
+  result.cancelled = done < total;
+  collectOutcomes(outcomes, result);
+  rankShapes(result);
   if (progress && !result.cancelled) progress(total, total);
   result.wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

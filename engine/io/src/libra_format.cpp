@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -839,8 +840,85 @@ AstraSim1Workload writeAstraSim1Workload(const Workload& workload, const Network
   return out;
 }
 
+namespace {
+
+// The prices of the cost model file, or the reference prices of the levels the
+// network uses; what it did goes to `note`.
+CostModel importedCostModel(const ImportOptions& options, const Network& network,
+                            const std::function<void(std::string)>& note) {
+  if (options.costModel) {
+    CostModel model = readCostModelFile(*options.costModel);
+    try {
+      (void)unitPrices(network, model);
+    } catch (const InputError& e) {
+      throw InputError(options.costModel->string() + ": " + e.what());
+    }
+    return model;
+  }
+  // Only the levels this network uses, so the project lists what matters.
+  const CostModel reference = referenceCostModel();
+  std::string known;
+  for (const auto& [name, level] : reference.levels) {
+    known += (known.empty() ? "" : ", ") + name;
+  }
+  CostModel model;
+  for (const auto& d : network.dims) {
+    auto it = reference.levels.find(d.costLevel);
+    if (it == reference.levels.end()) {
+      throw InputError(options.network.string() + ": dimension '" + d.name + "' uses cost level '" +
+                       d.costLevel + "', which has no reference prices (known: " + known +
+                       "); give a cost model file");
+    }
+    model.levels.insert(*it);
+  }
+  note("no cost model given: using the reference unit prices of LIBRA (ISPASS 2024)");
+  return model;
+}
+
+// The communicator file's groups, or groups derived from the workload's
+// header (model_parallel_NPU_group, MODEL or DATA); what it assumed goes to `note`.
+Communicator importedCommunicator(const ImportOptions& options, const WorkloadFile& workload,
+                                  const Network& network,
+                                  const std::function<void(std::string)>& note) {
+  if (options.communicator) return readCommunicatorFile(*options.communicator, network);
+  const std::int64_t npus = network.npuCount();
+  std::int64_t tp = 1;
+  std::string why;
+  if (workload.modelParallelGroup) {
+    tp = *workload.modelParallelGroup;
+    why = "no communicator given: derived from the workload header's model_parallel_NPU_group " +
+          std::to_string(tp);
+  } else if (workload.parallelism && text::iequals(*workload.parallelism, "MODEL")) {
+    tp = npus;
+    why =
+        "no communicator given and the workload header says MODEL: assuming tensor "
+        "parallelism over all " +
+        std::to_string(npus) + " NPUs";
+  } else if (workload.parallelism) {
+    why = "no communicator given and the workload header (" + *workload.parallelism +
+          ") names no model_parallel_NPU_group: assuming data parallelism over all " +
+          std::to_string(npus) + " NPUs";
+  } else {
+    why =
+        "no communicator given and the workload has no header: assuming data parallelism "
+        "over all " +
+        std::to_string(npus) + " NPUs";
+  }
+  Communicator comm;
+  try {
+    comm = deriveCommunicator(network, tp);
+  } catch (const InputError& e) {
+    throw InputError(options.workload.string() + ": " + e.what());
+  }
+  note(why + " (forward and input gradient " + bracketed(comm.of(PhaseKind::Forward)) +
+       ", weight gradient " + bracketed(comm.of(PhaseKind::WeightGrad)) + ")");
+  return comm;
+}
+
+}  // namespace
+
 Project importLibra(const ImportOptions& options, std::vector<std::string>* notes) {
-  auto note = [&](std::string text) {
+  const std::function<void(std::string)> note = [&](std::string text) {
     if (notes) notes->push_back(std::move(text));
   };
   const NetworkFile net = readNetworkFileWithBudget(options.network);
@@ -850,69 +928,8 @@ Project importLibra(const ImportOptions& options, std::vector<std::string>* note
   p.name = options.name.value_or(options.workload.stem().string() + " on " +
                                  options.network.stem().string());
   p.network = net.network;
-  const std::int64_t npus = p.network.npuCount();
-
-  if (options.costModel) {
-    p.costModel = readCostModelFile(*options.costModel);
-    try {
-      (void)unitPrices(p.network, p.costModel);
-    } catch (const InputError& e) {
-      throw InputError(options.costModel->string() + ": " + e.what());
-    }
-  } else {
-    // Only the levels this network uses, so the project lists what matters.
-    const CostModel reference = referenceCostModel();
-    std::string known;
-    for (const auto& [name, level] : reference.levels) {
-      known += (known.empty() ? "" : ", ") + name;
-    }
-    for (const auto& d : p.network.dims) {
-      auto it = reference.levels.find(d.costLevel);
-      if (it == reference.levels.end()) {
-        throw InputError(options.network.string() + ": dimension '" + d.name +
-                         "' uses cost level '" + d.costLevel +
-                         "', which has no reference prices (known: " + known +
-                         "); give a cost model file");
-      }
-      p.costModel.levels.insert(*it);
-    }
-    note("no cost model given: using the reference unit prices of LIBRA (ISPASS 2024)");
-  }
-
-  Communicator& comm = workload.workload.communicator;
-  if (options.communicator) {
-    comm = readCommunicatorFile(*options.communicator, p.network);
-  } else {
-    std::int64_t tp = 1;
-    std::string why;
-    if (workload.modelParallelGroup) {
-      tp = *workload.modelParallelGroup;
-      why = "no communicator given: derived from the workload header's model_parallel_NPU_group " +
-            std::to_string(tp);
-    } else if (workload.parallelism && text::iequals(*workload.parallelism, "MODEL")) {
-      tp = npus;
-      why =
-          "no communicator given and the workload header says MODEL: assuming tensor "
-          "parallelism over all " +
-          std::to_string(npus) + " NPUs";
-    } else if (workload.parallelism) {
-      why = "no communicator given and the workload header (" + *workload.parallelism +
-            ") names no model_parallel_NPU_group: assuming data parallelism over all " +
-            std::to_string(npus) + " NPUs";
-    } else {
-      why =
-          "no communicator given and the workload has no header: assuming data parallelism "
-          "over all " +
-          std::to_string(npus) + " NPUs";
-    }
-    try {
-      comm = deriveCommunicator(p.network, tp);
-    } catch (const InputError& e) {
-      throw InputError(options.workload.string() + ": " + e.what());
-    }
-    note(why + " (forward and input gradient " + bracketed(comm.of(PhaseKind::Forward)) +
-         ", weight gradient " + bracketed(comm.of(PhaseKind::WeightGrad)) + ")");
-  }
+  p.costModel = importedCostModel(options, p.network, note);
+  workload.workload.communicator = importedCommunicator(options, workload, p.network, note);
   p.workloads.push_back(std::move(workload.workload));
   p.model.trainingLoop = options.trainingLoop;
 

@@ -292,6 +292,46 @@ std::vector<TimeModel::Piece> overlapPieces(const Workload& workload,
   return pieces;
 }
 
+// The collective of each layer's phases, interned in `table`: its index per
+// layer and phase (-1 = none), after checking the phase's numbers and groups.
+std::vector<std::array<int, 3>> internCollectives(const Workload& workload,
+                                                  const std::string& where, const Network& network,
+                                                  const ModelOptions& options, TermTable& table) {
+  const std::size_t layers = workload.layers.size();
+  std::vector<std::array<int, 3>> coll(layers, {-1, -1, -1});
+  for (std::size_t i = 0; i < layers; ++i) {
+    const Layer& layer = workload.layers[i];
+    for (PhaseKind kind : kPhaseKinds) {
+      const Phase& p = layer.phase(kind);
+      // Built only on failure: a name of millions of characters, copied for
+      // every phase of every layer, made evaluate take minutes.
+      const auto at = [&] {
+        return where + ": layer " + std::to_string(i + 1) + " ('" + text::abbreviate(layer.name) +
+               "') " + std::string(toString(kind));
+      };
+      if (!std::isfinite(p.computeNs) || p.computeNs < 0) {
+        throw InputError(at() + ": compute time must be a finite number >= 0 ns");
+      }
+      if (!std::isfinite(p.sizeBytes) || p.sizeBytes < 0) {
+        throw InputError(at() + ": collective size must be a finite number >= 0 bytes");
+      }
+      if (p.collective == CollectiveType::None) continue;
+      const std::vector<int>& groups = p.groups.empty() ? workload.communicator.of(kind) : p.groups;
+      const std::vector<int>& strides =
+          p.groups.empty() ? workload.communicator.stridesOf(kind) : p.strides;
+      if (!p.groups.empty()) {
+        Communicator own;
+        own.groups = {p.groups, p.groups, p.groups};
+        own.strides = {p.strides, p.strides, p.strides};
+        validateCommunicator(own, network, at());
+      }
+      coll[i][static_cast<int>(kind)] = table.intern(
+          collectiveTerm(p.collective, p.sizeBytes, groups, network, options.collectives, strides));
+    }
+  }
+  return coll;
+}
+
 }  // namespace
 
 TimeModel buildTimeModel(const Network& network, std::span<const Workload> workloads,
@@ -318,39 +358,9 @@ TimeModel buildTimeModel(const Network& network, std::span<const Workload> workl
     group.weight = workload.weight;
 
     // Collective index per layer and phase (-1 = none).
+    const std::vector<std::array<int, 3>> coll =
+        internCollectives(workload, where, network, options, table);
     const std::size_t layers = workload.layers.size();
-    std::vector<std::array<int, 3>> coll(layers, {-1, -1, -1});
-    for (std::size_t i = 0; i < layers; ++i) {
-      const Layer& layer = workload.layers[i];
-      for (PhaseKind kind : kPhaseKinds) {
-        const Phase& p = layer.phase(kind);
-        // Built only on failure: a name of millions of characters, copied for
-        // every phase of every layer, made evaluate take minutes.
-        const auto at = [&] {
-          return where + ": layer " + std::to_string(i + 1) + " ('" + text::abbreviate(layer.name) +
-                 "') " + std::string(toString(kind));
-        };
-        if (!std::isfinite(p.computeNs) || p.computeNs < 0) {
-          throw InputError(at() + ": compute time must be a finite number >= 0 ns");
-        }
-        if (!std::isfinite(p.sizeBytes) || p.sizeBytes < 0) {
-          throw InputError(at() + ": collective size must be a finite number >= 0 bytes");
-        }
-        if (p.collective == CollectiveType::None) continue;
-        const std::vector<int>& groups =
-            p.groups.empty() ? workload.communicator.of(kind) : p.groups;
-        const std::vector<int>& strides =
-            p.groups.empty() ? workload.communicator.stridesOf(kind) : p.strides;
-        if (!p.groups.empty()) {
-          Communicator own;
-          own.groups = {p.groups, p.groups, p.groups};
-          own.strides = {p.strides, p.strides, p.strides};
-          validateCommunicator(own, network, at());
-        }
-        coll[i][static_cast<int>(kind)] = table.intern(collectiveTerm(
-            p.collective, p.sizeBytes, groups, network, options.collectives, strides));
-      }
-    }
 
     const double forwardFactor = loop == TrainingLoop::Recompute ? 2.0 : 1.0;
     std::map<int, double> occurrences;

@@ -145,94 +145,110 @@ double Preset::activeParameterCount() const {
   return parameterCount();
 }
 
+namespace {
+
+void atLeastOne(const std::string& where, double value, const std::string& what) {
+  if (!(value >= 1)) {
+    throw InputError(where + ": " + what + " is " + text::formatNumber(value) +
+                     "; it must be at least 1");
+  }
+}
+
+void validateTransformer(const std::string& where, const TransformerConfig& t) {
+  atLeastOne(where, t.layers, "the layer count");
+  atLeastOne(where, t.hidden, "the hidden size");
+  atLeastOne(where, t.ffn, "the FFN size");
+  atLeastOne(where, t.heads, "the head count");
+  if (t.headDim < 0) {
+    throw InputError(where + ": the head dim " + std::to_string(t.headDim) +
+                     " must be >= 0 (0 = hidden / heads)");
+  }
+  if (t.headDim == 0 && t.hidden % t.heads != 0) {
+    throw InputError(where + ": the hidden size " + std::to_string(t.hidden) +
+                     " is not a multiple of the " + std::to_string(t.heads) + " heads");
+  }
+  if (t.kvHeads < 0 || (t.kvHeads > 0 && t.heads % t.kvHeads != 0)) {
+    throw InputError(where + ": " + std::to_string(t.kvHeads) +
+                     " key/value heads must divide the " + std::to_string(t.heads) + " heads");
+  }
+  if (t.vocab < 0) throw InputError(where + ": the vocabulary size must be >= 0");
+  if (t.experts < 0 || t.expertFfn < 0) {
+    throw InputError(where + ": the expert count and expert FFN size must be >= 0");
+  }
+  if (t.experts > 0 && (t.topK < 1 || t.topK > t.experts)) {
+    throw InputError(where + ": top-k " + std::to_string(t.topK) + " must be between 1 and the " +
+                     std::to_string(t.experts) + " experts");
+  }
+  if (t.sharedExperts < 0 || t.denseLayers < 0 || t.denseLayers > t.layers) {
+    throw InputError(where +
+                     ": the shared experts must be >= 0 and the dense layers between 0 "
+                     "and the " +
+                     std::to_string(t.layers) + " layers");
+  }
+  if (t.nodeLimit < 0) {
+    throw InputError(where + ": the node limit " + std::to_string(t.nodeLimit) +
+                     " must be >= 0 (0 = none)");
+  }
+  if (t.qLoraRank < 0 || t.kvLoraRank < 0 || t.qkNopeHeadDim < 0 || t.qkRopeHeadDim < 0 ||
+      t.vHeadDim < 0) {
+    throw InputError(where + ": the latent-attention ranks and head dims must be >= 0");
+  }
+  if (t.mla() && (t.qkNopeHeadDim + t.qkRopeHeadDim < 1 || t.vHeadDim < 1)) {
+    throw InputError(where + ": latent attention (KV rank " + std::to_string(t.kvLoraRank) +
+                     ") needs a query/key head dim and a value head dim of at least 1");
+  }
+}
+
+void validateCnn(const std::string& where, const CnnConfig& c) {
+  if (c.layers.empty()) throw InputError(where + ": the CNN has no layers");
+  for (const ConvLayer& l : c.layers) {
+    if (l.inChannels < 1 || l.outChannels < 1 || l.kernel < 1 || l.outputSize < 1) {
+      throw InputError(where + ": layer '" + l.name +
+                       "': channels, kernel and output size must be at least 1");
+    }
+  }
+}
+
+void validateDlrm(const std::string& where, const DlrmConfig& d) {
+  atLeastOne(where, d.denseFeatures, "the dense feature count");
+  atLeastOne(where, d.tables, "the embedding table count");
+  atLeastOne(where, d.embeddingDim, "the embedding dimension");
+  if (d.bottomMlp.empty() || d.topMlp.empty()) {
+    throw InputError(where + ": the bottom and top MLPs need at least one layer each");
+  }
+  for (int w : d.bottomMlp) atLeastOne(where, w, "a bottom MLP width");
+  for (int w : d.topMlp) atLeastOne(where, w, "a top MLP width");
+  if (d.interactionWidth < 0) throw InputError(where + ": the interaction width must be >= 0");
+  if (!d.tableRows.empty() && d.tableRows.size() != static_cast<std::size_t>(d.tables)) {
+    throw InputError(where + ": " + std::to_string(d.tableRows.size()) + " table row counts for " +
+                     std::to_string(d.tables) + " tables");
+  }
+  for (std::int64_t r : d.tableRows) {
+    if (r < 1)
+      throw InputError(where + ": an embedding table has " + std::to_string(r) +
+                       " rows; it needs at least 1");
+  }
+}
+
+}  // namespace
+
 void Preset::validate() const {
   const std::string where = "preset '" + id + "'";
-  auto positive = [&](double value, const std::string& what) {
-    if (!(value >= 1)) {
-      throw InputError(where + ": " + what + " is " + text::formatNumber(value) +
-                       "; it must be at least 1");
-    }
-  };
-  positive(sequenceLength, "the sequence length");
-  positive(static_cast<double>(globalBatch), "the global batch");
-  positive(microBatch, "the micro-batch");
-  positive(referenceMicroBatch, "the reference micro-batch");
+  atLeastOne(where, sequenceLength, "the sequence length");
+  atLeastOne(where, static_cast<double>(globalBatch), "the global batch");
+  atLeastOne(where, microBatch, "the micro-batch");
+  atLeastOne(where, referenceMicroBatch, "the reference micro-batch");
   if (!std::isfinite(trainTokens) || trainTokens < 0) {
     throw InputError(where + ": the training token budget " + text::formatNumber(trainTokens) +
                      " must be a finite number >= 0");
   }
-  positive(bytesPerElement, "the bytes per element");
+  atLeastOne(where, bytesPerElement, "the bytes per element");
   if (const auto* t = std::get_if<TransformerConfig>(&model)) {
-    positive(t->layers, "the layer count");
-    positive(t->hidden, "the hidden size");
-    positive(t->ffn, "the FFN size");
-    positive(t->heads, "the head count");
-    if (t->headDim < 0) {
-      throw InputError(where + ": the head dim " + std::to_string(t->headDim) +
-                       " must be >= 0 (0 = hidden / heads)");
-    }
-    if (t->headDim == 0 && t->hidden % t->heads != 0) {
-      throw InputError(where + ": the hidden size " + std::to_string(t->hidden) +
-                       " is not a multiple of the " + std::to_string(t->heads) + " heads");
-    }
-    if (t->kvHeads < 0 || (t->kvHeads > 0 && t->heads % t->kvHeads != 0)) {
-      throw InputError(where + ": " + std::to_string(t->kvHeads) +
-                       " key/value heads must divide the " + std::to_string(t->heads) + " heads");
-    }
-    if (t->vocab < 0) throw InputError(where + ": the vocabulary size must be >= 0");
-    if (t->experts < 0 || t->expertFfn < 0) {
-      throw InputError(where + ": the expert count and expert FFN size must be >= 0");
-    }
-    if (t->experts > 0 && (t->topK < 1 || t->topK > t->experts)) {
-      throw InputError(where + ": top-k " + std::to_string(t->topK) +
-                       " must be between 1 and the " + std::to_string(t->experts) + " experts");
-    }
-    if (t->sharedExperts < 0 || t->denseLayers < 0 || t->denseLayers > t->layers) {
-      throw InputError(where +
-                       ": the shared experts must be >= 0 and the dense layers between 0 "
-                       "and the " +
-                       std::to_string(t->layers) + " layers");
-    }
-    if (t->nodeLimit < 0) {
-      throw InputError(where + ": the node limit " + std::to_string(t->nodeLimit) +
-                       " must be >= 0 (0 = none)");
-    }
-    if (t->qLoraRank < 0 || t->kvLoraRank < 0 || t->qkNopeHeadDim < 0 || t->qkRopeHeadDim < 0 ||
-        t->vHeadDim < 0) {
-      throw InputError(where + ": the latent-attention ranks and head dims must be >= 0");
-    }
-    if (t->mla() && (t->qkNopeHeadDim + t->qkRopeHeadDim < 1 || t->vHeadDim < 1)) {
-      throw InputError(where + ": latent attention (KV rank " + std::to_string(t->kvLoraRank) +
-                       ") needs a query/key head dim and a value head dim of at least 1");
-    }
+    validateTransformer(where, *t);
   } else if (const auto* c = std::get_if<CnnConfig>(&model)) {
-    if (c->layers.empty()) throw InputError(where + ": the CNN has no layers");
-    for (const ConvLayer& l : c->layers) {
-      if (l.inChannels < 1 || l.outChannels < 1 || l.kernel < 1 || l.outputSize < 1) {
-        throw InputError(where + ": layer '" + l.name +
-                         "': channels, kernel and output size must be at least 1");
-      }
-    }
+    validateCnn(where, *c);
   } else {
-    const auto& d = std::get<DlrmConfig>(model);
-    positive(d.denseFeatures, "the dense feature count");
-    positive(d.tables, "the embedding table count");
-    positive(d.embeddingDim, "the embedding dimension");
-    if (d.bottomMlp.empty() || d.topMlp.empty()) {
-      throw InputError(where + ": the bottom and top MLPs need at least one layer each");
-    }
-    for (int w : d.bottomMlp) positive(w, "a bottom MLP width");
-    for (int w : d.topMlp) positive(w, "a top MLP width");
-    if (d.interactionWidth < 0) throw InputError(where + ": the interaction width must be >= 0");
-    if (!d.tableRows.empty() && d.tableRows.size() != static_cast<std::size_t>(d.tables)) {
-      throw InputError(where + ": " + std::to_string(d.tableRows.size()) +
-                       " table row counts for " + std::to_string(d.tables) + " tables");
-    }
-    for (std::int64_t r : d.tableRows) {
-      if (r < 1)
-        throw InputError(where + ": an embedding table has " + std::to_string(r) +
-                         " rows; it needs at least 1");
-    }
+    validateDlrm(where, std::get<DlrmConfig>(model));
   }
 }
 

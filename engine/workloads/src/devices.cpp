@@ -228,20 +228,21 @@ void measuredDevices(std::vector<Device>& list) {
       10000, kAmperePrice));
 }
 
-// The devices whose matmul fraction is taken from the same silicon or generation.
-void sameSiliconDevices(std::vector<Device>& list) {
-  // Devices without a matmul benchmark of their own take the measured fraction of
-  // the device of the same silicon or generation (stated in each source).
-  auto assumed = [](const char* like, const char* fraction) {
-    return std::string("no published matmul benchmark found: assumed equal to the ") + like +
-           "'s measured " + fraction + " (" + kMamf + ")";
-  };
-  const char* kNoPrice = "no list price published or reported: give --npu-price";
+// Devices without a matmul benchmark of their own take the measured fraction of
+// the device of the same silicon or generation (stated in each source).
+std::string assumedLike(const char* like, const char* fraction) {
+  return std::string("no published matmul benchmark found: assumed equal to the ") + like +
+         "'s measured " + fraction + " (" + kMamf + ")";
+}
+constexpr const char* kNoPrice = "no list price published or reported: give --npu-price";
+
+// NVIDIA's devices whose matmul fraction is taken from the same silicon.
+void sameSiliconNvidia(std::vector<Device>& list) {
   list.push_back(withFp8(
       priced(device("h200", "NVIDIA H200 SXM", 989.4e12, 4.8e12, 141e9, 794.5 / 989.0,
                     "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: BF16 Tensor Core "
                     "1,979 TFLOPS with sparsity, i.e. 989.4 dense; HBM3e 141 GB, 4.8 TB/s)",
-                    assumed("H100 (the same GH100 die)", "80.3 %")),
+                    assumedLike("H100 (the same GH100 die)", "80.3 %")),
              0, kNoPrice),
       1978.9e12,
       "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: FP8 Tensor Core 3,958 TFLOPS "
@@ -253,7 +254,7 @@ void sameSiliconDevices(std::vector<Device>& list) {
                     "TFLOPS with sparsity, i.e. 989.4 dense; HBM3 80 GB, 3.35 TB/s; NVLink "
                     "400 GB/s instead of 900); DeepSeek-V3 technical report, arXiv:2412.19437, "
                     "section 3.1 (its cluster of H800s)",
-                    assumed("H100 (the same GH100 die)", "80.3 %")),
+                    assumedLike("H100 (the same GH100 die)", "80.3 %")),
              0, kNoPrice),
       1978.9e12, "NVIDIA H800 datasheet (FP8 3,958 TFLOPS with sparsity, i.e. 1,979 dense)",
       1402.6 / 1978.9,
@@ -266,7 +267,7 @@ void sameSiliconDevices(std::vector<Device>& list) {
                     "in one NVLink domain: FP16/BF16 360 PFLOPS with sparsity, i.e. 2.5 PFLOPS "
                     "dense per GPU; HBM3e 13.4 TB and 576 TB/s, i.e. 186 GB and 8 TB/s per GPU; "
                     "NVLink 130 TB/s, 1.8 TB/s per GPU)",
-                    assumed("B200 (the same Blackwell GPU)", "77.6 %")),
+                    assumedLike("B200 (the same Blackwell GPU)", "77.6 %")),
              0, kNoPrice),
       5.0e15,
       "https://www.nvidia.com/en-us/data-center/gb200-nvl72/ (FP8/FP6 720 PFLOPS with sparsity "
@@ -279,18 +280,23 @@ void sameSiliconDevices(std::vector<Device>& list) {
                     "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300, 8 GPUs: FP16/BF16 "
                     "36 PFLOPS with sparsity, i.e. 2.25 PFLOPS dense per GPU; up to 2.3 TB of "
                     "HBM3e, i.e. 288 GB per GPU; 8 TB/s per GPU)",
-                    assumed("B200 (Blackwell, the same BF16 rate)", "77.6 %")),
+                    assumedLike("B200 (Blackwell, the same BF16 rate)", "77.6 %")),
              0, kNoPrice),
       4.5e15,
       "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B300: FP8/FP6 72 PFLOPS with sparsity "
       "for 8 GPUs, i.e. 4.5 PFLOPS dense per GPU)",
       3353.3 / 4500.0, mamfFp8("3353.3 of 4500 TFLOPS (74.5 %), B300 SXM, torch 2.9.1+cu130")));
+}
+
+// AMD's and Google's devices whose matmul fraction is taken from the same
+// silicon or generation.
+void sameSiliconOthers(std::vector<Device>& list) {
   list.push_back(withFp8(
       priced(device("mi325x", "AMD Instinct MI325X", 1307.4e12, 6.0e12, 256e9, 668.4 / 1300.0,
                     "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html "
                     "(peak BF16 1307.4 TFLOPS, 2614.9 with structured sparsity; HBM3E 256 GB, "
                     "6 TB/s)",
-                    assumed("MI300X (the same CDNA 3 compute dies)", "51.4 %")),
+                    assumedLike("MI300X (the same CDNA 3 compute dies)", "51.4 %")),
              0, kNoPrice),
       2614.9e12,
       "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html (peak FP8 2614.9 "
@@ -303,7 +309,7 @@ void sameSiliconDevices(std::vector<Device>& list) {
       priced(device("mi355x", "AMD Instinct MI355X", 2.5e15, 8.0e12, 288e9, 668.4 / 1300.0,
                     "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html "
                     "(peak FP16/BF16 2.5 PFLOPS dense; HBM3E 288 GB, 8 TB/s)",
-                    assumed("MI300X (the previous CDNA generation)", "51.4 %")),
+                    assumedLike("MI300X (the previous CDNA generation)", "51.4 %")),
              0, kNoPrice),
       5.0e15,
       "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html (peak FP8 5 "
@@ -312,8 +318,14 @@ void sameSiliconDevices(std::vector<Device>& list) {
       device("tpu-v4", "Google Cloud TPU v4", 275e12, 1200e9, 32.0 * 1073741824.0, 794.5 / 989.0,
              "https://cloud.google.com/tpu/docs/v4 (peak compute per chip (bf16) 275 TFLOPs; HBM2 "
              "32 GiB per chip, 1200 GBps; no FP8)",
-             assumed("H100", "80.3 %")),
+             assumedLike("H100", "80.3 %")),
       0, "not sold: Google rents TPU v4 by the chip-hour; give --npu-price"));
+}
+
+// The devices whose matmul fraction is taken from the same silicon or generation.
+void sameSiliconDevices(std::vector<Device>& list) {
+  sameSiliconNvidia(list);
+  sameSiliconOthers(list);
 }
 
 Device referenceDevice() {

@@ -176,34 +176,9 @@ const std::map<std::string, HfKeys>& hfTypes() {
   return types;
 }
 
-Preset fromHuggingFace(const Reader& r, const std::string& type) {
-  const auto known = hfTypes().find(type);
-  if (known == hfTypes().end()) {
-    std::string list;
-    for (const auto& [name, keys] : hfTypes()) list += (list.empty() ? "" : ", ") + name;
-    throw InputError(r.source() + ": model_type \"" + text::abbreviate(type) +
-                     "\" is not one libra reads (known: " + list +
-                     "); write libra's model file instead (libra presets --show ID --json "
-                     "gives one to edit)");
-  }
-  const HfKeys& k = known->second;
-  const std::string needs = "model_type " + type + " needs it";
-  TransformerConfig m;
-  m.layers = r.required(k.layers, needs);
-  m.hidden = r.required(k.hidden, needs);
-  m.heads = r.required(k.heads, needs);
-  m.ffn = k.ffn ? r.required(k.ffn, needs) : r.integer("n_inner", 4 * m.hidden, 1);
-  m.kvHeads = r.integer("num_key_value_heads", 0, 1);
-  if (m.kvHeads == m.heads) m.kvHeads = 0;
-  m.headDim = r.integer("head_dim", 0, 1);
-  if (m.headDim > 0 && m.headDim * m.heads == m.hidden) m.headDim = 0;
-  m.vocab = r.required("vocab_size", needs);
-  m.gatedMlp = k.gated;
-  m.tiedEmbeddings = r.boolean("tie_word_embeddings", k.tiedByDefault);
-  if (type == "nemotron") {
-    const std::string act = r.string("hidden_act").value_or("relu2");
-    if (act.find("glu") != std::string::npos) m.gatedMlp = true;
-  }
+// The experts of the mixture-of-experts types (nothing for dense ones).
+void readExperts(const Reader& r, const std::string& type, const std::string& needs,
+                 TransformerConfig& m) {
   if (type == "mixtral") {
     m.experts = r.required("num_local_experts", needs);
     m.topK = r.required("num_experts_per_tok", needs);
@@ -246,10 +221,11 @@ Preset fromHuggingFace(const Reader& r, const std::string& type) {
     m.kvHeads = 0;
     m.headDim = 0;
   }
-  if (m.experts > 0 && m.denseLayers >= m.layers) {
-    r.fail("first_k_dense_replace", "leaves no block with experts");
-  }
+}
 
+// The preset of a config.json's model: its name, where it came from, and the
+// defaults a config does not give (sequence and batch are the user's).
+Preset presetOf(const Reader& r, const std::string& type, const TransformerConfig& m) {
   Preset p;
   const std::string name = r.string("_name_or_path").value_or("");
   p.name = name.empty() ? type + " model" : name;
@@ -267,6 +243,41 @@ Preset fromHuggingFace(const Reader& r, const std::string& type) {
   p.defaults.attention = AttentionKernel::Fused;
   if (m.experts > 0) p.defaults.sequenceParallel = false;
   return p;
+}
+
+Preset fromHuggingFace(const Reader& r, const std::string& type) {
+  const auto known = hfTypes().find(type);
+  if (known == hfTypes().end()) {
+    std::string list;
+    for (const auto& [name, keys] : hfTypes()) list += (list.empty() ? "" : ", ") + name;
+    throw InputError(r.source() + ": model_type \"" + text::abbreviate(type) +
+                     "\" is not one libra reads (known: " + list +
+                     "); write libra's model file instead (libra presets --show ID --json "
+                     "gives one to edit)");
+  }
+  const HfKeys& k = known->second;
+  const std::string needs = "model_type " + type + " needs it";
+  TransformerConfig m;
+  m.layers = r.required(k.layers, needs);
+  m.hidden = r.required(k.hidden, needs);
+  m.heads = r.required(k.heads, needs);
+  m.ffn = k.ffn ? r.required(k.ffn, needs) : r.integer("n_inner", 4 * m.hidden, 1);
+  m.kvHeads = r.integer("num_key_value_heads", 0, 1);
+  if (m.kvHeads == m.heads) m.kvHeads = 0;
+  m.headDim = r.integer("head_dim", 0, 1);
+  if (m.headDim > 0 && m.headDim * m.heads == m.hidden) m.headDim = 0;
+  m.vocab = r.required("vocab_size", needs);
+  m.gatedMlp = k.gated;
+  m.tiedEmbeddings = r.boolean("tie_word_embeddings", k.tiedByDefault);
+  if (type == "nemotron") {
+    const std::string act = r.string("hidden_act").value_or("relu2");
+    if (act.find("glu") != std::string::npos) m.gatedMlp = true;
+  }
+  readExperts(r, type, needs, m);
+  if (m.experts > 0 && m.denseLayers >= m.layers) {
+    r.fail("first_k_dense_replace", "leaves no block with experts");
+  }
+  return presetOf(r, type, m);
 }
 
 // ---------------------------------------------------------------------------
