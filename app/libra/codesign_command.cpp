@@ -186,15 +186,15 @@ Json designJson(const CodesignDesign& d) {
                     {"label", e.label()}};
   j["placement_text"] = placementText(d);
   j["bandwidth_gbps"] = d.solution.bandwidth;
-  j["iteration_time_ns"] = finiteJson(d.solution.eval.iterationNs);
-  j["compute_time_ns"] = finiteJson(d.solution.eval.computeNs);
-  j["communication_time_ns"] = finiteJson(d.solution.eval.communicationNs);
-  j["time_to_train_s"] = optionalJson(d.throughput.timeToTrainS);
-  j["tokens_per_second"] = optionalJson(d.throughput.tokensPerSecond);
-  j["mfu"] = optionalJson(d.throughput.mfu);
-  j["memory_per_npu_bytes"] = d.memory.use ? finiteJson(d.memory.use->total()) : Json(nullptr);
-  j["network_cost_usd"] = finiteJson(d.networkCostUsd);
-  j["system_cost_usd"] = finiteJson(d.systemCostUsd);
+  j["iteration_time_ns"] = number(d.solution.eval.iterationNs);
+  j["compute_time_ns"] = number(d.solution.eval.computeNs);
+  j["communication_time_ns"] = number(d.solution.eval.communicationNs);
+  j["time_to_train_s"] = optionalNumber(d.throughput.timeToTrainS);
+  j["tokens_per_second"] = optionalNumber(d.throughput.tokensPerSecond);
+  j["mfu"] = optionalNumber(d.throughput.mfu);
+  j["memory_per_npu_bytes"] = d.memory.use ? number(d.memory.use->total()) : Json(nullptr);
+  j["network_cost_usd"] = number(d.networkCostUsd);
+  j["system_cost_usd"] = number(d.systemCostUsd);
   return j;
 }
 

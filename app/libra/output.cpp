@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "libra/display_text.hpp"
+#include "libra/result_json.hpp"
 
 namespace libra::cli {
 
@@ -34,12 +35,6 @@ std::string printfDouble(const char* format, double value) {
   return out;
 }
 
-std::string nonFinite(double value) {
-  // Never "inf" or "nan" in a table: a dash, and a note says why (issue 12).
-  (void)value;
-  return "-";
-}
-
 std::string ansi(bool on, const char* code, std::string_view text) {
   if (!on) return std::string(text);
   return std::string("\x1b[") + code + "m" + std::string(text) + "\x1b[0m";
@@ -64,13 +59,8 @@ std::string Style::bad(std::string_view text) const {
   return ansi(color, "31", text);
 }
 
-std::string formatFixed(double value, int decimals) {
-  if (!std::isfinite(value)) return nonFinite(value);
-  return report::formatFixed(value, decimals);
-}
-
 std::string formatUsd(double usd) {
-  if (!std::isfinite(usd)) return nonFinite(usd);
+  if (!std::isfinite(usd)) return formatFixed(usd, 0);  // "∞", "-∞", "-"
   const bool negative = usd < 0;
   const double a = std::abs(usd);
   std::string body;
@@ -86,7 +76,7 @@ std::string formatUsd(double usd) {
 }
 
 std::string formatDuration(double ns) {
-  if (!std::isfinite(ns)) return nonFinite(ns);
+  if (!std::isfinite(ns)) return formatFixed(ns, 0);
   const double a = std::abs(ns);
   if (a == 0) return "0 ns";
   if (a < 1e3) return formatFixed(ns, 3) + " ns";
@@ -96,7 +86,7 @@ std::string formatDuration(double ns) {
 }
 
 std::string formatExact(double value) {
-  if (!std::isfinite(value)) return nonFinite(value);
+  if (!std::isfinite(value)) return formatFixed(value, 0);
   char buffer[64];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   return ec == std::errc() ? std::string(buffer, end) : printfDouble("%.17g", value);
@@ -174,7 +164,7 @@ std::string modelDescription(const Analysis& a) {
 }
 
 std::string formatLongDuration(double seconds) {
-  if (!std::isfinite(seconds)) return nonFinite(seconds);
+  if (!std::isfinite(seconds)) return formatFixed(seconds, 0);
   const double a = std::abs(seconds);
   if (a < 120) return formatFixed(seconds, 1) + " s";
   if (a < 7200) return formatFixed(seconds / 60, 1) + " min";
@@ -207,19 +197,10 @@ std::string throughputText(const Throughput& t) {
 
 Json trainingSummaryJson(const TrainingFacts& f) {
   Json j;
-  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
-  j["tokens_per_iteration"] = optional(f.tokensPerIteration);
-  if (f.batch) {
-    j["batch"] = {{"global_batch", f.batch->globalBatch},
-                  {"micro_batch", f.batch->microBatch},
-                  {"micro_batches", f.batch->microBatches},
-                  {"replicas", f.batch->replicas},
-                  {"sequence_length", f.batch->sequenceLength}};
-  }
-  j["train_tokens"] = optional(f.trainTokens);
-  j["memory_per_npu_bytes"] = f.memory.use ? Json(f.memory.use->total()) : Json(nullptr);
-  j["memory_capacity_bytes"] =
-      f.memory.capacityBytes > 0 ? Json(f.memory.capacityBytes) : Json(nullptr);
+  j["tokens_per_iteration"] = result_json::optionalNumber(f.tokensPerIteration);
+  if (f.batch) j["batch"] = result_json::batchJson(*f.batch);
+  j["train_tokens"] = result_json::optionalNumber(f.trainTokens);
+  j.update(result_json::memoryKeys(f.memory));
   j["memory_fits"] = f.memory.fits();
   return j;
 }

@@ -35,7 +35,8 @@ struct Style {
 std::string messageLine(std::string_view message);
 
 // --- numbers -----------------------------------------------------------------
-std::string formatFixed(double value, int decimals);  // "-" when not finite
+// Fixed decimals: libra::formatFixed (display_text.hpp), "∞" / "-∞" / "-" when not finite.
+using libra::formatFixed;
 // $ with thousands separators ("$12,345,678"; cents below $1,000), engineering
 // notation from $1e12 on ("$2.691e+12", "$1.235e+18"): at most 12 digits.
 std::string formatUsd(double usd);

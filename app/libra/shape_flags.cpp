@@ -182,23 +182,4 @@ std::string bandwidthText(const std::vector<double>& bw) {
   return out;
 }
 
-Json optionalJson(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? Json(*v) : Json(nullptr);
-}
-
-Json finiteJson(double v) {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
-}
-
-Json networkJson(const Network& network) {
-  Json dims = Json::array();
-  for (const Dimension& d : network.dims) {
-    dims.push_back({{"name", d.name},
-                    {"block", std::string(toString(d.block))},
-                    {"npus", d.npus},
-                    {"cost_level", d.costLevel}});
-  }
-  return dims;
-}
-
 }  // namespace libra::cli

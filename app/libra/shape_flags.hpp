@@ -13,6 +13,7 @@
 
 #include "common.hpp"
 #include "libra/network.hpp"
+#include "libra/result_json.hpp"
 #include "libra/sweep.hpp"
 #include "output.hpp"
 
@@ -70,8 +71,10 @@ int parseJobs(const std::string& text);
 
 std::string blockList(const std::vector<BuildingBlock>& blocks);  // "Ring, Switch"
 std::string bandwidthText(const std::vector<double>& bw);         // "300.0 / 150.0"
-Json optionalJson(const std::optional<double>& v);                // null when missing or not finite
-Json finiteJson(double v);                                        // null when not finite
-Json networkJson(const Network& network);  // [{name, block, npus, cost_level}]
+// The JSON pieces of results (numbers as null when not finite, the network's
+// dimensions, batch, memory and throughput keys): libra/result_json.hpp.
+using result_json::networkJson;
+using result_json::number;
+using result_json::optionalNumber;
 
 }  // namespace libra::cli

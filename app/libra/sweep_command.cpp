@@ -90,17 +90,13 @@ std::string timeCostText(const Evaluation& e) {
 Json solutionJson(const Solution& s, const TrainingFacts& facts, const Throughput& t) {
   Json j;
   j["bandwidth_gbps"] = s.bandwidth;
-  j["iteration_time_ns"] = finiteJson(s.eval.iterationNs);
-  j["compute_time_ns"] = finiteJson(s.eval.computeNs);
-  j["communication_time_ns"] = finiteJson(s.eval.communicationNs);
-  j["network_cost_usd"] = finiteJson(s.eval.networkCostUsd);
-  if (s.eval.costUsd != s.eval.networkCostUsd) j["system_cost_usd"] = finiteJson(s.eval.costUsd);
-  j["time_cost_ns_usd"] = finiteJson(s.eval.iterationNs * s.eval.costUsd);
-  j["tokens_per_iteration"] = optionalJson(facts.tokensPerIteration);
-  j["tokens_per_second"] = optionalJson(t.tokensPerSecond);
-  j["model_tflops_per_npu"] = optionalJson(t.modelTflopsPerNpu);
-  j["mfu"] = optionalJson(t.mfu);
-  j["time_to_train_s"] = optionalJson(t.timeToTrainS);
+  j["iteration_time_ns"] = number(s.eval.iterationNs);
+  j["compute_time_ns"] = number(s.eval.computeNs);
+  j["communication_time_ns"] = number(s.eval.communicationNs);
+  j["network_cost_usd"] = number(s.eval.networkCostUsd);
+  if (s.eval.costUsd != s.eval.networkCostUsd) j["system_cost_usd"] = number(s.eval.costUsd);
+  j["time_cost_ns_usd"] = number(s.eval.iterationNs * s.eval.costUsd);
+  j.update(result_json::throughputKeys(facts, t));
   j["iterations"] = s.iterations;
   return j;
 }
@@ -126,19 +122,11 @@ struct Summary {
 
 // The training facts every shape shares: batch, tokens, bubble, memory.
 void addTrainingJson(Json& j, const TrainingFacts& f) {
-  j["tokens_per_iteration"] = optionalJson(f.tokensPerIteration);
-  if (f.batch) {
-    j["batch"] = {{"global_batch", f.batch->globalBatch},
-                  {"micro_batch", f.batch->microBatch},
-                  {"micro_batches", f.batch->microBatches},
-                  {"replicas", f.batch->replicas},
-                  {"sequence_length", f.batch->sequenceLength}};
-  }
-  j["train_tokens"] = optionalJson(f.trainTokens);
-  j["pipeline_bubble_fraction"] = optionalJson(f.pipelineBubble);
-  j["memory_per_npu_bytes"] = f.memory.use ? finiteJson(f.memory.use->total()) : Json(nullptr);
-  j["memory_capacity_bytes"] =
-      f.memory.capacityBytes > 0 ? finiteJson(f.memory.capacityBytes) : Json(nullptr);
+  j["tokens_per_iteration"] = optionalNumber(f.tokensPerIteration);
+  if (f.batch) j["batch"] = result_json::batchJson(*f.batch);
+  j["train_tokens"] = optionalNumber(f.trainTokens);
+  j["pipeline_bubble_fraction"] = optionalNumber(f.pipelineBubble);
+  j.update(result_json::memoryKeys(f.memory));
   j["memory_fits"] = f.memory.fits();
   if (!f.note.empty()) j["throughput_note"] = f.note;
   if (!f.memory.note.empty()) j["memory_note"] = f.memory.note;

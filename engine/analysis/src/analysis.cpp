@@ -8,8 +8,8 @@
 
 #include "libra/edits.hpp"
 #include "libra/error.hpp"
+#include "libra/result_json.hpp"
 #include "libra/solver_detail.hpp"
-#include "result_json.hpp"
 
 namespace libra {
 
@@ -81,8 +81,11 @@ std::optional<Baseline> equalSplitBaseline(const Problem& problem, const Network
   return b;
 }
 
-Analysis analyze(const Project& project, const AnalysisOptions& options) {
-  Analysis a;
+namespace {
+
+// The project as analysed (its constraints plus the extra ones, the model
+// overrides applied), with what the analysis reports of it before any solve.
+Project pose(const Project& project, const AnalysisOptions& options, Analysis& a) {
   a.projectName = project.name;
   a.scenarioName = project.scenarioName;
   a.objective = options.objective.value_or(project.objective);
@@ -103,48 +106,56 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.costScope = posed.costScope;
   a.npuCostUsd = problem.fixedCostUsd;
   if (a.costScope == CostScope::System) a.npuPriceSource = npuPrice(posed)->source;
-  const SolveOptions solveOptions{options.backend, options.cancel, options.limits};
   a.training = trainingFacts(posed);
   const std::vector<bool> used = problem.time.usedDims();
   for (int d = 0; d < problem.dims(); ++d) {
     if (!used[d]) a.dimensionsWithoutTraffic.push_back(problem.dimNames[d]);
   }
+  return posed;
+}
 
-  auto finishDesign = [&](std::vector<double> bw) {
-    a.design = describeDesign(problem, posed.network, std::move(bw));
-    a.design.throughput = throughputAt(a.training, a.design.eval.iterationNs);
-    a.baseline = equalSplitBaseline(problem, posed.network, a.design);
-    if (a.baseline) {
-      a.baseline->design.throughput = throughputAt(a.training, a.baseline->design.eval.iterationNs);
-    }
-  };
+// The design, its throughput and the equal-split baseline beside it.
+void finishDesign(Analysis& a, const Network& network, std::vector<double> bandwidth) {
+  const Problem& problem = *a.problem;
+  a.design = describeDesign(problem, network, std::move(bandwidth));
+  a.design.throughput = throughputAt(a.training, a.design.eval.iterationNs);
+  a.baseline = equalSplitBaseline(problem, network, a.design);
+  if (a.baseline) {
+    a.baseline->design.throughput = throughputAt(a.training, a.baseline->design.eval.iterationNs);
+  }
+}
 
+// Unless asked otherwise the front spans the whole cost range: the cost budget
+// is drawn on it, not applied (without a budget the front's problem is the
+// problem itself).
+std::shared_ptr<const Problem> frontProblemOf(const Analysis& a, const Project& posed,
+                                              const AnalysisOptions& options) {
+  if (!a.costBudgetUsd || options.frontWithinCostBudget) return a.problem;
+  Project unbudgeted = posed;
+  unbudgeted.constraints = constraintsWithoutCostBudget(a.constraints);
+  return std::make_shared<const Problem>(buildProblem(unbudgeted));
+}
+
+}  // namespace
+
+Analysis analyze(const Project& project, const AnalysisOptions& options) {
+  Analysis a;
+  const Project posed = pose(project, options, a);
+  const Problem& problem = *a.problem;
+  const SolveOptions solveOptions{options.backend, options.cancel, options.limits};
   if (options.design) {
     problem.checkBandwidth(*options.design);
     a.evaluated = true;
     a.status = SolveStatus::Optimal;
-    finishDesign(*options.design);
+    finishDesign(a, posed.network, *options.design);
     a.violated = violatedConstraints(problem, a.design.bandwidth);
     a.sensitivity.note = "the design is evaluated, not optimized: nothing is re-solved";
     if (options.onDesign) options.onDesign(a);
     return a;
   }
-
-  // Unless asked otherwise the front spans the whole cost range: the cost budget
-  // is drawn on it, not applied (without a budget the front's problem is the
-  // problem itself).
-  std::shared_ptr<const Problem> frontProblem = a.problem;
-  if (a.costBudgetUsd && !options.frontWithinCostBudget) {
-    Project unbudgeted = posed;
-    unbudgeted.constraints = constraintsWithoutCostBudget(a.constraints);
-    frontProblem = std::make_shared<const Problem>(buildProblem(unbudgeted));
-  }
+  const std::shared_ptr<const Problem> frontProblem = frontProblemOf(a, posed, options);
   const int points = options.paretoPoints >= 2 ? options.paretoPoints : 0;
   const auto started = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started)
-        .count();
-  };
 
   // Perf per cost is read off the front when the front is of the same problem
   // (the optimum lies on it), so the front comes first; otherwise the optimum is
@@ -164,9 +175,10 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
   a.status = optimum.status;
   a.message = optimum.message;
   a.iterations = optimum.iterations;
-  a.solveNs = elapsed();
+  a.solveNs =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started).count();
   if (optimum.ok()) {
-    finishDesign(optimum.bandwidth);
+    finishDesign(a, posed.network, optimum.bandwidth);
     a.sensitivity = sensitivityAt(problem, optimum, solveOptions);
     if (options.onDesign && !optimumFromFront) options.onDesign(a);
   } else {
@@ -221,13 +233,6 @@ namespace {
 
 using namespace result_json;  // the writers shared with compare.cpp
 
-Json memoryKeys(const MemoryEstimate& m) {
-  Json j;
-  j["memory_per_npu_bytes"] = m.use ? number(m.use->total()) : Json(nullptr);
-  j["memory_capacity_bytes"] = m.capacityBytes > 0 ? number(m.capacityBytes) : Json(nullptr);
-  return j;
-}
-
 // Everything else the training facts say, for solve / evaluate / pareto.
 Json trainingDetails(const TrainingFacts& f) {
   Json j;
@@ -235,11 +240,7 @@ Json trainingDetails(const TrainingFacts& f) {
   j["model_flops_per_iteration"] = optionalNumber(f.modelFlopsPerIteration);
   j["train_tokens"] = optionalNumber(f.trainTokens);
   if (f.batch) {
-    j["batch"] = {{"global_batch", f.batch->globalBatch},
-                  {"micro_batch", f.batch->microBatch},
-                  {"micro_batches", f.batch->microBatches},
-                  {"replicas", f.batch->replicas},
-                  {"sequence_length", f.batch->sequenceLength}};
+    j["batch"] = batchJson(*f.batch);
   } else {
     j["batch"] = nullptr;
   }

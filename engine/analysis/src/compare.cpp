@@ -8,8 +8,8 @@
 
 #include "libra/error.hpp"
 #include "libra/presets.hpp"
+#include "libra/result_json.hpp"
 #include "libra/training.hpp"
-#include "result_json.hpp"
 #include "text.hpp"
 
 namespace libra {

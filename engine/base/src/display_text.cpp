@@ -127,7 +127,7 @@ std::size_t displayWidth(std::string_view text) {
 }
 
 std::string formatFixed(double value, int decimals) {
-  if (std::isnan(value)) return "nan";
+  if (std::isnan(value)) return "-";  // not a number: missing
   if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
   decimals = std::clamp(decimals, 0, 9);
   char buffer[64];

@@ -36,7 +36,7 @@ std::string quotedText(std::string_view text);
 // A number as every output shows it: printf's %.<decimals>f while that has at
 // most 12 significant digits (|value| below 10^(12 - decimals)), else
 // scientific with four ("1.235e+15"); no minus sign on zero; "∞" / "-∞" /
-// "nan" when not finite. No magnitude prints an 80-digit number.
+// "-" (missing) when not finite. No magnitude prints an 80-digit number.
 std::string formatFixed(double value, int decimals);
 
 // The number of characters (code points) of UTF-8 `text`; a byte that is not

@@ -1,6 +1,7 @@
-// The pieces every JSON and CSV writer of results shares (internal header):
-// no output ever holds NaN or infinity, and the throughput keys of spec/cli.md
-// are written in one place. Used by analysis.cpp and compare.cpp.
+// The pieces every JSON and CSV writer of results shares: no output ever holds
+// NaN or infinity, and the keys spec/cli.md fixes for throughput, batch, memory
+// and dimensions are written in one place. Used by the engine's writers
+// (analysis.cpp, compare.cpp) and by the command line's sweep, codesign and new.
 #pragma once
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "libra/network.hpp"
 #include "libra/training.hpp"
 
 namespace libra::result_json {
@@ -37,6 +39,35 @@ inline Json throughputKeys(const TrainingFacts& facts, const Throughput& t) {
   j["mfu"] = optionalNumber(t.mfu);
   j["time_to_train_s"] = optionalNumber(t.timeToTrainS);
   return j;
+}
+
+// {global_batch, micro_batch, micro_batches, replicas, sequence_length}.
+inline Json batchJson(const BatchPlan& b) {
+  return {{"global_batch", b.globalBatch},
+          {"micro_batch", b.microBatch},
+          {"micro_batches", b.microBatches},
+          {"replicas", b.replicas},
+          {"sequence_length", b.sequenceLength}};
+}
+
+// memory_per_npu_bytes and memory_capacity_bytes, null where unknown.
+inline Json memoryKeys(const MemoryEstimate& m) {
+  Json j;
+  j["memory_per_npu_bytes"] = m.use ? number(m.use->total()) : Json(nullptr);
+  j["memory_capacity_bytes"] = m.capacityBytes > 0 ? number(m.capacityBytes) : Json(nullptr);
+  return j;
+}
+
+// The dimensions: [{name, block, npus, cost_level}].
+inline Json networkJson(const Network& network) {
+  Json dims = Json::array();
+  for (const Dimension& d : network.dims) {
+    dims.push_back({{"name", d.name},
+                    {"block", std::string(toString(d.block))},
+                    {"npus", d.npus},
+                    {"cost_level", d.costLevel}});
+  }
+  return dims;
 }
 
 // A CSV field, quoted when it holds a comma, a quote or a line break.
