@@ -14,14 +14,12 @@
 #include "design_selection.hpp"
 #include "libra/compare.hpp"
 #include "libra/error.hpp"
-#include "libra/report/units.hpp"
+#include "libra/report/comparison_table.hpp"
 #include "output.hpp"
 
 namespace libra::cli {
 
 namespace {
-
-using report::shortNumber;
 
 constexpr const char* kCompareFooter =
     "Solves each design and prints their optima side by side: the bandwidth of each\n"
@@ -55,114 +53,6 @@ struct CompareArgs {
 
 // --- the text table ------------------------------------------------------------
 
-// A ratio to the baseline in words ("1.136x faster"); "baseline" for itself.
-std::string ratioText(const DesignComparison& d, bool isBaseline,
-                      const std::optional<double>& ratio, std::string_view better,
-                      std::string_view worse) {
-  if (isBaseline) return d.ok() ? "baseline" : "-";
-  if (!ratio) return "-";
-  return comparison(*ratio, better, worse);
-}
-
-// Adds a row of the comparison table: `label`, then cell(design, index) per design.
-struct Rows {
-  Table& table;
-  const Comparison& c;
-  template <class Cell>
-  void operator()(const std::string& label, Cell cell) {
-    std::vector<std::string> cells{label};
-    for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back(cell(c.designs[i], i));
-    table.addRow(std::move(cells));
-  }
-};
-
-std::string ifOk(const DesignComparison& d, const std::string& text) {
-  return d.ok() ? text : std::string("-");
-}
-
-// The split: one row per dimension name when every design has the same
-// dimensions, else one per position with the name in the cell.
-void addBandwidthRows(Rows& row) {
-  std::vector<std::string> names;
-  bool sameDims = true;
-  std::size_t widest = 0;
-  for (const DesignComparison& d : row.c.designs) {
-    if (!d.ok()) continue;
-    const std::vector<std::string>& n = d.analysis.problem->dimNames;
-    if (names.empty()) names = n;
-    sameDims = sameDims && n == names;
-    widest = std::max(widest, n.size());
-  }
-  row("bandwidth (GB/s)", [](const DesignComparison&, std::size_t) { return std::string(); });
-  for (std::size_t k = 0; k < widest; ++k) {
-    row("  " + (sameDims ? names[k] : "dimension " + std::to_string(k)),
-        [&](const DesignComparison& d, std::size_t) {
-          if (!d.ok() || k >= d.analysis.design.bandwidth.size()) return std::string("-");
-          const std::string value = formatFixed(d.analysis.design.bandwidth[k], 3);
-          return sameDims ? value : d.analysis.problem->dimNames[k] + " " + value;
-        });
-  }
-  row("  total", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatFixed(d.analysis.design.totalBandwidth(), 3));
-  });
-}
-
-// Time, throughput, cost and perf per cost of each design.
-void addResultRows(Rows& row, bool tokens) {
-  row("iteration time", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatDuration(d.analysis.design.eval.iterationNs));
-  });
-  row("  compute", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatDuration(d.analysis.design.eval.computeNs));
-  });
-  row("  exposed communication", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatDuration(d.analysis.design.eval.communicationNs));
-  });
-  row("throughput (tokens/s)", [&](const DesignComparison& d, std::size_t) {
-    const auto& t = d.analysis.design.throughput.tokensPerSecond;
-    return d.ok() && t ? shortNumber(*t) : std::string("-");
-  });
-  row("MFU", [&](const DesignComparison& d, std::size_t) {
-    const auto& m = d.analysis.design.throughput.mfu;
-    return d.ok() && m ? formatFixed(100 * *m, 1) + " %" : std::string("-");
-  });
-  row("network cost", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatUsd(d.analysis.design.eval.networkCostUsd));
-  });
-  const auto& designs = row.c.designs;
-  const bool anySystem = std::any_of(designs.begin(), designs.end(), [](const auto& d) {
-    return d.analysis.costScope == CostScope::System;
-  });
-  if (anySystem) {
-    row("system cost (NPUs + network)", [&](const DesignComparison& d, std::size_t) {
-      if (d.analysis.costScope != CostScope::System) return std::string("(network only)");
-      return ifOk(d, formatUsd(d.analysis.design.eval.costUsd));
-    });
-  }
-  row(tokens ? "perf per cost (tokens/s per $1M)" : "perf per cost (iterations/s per $1M)",
-      [&](const DesignComparison& d, std::size_t) {
-        return d.perfPerCost ? shortNumber(*d.perfPerCost * 1e6) : std::string("-");
-      });
-}
-
-// Each design against the baseline.
-void addRatioRows(Rows& row, bool tokens) {
-  const std::size_t baseline = row.c.baseline;
-  row("vs baseline", [](const DesignComparison&, std::size_t) { return std::string(); });
-  row(tokens ? "  throughput" : "  speed", [&](const DesignComparison& d, std::size_t i) {
-    return ratioText(d, i == baseline, d.speedup, "faster", "slower");
-  });
-  row("  cost", [&](const DesignComparison& d, std::size_t i) {
-    // costRatio > 1 is dearer; comparison() takes a ratio where > 1 is better.
-    const std::optional<double> cheaper =
-        d.costRatio ? std::optional<double>(1 / *d.costRatio) : std::nullopt;
-    return ratioText(d, i == baseline, cheaper, "cheaper", "more expensive");
-  });
-  row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
-    return ratioText(d, i == baseline, d.perfPerCostRatio, "better", "worse");
-  });
-}
-
 void printComparison(std::ostream& out, const Style& style, const Comparison& c,
                      bool severalFiles) {
   const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
@@ -177,19 +67,12 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   Table table;
   table.addColumn("", Table::Align::Left);
   for (const DesignComparison& d : c.designs) table.addColumn(d.input.name);
-  Rows row{table, c};
-  if (severalFiles) {
-    row("file", [](const DesignComparison& d, std::size_t) { return d.input.file; });
+  for (const report::ComparisonRow& row :
+       report::comparisonRows(c, {.fileRow = severalFiles, .times = "x", .missing = "-"})) {
+    std::vector<std::string> cells{(row.indented ? "  " : "") + row.label};
+    for (const report::ComparisonCell& cell : row.cells) cells.push_back(cell.text);
+    table.addRow(std::move(cells));
   }
-  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
-  row("objective", [](const DesignComparison& d, std::size_t) {
-    return std::string(toString(d.analysis.objective));
-  });
-  row("network",
-      [&](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
-  addBandwidthRows(row);
-  addResultRows(row, tokens);
-  addRatioRows(row, tokens);
   table.print(out, style, "");
 
   std::vector<std::pair<std::string, std::string>> tail;

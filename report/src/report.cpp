@@ -8,6 +8,7 @@
 #include "libra/cost.hpp"
 #include "libra/display_text.hpp"
 #include "libra/presets.hpp"
+#include "libra/report/comparison_table.hpp"
 #include "libra/report/units.hpp"
 #include "libra/training.hpp"
 
@@ -702,133 +703,22 @@ std::string designSection(Context& ctx, const DesignComparison& d) {
 
 // --- several designs ----------------------------------------------------------------------
 
-// Rows of the comparison table: a label, then cell(design, index) per design.
-struct ComparisonRows {
-  HtmlTable& t;
-  const Comparison& c;
-  template <class CellOf>
-  void operator()(const std::string& label, CellOf cell) {
-    std::vector<Cell> cells{rowLabel(label)};
-    for (std::size_t i = 0; i < c.designs.size(); ++i)
-      cells.push_back(number(cell(c.designs[i], i)));
-    t.row(std::move(cells));
-  }
-  void group(const std::string& label) {
-    std::vector<Cell> cells{{esc(label), false, "group"}};
-    for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back({"", false, "group"});
-    t.row(std::move(cells));
-  }
-};
-
-std::string ifOk(const DesignComparison& d, const std::string& s) {
-  return d.ok() ? s : std::string("-");
-}
-
-void addBandwidthRows(ComparisonRows& row) {
-  std::vector<std::string> names;
-  bool sameDims = true;
-  std::size_t widest = 0;
-  for (const DesignComparison& d : row.c.designs) {
-    if (!d.ok()) continue;
-    const std::vector<std::string>& n = d.analysis.problem->dimNames;
-    if (names.empty()) names = n;
-    sameDims = sameDims && n == names;
-    widest = std::max(widest, n.size());
-  }
-  row.group("bandwidth per NPU (GB/s)");
-  for (std::size_t k = 0; k < widest; ++k) {
-    row("  " + (sameDims ? names[k] : "dimension " + std::to_string(k)),
-        [&](const DesignComparison& d, std::size_t) {
-          if (!d.ok() || k >= d.analysis.design.bandwidth.size()) return std::string("-");
-          const std::string v = fixed(d.analysis.design.bandwidth[k], 1);
-          return sameDims ? v : d.analysis.problem->dimNames[k] + " " + v;
-        });
-  }
-  row("  total", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, fixed(d.analysis.design.totalBandwidth(), 1));
-  });
-}
-
-void addTimeAndTrainingRows(ComparisonRows& row) {
-  row.group("time per iteration");
-  row("  iteration", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatTime(d.analysis.design.eval.iterationNs));
-  });
-  row("  compute", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatTime(d.analysis.design.eval.computeNs));
-  });
-  row("  exposed communication", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatTime(d.analysis.design.eval.communicationNs));
-  });
-  row.group("training");
-  row("  throughput (tokens/s)", [&](const DesignComparison& d, std::size_t) {
-    const auto& v = d.analysis.design.throughput.tokensPerSecond;
-    return d.ok() && v ? rate(*v) : std::string("-");
-  });
-  row("  MFU", [&](const DesignComparison& d, std::size_t) {
-    const auto& v = d.analysis.design.throughput.mfu;
-    return d.ok() && v ? fixed(100 * *v, 1) + " %" : std::string("-");
-  });
-}
-
-void addCostRows(ComparisonRows& row, bool tokens) {
-  row.group("cost");
-  row("  network", [&](const DesignComparison& d, std::size_t) {
-    return ifOk(d, formatCost(d.analysis.design.eval.networkCostUsd));
-  });
-  const auto& designs = row.c.designs;
-  const bool anySystem = std::any_of(designs.begin(), designs.end(), [](const auto& d) {
-    return d.analysis.costScope == CostScope::System;
-  });
-  if (anySystem) {
-    row("  system (NPUs + network)", [&](const DesignComparison& d, std::size_t) {
-      if (d.analysis.costScope != CostScope::System) return std::string("(network only)");
-      return ifOk(d, formatCost(d.analysis.design.eval.costUsd));
-    });
-  }
-  row(tokens ? "perf per cost (tokens/s per $1M)" : "perf per cost (iterations/s per $1M)",
-      [&](const DesignComparison& d, std::size_t) {
-        return d.perfPerCost ? rate(*d.perfPerCost * 1e6) : std::string("-");
-      });
-}
-
-void addRatioRows(ComparisonRows& row, bool tokens) {
-  row.group("against the baseline");
-  const std::size_t baseline = row.c.baseline;
-  auto ratio = [&](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
-                   std::string_view better, std::string_view worse) {
-    if (i == baseline) return d.ok() ? std::string("baseline") : std::string("-");
-    return ratioWords(r, better, worse);
-  };
-  row(tokens ? "  throughput" : "  speed", [&](const DesignComparison& d, std::size_t i) {
-    return ratio(d, i, d.speedup, "faster", "slower");
-  });
-  row("  cost", [&](const DesignComparison& d, std::size_t i) {
-    const std::optional<double> cheaper =
-        d.costRatio && *d.costRatio > 0 ? std::optional<double>(1 / *d.costRatio) : std::nullopt;
-    return ratio(d, i, cheaper, "cheaper", "more expensive");
-  });
-  row("  perf per cost", [&](const DesignComparison& d, std::size_t i) {
-    return ratio(d, i, d.perfPerCostRatio, "better", "worse");
-  });
-}
-
 std::string comparisonTable(const Comparison& c) {
-  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
   std::vector<Cell> head{text("")};
   for (const DesignComparison& d : c.designs) head.push_back(number(displayName(d.input.name)));
   HtmlTable t(head);
-  ComparisonRows row{t, c};
-  row("status", [](const DesignComparison& d, std::size_t) { return statusWord(d.analysis); });
-  row("objective", [](const DesignComparison& d, std::size_t) {
-    return std::string(toString(d.analysis.objective));
-  });
-  row("network",
-      [](const DesignComparison& d, std::size_t) { return shapeLabel(d.input.project.network); });
-  addBandwidthRows(row);
-  addTimeAndTrainingRows(row);
-  addCostRows(row, tokens);
-  addRatioRows(row, tokens);
+  // ASCII signs, as the rest of the report writes ratios and missing values.
+  for (const ComparisonRow& row : comparisonRows(c, {.times = "x", .missing = "-"})) {
+    if (row.heading()) {
+      std::vector<Cell> cells{{esc(row.label), false, "group"}};
+      for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back({"", false, "group"});
+      t.row(std::move(cells));
+      continue;
+    }
+    std::vector<Cell> cells{row.indented ? Cell{esc(row.label), false, "sub"} : text(row.label)};
+    for (const ComparisonCell& cell : row.cells) cells.push_back(number(cell.text));
+    t.row(std::move(cells));
+  }
   return t.html("full");
 }
 

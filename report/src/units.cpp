@@ -1,5 +1,6 @@
 #include "libra/report/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -32,6 +33,15 @@ std::string formatCount(double count) {
     digits.insert(static_cast<std::size_t>(i), ",");
   }
   return (count < 0 && digits != "0" ? "-" : "") + digits;
+}
+
+std::string formatGrouped(double value, int decimals) {
+  std::string s = formatFixed(value, decimals);
+  if (!std::isfinite(value) || s.find('e') != std::string::npos) return s;
+  const std::size_t first = s[0] == '-' ? 1 : 0;
+  const std::size_t point = std::min(s.find('.'), s.size());
+  for (std::size_t i = point; i > first + 3; i -= 3) s.insert(i - 3, ",");
+  return s;
 }
 
 std::string formatTime(double ns) {

@@ -130,6 +130,15 @@ TEST(ReportUnits, FollowTheMagnitudeAsTheGuiDoes) {
   EXPECT_EQ(formatCount(1.153e18), "1.153e+18");
   EXPECT_EQ(formatCount(NAN), "-");
   EXPECT_EQ(formatCount(INFINITY), "-");
+  // The comparison table's numbers: grouped whole part, fixed decimals.
+  EXPECT_EQ(formatGrouped(1234.567, 2), "1,234.57");
+  EXPECT_EQ(formatGrouped(999.95, 1), "1,000.0");
+  EXPECT_EQ(formatGrouped(-1234567.0, 0), "-1,234,567");
+  EXPECT_EQ(formatGrouped(-123.4, 1), "-123.4");
+  EXPECT_EQ(formatGrouped(0.5, 3), "0.500");
+  EXPECT_EQ(formatGrouped(1e13, 1), "1.000e+13");
+  EXPECT_EQ(formatGrouped(INFINITY, 1), "∞");
+  EXPECT_EQ(formatGrouped(NAN, 1), "-");
   // The parts of a sum in the sum's unit (issue 28 item 9: "1.990 s = ... +
   // 449.27 ms").
   EXPECT_EQ(formatTimeLike(449.27e6, 1.990e9), "0.449 s");

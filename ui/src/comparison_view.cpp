@@ -8,7 +8,6 @@
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
-#include <QLocale>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPdfWriter>
@@ -20,9 +19,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <libra/error.hpp>
-#include <libra/report/units.hpp>
+#include <libra/report/comparison_table.hpp>
 
 #include "document.hpp"
 #include "export.hpp"
@@ -35,272 +33,10 @@ namespace libra::studio {
 
 namespace {
 
-// What one cell shows: its text, and the number behind it in the engine's units.
-struct Cell {
-  QString text;
-  std::optional<double> value;
-  QString tooltip;
-};
-
-// Digits after the point for values up to `largest`: about four significant ones.
-int decimalsFor(double largest) {
-  if (!(largest > 0) || !std::isfinite(largest)) return 2;
-  return std::clamp(3 - static_cast<int>(std::floor(std::log10(largest))), 0, 3);
-}
-
-QString number(double value, int decimals) {
-  if (!std::isfinite(value)) return QStringLiteral("∞");
-  static const QLocale locale(QLocale::English);
-  return locale.toString(value, 'f', decimals);
-}
-
-// "1.136× faster" / "1.250× slower" / "the same (1.000×)" for a ratio where > 1
-// is better: report::ratioWords.
-QString ratioWords(double ratio, const QString& better, const QString& worse) {
-  return toQString(report::ratioWords(ratio, toStd(better), toStd(worse), "×"));
-}
-
 QString capitalized(const std::string& text) {
   QString s = toQString(text);
   if (!s.isEmpty()) s[0] = s[0].toUpper();
   return s;
-}
-
-// One row of the table: its key (empty: a group heading), its label and how
-// each design's cell reads.
-struct Row {
-  QString key;
-  QString label;
-  std::function<Cell(const DesignComparison&, std::size_t)> cell;
-};
-
-Cell valueCell(const DesignComparison& d, double value, double unit, int decimals) {
-  if (!d.ok()) return Cell{QStringLiteral("–"), std::nullopt, {}};
-  return Cell{number(value / unit, decimals), value, {}};
-}
-
-// One unit per group of rows, from the largest value in it (report/units.hpp).
-struct Scales {
-  report::Unit time, cost;
-  int timeDecimals = 2, costDecimals = 2, perfDecimals = 2, perfPerCostDecimals = 2;
-  bool tokens = false;
-  bool anySystem = false;
-};
-
-Scales scalesOf(const Comparison& c) {
-  Scales s;
-  s.tokens = c.measure == PerformanceMeasure::TokensPerSecond;
-  const bool tokens = s.tokens;
-  double maxTime = 0, maxCost = 0, maxPerf = 0;
-  for (const DesignComparison& d : c.designs) {
-    s.anySystem = s.anySystem || d.analysis.costScope == CostScope::System;
-    if (!d.ok()) continue;
-    const Evaluation& e = d.analysis.design.eval;
-    if (std::isfinite(e.iterationNs)) maxTime = std::max(maxTime, std::fabs(e.iterationNs));
-    for (double usd : {e.costUsd, e.networkCostUsd})
-      if (std::isfinite(usd)) maxCost = std::max(maxCost, std::fabs(usd));
-    if (d.performance) maxPerf = std::max(maxPerf, *d.performance);
-  }
-  s.time = report::timeUnitFor(maxTime);
-  s.cost = report::costUnitFor(maxCost);
-  s.timeDecimals = decimalsFor(s.time.of(maxTime));
-  s.costDecimals = decimalsFor(s.cost.of(maxCost));
-  s.perfDecimals = tokens ? (maxPerf >= 100 ? 0 : 2) : decimalsFor(maxPerf);
-  double maxPerfPerCost = 0;
-  for (const DesignComparison& d : c.designs)
-    if (d.perfPerCost) maxPerfPerCost = std::max(maxPerfPerCost, *d.perfPerCost * s.cost.size);
-  s.perfPerCostDecimals = decimalsFor(maxPerfPerCost);
-  return s;
-}
-
-// Status, why not, objective, network, NPUs and the split.
-void addDesignRows(std::vector<Row>& rows, const Comparison& c) {
-  rows.push_back({QStringLiteral("status"), ComparisonView::tr("Status"),
-                  [](const DesignComparison& d, std::size_t) {
-                    return Cell{toQString(statusWord(d.analysis)), std::nullopt,
-                                d.ok() ? QString() : capitalized(d.analysis.message)};
-                  }});
-  // Why a design has no result, in the table and not only in a tooltip.
-  if (std::any_of(c.designs.begin(), c.designs.end(),
-                  [](const DesignComparison& d) { return !d.ok(); })) {
-    rows.push_back({QStringLiteral("reason"), ComparisonView::tr("Why not solved"),
-                    [](const DesignComparison& d, std::size_t) {
-                      if (d.ok()) return Cell{QString(), std::nullopt, {}};
-                      // Short in the cell (a column as wide as the message pushed the
-                      // other cells out of sight), whole in the tooltip.
-                      constexpr int kShownChars = 48;
-                      const QString why = capitalized(d.analysis.message);
-                      const QString shown =
-                          why.size() > kShownChars
-                              ? why.left(kShownChars - 1).trimmed() + QChar(0x2026)
-                              : why;
-                      return Cell{shown, std::nullopt, why};
-                    }});
-  }
-  rows.push_back({QStringLiteral("objective"), ComparisonView::tr("Objective"),
-                  [](const DesignComparison& d, std::size_t) {
-                    return Cell{d.analysis.objective == Objective::Performance
-                                    ? ComparisonView::tr("performance")
-                                    : ComparisonView::tr("perf per cost"),
-                                std::nullopt,
-                                {}};
-                  }});
-  rows.push_back({QStringLiteral("network"), ComparisonView::tr("Network"),
-                  [](const DesignComparison& d, std::size_t) {
-                    return Cell{toQString(shapeLabel(d.input.project.network)), std::nullopt, {}};
-                  }});
-  rows.push_back({QStringLiteral("npus"), ComparisonView::tr("NPUs"),
-                  [](const DesignComparison& d, std::size_t) {
-                    const auto n = static_cast<double>(d.input.project.network.npuCount());
-                    return Cell{formatNpus(static_cast<long long>(n)), n, {}};
-                  }});
-  // The split: one row per dimension name when every design has the same
-  // dimensions, else one per position with the name in the cell.
-  std::vector<std::string> dimNames;
-  bool sameDims = true;
-  std::size_t widest = 0;
-  for (const DesignComparison& d : c.designs) {
-    if (!d.ok() || !d.analysis.problem) continue;
-    const std::vector<std::string>& n = d.analysis.problem->dimNames;
-    if (dimNames.empty()) dimNames = n;
-    sameDims = sameDims && n == dimNames;
-    widest = std::max(widest, n.size());
-  }
-  rows.push_back({QString(), ComparisonView::tr("Bandwidth per NPU (GB/s)"), {}});
-  for (std::size_t k = 0; k < widest; ++k) {
-    const QString label = sameDims && k < dimNames.size()
-                              ? toQString(dimNames[k])
-                              : ComparisonView::tr("dimension %1").arg(k + 1);
-    rows.push_back({QStringLiteral("bandwidth_gbps/%1").arg(k), QStringLiteral("    ") + label,
-                    [k, sameDims](const DesignComparison& d, std::size_t) {
-                      const DesignResult& r = d.analysis.design;
-                      if (!d.ok() || k >= r.bandwidth.size())
-                        return Cell{QStringLiteral("–"), std::nullopt, {}};
-                      QString text = number(r.bandwidth[k], 1);
-                      if (!sameDims && d.analysis.problem)
-                        text = toQString(d.analysis.problem->dimNames[k]) + QLatin1Char(' ') + text;
-                      return Cell{text, r.bandwidth[k], {}};
-                    }});
-  }
-  rows.push_back({QStringLiteral("total_bandwidth_gbps"), ComparisonView::tr("    total"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.totalBandwidth(), 1, 1);
-                  }});
-}
-
-// Times, performance, training and costs, in the comparison's units.
-void addMeasureRows(std::vector<Row>& rows, const Scales& s) {
-  const report::Unit& time = s.time;
-  const report::Unit& cost = s.cost;
-  const QString timeUnit = toQString(time.name), costUnit = toQString(cost.name);
-  const int timeDecimals = s.timeDecimals, costDecimals = s.costDecimals;
-  const int perfDecimals = s.perfDecimals, perfPerCostDecimals = s.perfPerCostDecimals;
-  const bool tokens = s.tokens, anySystem = s.anySystem;
-  rows.push_back({QString(), ComparisonView::tr("Time per iteration (%1)").arg(timeUnit), {}});
-  rows.push_back({QStringLiteral("iteration_time_ns"), ComparisonView::tr("    iteration"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.iterationNs, time.size,
-                                     timeDecimals);
-                  }});
-  rows.push_back({QStringLiteral("compute_time_ns"), ComparisonView::tr("    compute"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.computeNs, time.size, timeDecimals);
-                  }});
-  rows.push_back(
-      {QStringLiteral("communication_time_ns"), ComparisonView::tr("    exposed communication"),
-       [=](const DesignComparison& d, std::size_t) {
-         return valueCell(d, d.analysis.design.eval.communicationNs, time.size, timeDecimals);
-       }});
-  rows.push_back({QStringLiteral("performance"),
-                  tokens ? ComparisonView::tr("Throughput (tokens/s)")
-                         : ComparisonView::tr("Iterations per second"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    if (!d.performance) return Cell{QStringLiteral("–"), std::nullopt, {}};
-                    return Cell{number(*d.performance, perfDecimals), d.performance, {}};
-                  }});
-  rows.push_back({QStringLiteral("mfu"), ComparisonView::tr("MFU"),
-                  [](const DesignComparison& d, std::size_t) {
-                    const auto& mfu = d.analysis.design.throughput.mfu;
-                    if (!d.ok() || !mfu) return Cell{QStringLiteral("–"), std::nullopt, {}};
-                    return Cell{number(100 * *mfu, 1) + QStringLiteral(" %"), mfu, {}};
-                  }});
-  rows.push_back({QStringLiteral("memory_per_npu_bytes"), ComparisonView::tr("Memory per NPU"),
-                  [](const DesignComparison& d, std::size_t) {
-                    const MemoryEstimate& m = d.analysis.training.memory;
-                    if (!m.use) return Cell{QStringLiteral("–"), std::nullopt, toQString(m.note)};
-                    QString text = toQString(report::formatBytes(m.use->total()));
-                    if (m.capacityBytes > 0)
-                      text += ComparisonView::tr(" of %1").arg(
-                          toQString(report::formatBytes(m.capacityBytes)));
-                    if (!m.fits()) text += ComparisonView::tr(" (does not fit)");
-                    return Cell{text, m.use->total(), toQString(m.describe())};
-                  }});
-  rows.push_back({QString(), ComparisonView::tr("Cost (%1)").arg(costUnit), {}});
-  rows.push_back({QStringLiteral("network_cost_usd"), ComparisonView::tr("    network"),
-                  [=](const DesignComparison& d, std::size_t) {
-                    return valueCell(d, d.analysis.design.eval.networkCostUsd, cost.size,
-                                     costDecimals);
-                  }});
-  if (anySystem) {
-    rows.push_back({QStringLiteral("cost_usd"), ComparisonView::tr("    system (NPUs + network)"),
-                    [=](const DesignComparison& d, std::size_t) {
-                      if (d.analysis.costScope != CostScope::System)
-                        return Cell{
-                            ComparisonView::tr("(network only)"), std::nullopt,
-                            ComparisonView::tr("This scenario counts the network's cost only")};
-                      return valueCell(d, d.analysis.design.eval.costUsd, cost.size, costDecimals);
-                    }});
-  }
-  rows.push_back(
-      {QStringLiteral("perf_per_cost"),
-       tokens ? ComparisonView::tr("Perf per cost (tokens/s per %1)").arg(costUnit)
-              : ComparisonView::tr("Perf per cost (iterations/s per %1)").arg(costUnit),
-       [=](const DesignComparison& d, std::size_t) {
-         if (!d.perfPerCost) return Cell{QStringLiteral("–"), std::nullopt, {}};
-         return Cell{number(*d.perfPerCost * cost.size, perfPerCostDecimals), d.perfPerCost, {}};
-       }});
-}
-
-// Each design against the baseline.
-void addRatioRows(std::vector<Row>& rows, const Comparison& c) {
-  const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
-  const QString baseName = shownName(c.baselineDesign().input.name);
-  rows.push_back({QString(), ComparisonView::tr("Against the baseline, %1").arg(baseName), {}});
-  auto ratioCell = [&c](const DesignComparison& d, std::size_t i, const std::optional<double>& r,
-                        const std::optional<double>& shown, const QString& better,
-                        const QString& worse) {
-    if (i == c.baseline)
-      return Cell{d.ok() ? ComparisonView::tr("baseline") : QStringLiteral("–"), r, {}};
-    if (!r || !shown || !(*shown > 0)) return Cell{QStringLiteral("–"), r, {}};
-    return Cell{ratioWords(*shown, better, worse), r, {}};
-  };
-  rows.push_back({QStringLiteral("speedup"),
-                  tokens ? ComparisonView::tr("    throughput") : ComparisonView::tr("    speed"),
-                  [=](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.speedup, d.speedup, ComparisonView::tr("faster"),
-                                     ComparisonView::tr("slower"));
-                  }});
-  rows.push_back({QStringLiteral("cost_ratio"), ComparisonView::tr("    cost"),
-                  [=](const DesignComparison& d, std::size_t i) {
-                    const std::optional<double> cheaper =
-                        d.costRatio && *d.costRatio > 0 ? std::optional<double>(1 / *d.costRatio)
-                                                        : std::nullopt;
-                    return ratioCell(d, i, d.costRatio, cheaper, ComparisonView::tr("cheaper"),
-                                     ComparisonView::tr("more expensive"));
-                  }});
-  rows.push_back({QStringLiteral("perf_per_cost_ratio"), ComparisonView::tr("    perf per cost"),
-                  [=](const DesignComparison& d, std::size_t i) {
-                    return ratioCell(d, i, d.perfPerCostRatio, d.perfPerCostRatio,
-                                     ComparisonView::tr("better"), ComparisonView::tr("worse"));
-                  }});
-}
-
-std::vector<Row> comparisonRows(const Comparison& c) {
-  std::vector<Row> rows;
-  addDesignRows(rows, c);
-  addMeasureRows(rows, scalesOf(c));
-  addRatioRows(rows, c);
-  return rows;
 }
 
 }  // namespace
@@ -439,7 +175,7 @@ void ComparisonView::fill(const Comparison& c) {
   std::vector<bool> current(c.designs.size());
   for (std::size_t i = 0; i < c.designs.size(); ++i) current[i] = results_->entry(i).current;
 
-  const std::vector<Row> rows = comparisonRows(c);
+  const std::vector<report::ComparisonRow> rows = report::comparisonRows(c);
 
   table_->clear();
   table_->setColumnCount(columns);
@@ -461,24 +197,23 @@ void ComparisonView::fill(const Comparison& c) {
   }
   const QColor staleText = palette().color(QPalette::Disabled, QPalette::Text);
   for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
-    const Row& row = rows[static_cast<std::size_t>(r)];
-    auto* head = new QTableWidgetItem(row.label);
-    head->setData(Qt::UserRole, row.key);
-    if (row.key.isEmpty()) {
+    const report::ComparisonRow& row = rows[static_cast<std::size_t>(r)];
+    auto* head = new QTableWidgetItem((row.indented ? QStringLiteral("    ") : QString()) +
+                                      toQString(row.label));
+    head->setData(Qt::UserRole, toQString(row.key));
+    if (row.heading()) {
       QFont f = head->font();
       f.setBold(true);
       head->setFont(f);
     }
     table_->setVerticalHeaderItem(r, head);
-    if (!row.cell) continue;
-    for (int col = 0; col < columns; ++col) {
-      const auto i = static_cast<std::size_t>(col);
-      const Cell cell = row.cell(c.designs[i], i);
-      auto* item = new QTableWidgetItem(cell.text);
+    for (int col = 0; col < columns && col < static_cast<int>(row.cells.size()); ++col) {
+      const report::ComparisonCell& cell = row.cells[static_cast<std::size_t>(col)];
+      auto* item = new QTableWidgetItem(toQString(cell.text));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       if (cell.value) item->setData(Qt::UserRole, *cell.value);
-      if (!cell.tooltip.isEmpty()) item->setToolTip(cell.tooltip);
-      if (!current[i]) item->setForeground(staleText);
+      if (!cell.detail.empty()) item->setToolTip(capitalized(cell.detail));
+      if (!current[static_cast<std::size_t>(col)]) item->setForeground(staleText);
       table_->setItem(r, col, item);
     }
   }

@@ -41,10 +41,13 @@ std::string formatBandwidth(double gbps);
 // 1e15 ("1.153e+18"); "-" when not finite (a count that is not a number is
 // missing).
 std::string formatCount(double count);
+// formatFixed with thousands separators in the whole part: "1,234.56",
+// "-12,000.0"; as formatFixed where that is scientific or not finite.
+std::string formatGrouped(double value, int decimals);
 // Four significant digits, printf's %.4g ("1.371e+06", "0.25"); "-" when not finite.
 std::string shortNumber(double value);
 // libra::formatFixed: %.<decimals>f up to 12 significant digits, scientific
-// beyond ("1.235e+15"); "∞" / "-∞" / "nan" when not finite.
+// beyond ("1.235e+15"); "∞" / "-∞" / "-" when not finite.
 using libra::formatFixed;
 // "80.00 GB", "512.0 MB", "12.0 kB", "3 B" (powers of 1000); scientific beyond
 // 1e12 GB.
