@@ -48,6 +48,7 @@
 #include "export.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
+#include "frame_wait.hpp"
 #include "main_window.hpp"
 #include "network_panel.hpp"
 #include "project_edits.hpp"
@@ -218,20 +219,7 @@ class ChartsTest : public QObject {
   SolverController* solver() { return window_->explorer()->solver(); }
   QWidget* plot() { return pareto()->viewport(); }
 
-  bool waitForCurrentFrame() {
-    const quint64 want = solver()->latestGeneration();
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 15000) {
-      const auto& painted = pareto()->paintedGenerations();
-      if (results()->shownGeneration() == want && results()->shownFront() &&
-          results()->shownFront()->generation == want && !painted.isEmpty() &&
-          painted.back() == want)
-        return true;
-      QTest::qWait(5);
-    }
-    return false;
-  }
+  bool waitForCurrentFrame() { return test::waitForCurrentFrame(*window_, 15000); }
 
   const ParetoFront& front() { return results()->shownFront()->a().front; }
 

@@ -68,6 +68,7 @@
 #include "export_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
+#include "frame_wait.hpp"
 #include "help.hpp"
 #include "main_window.hpp"
 #include "model_dialog.hpp"
@@ -164,19 +165,7 @@ class ExplorerTest : public QObject {
   // Waits until the newest request's result is in the charts and on the screen.
   // Until the screen shows the inputs with the project's own front (a slow
   // front comes coarse first, then the project's: ExplorerController).
-  bool waitForCurrentFrame() {
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 15000) {
-      const quint64 want = solver()->latestGeneration();
-      const auto& painted = results()->paretoChart()->paintedGenerations();
-      if (!solver()->isBusy() && results()->shownGeneration() == want && !painted.isEmpty() &&
-          painted.back() == want)
-        return true;
-      QTest::qWait(5);
-    }
-    return false;
-  }
+  bool waitForCurrentFrame() { return test::waitForCurrentFrame(*window_, 15000, false); }
 
   // Renames the project as a user does: File > Rename Project… clicked in the
   // menu bar, `typed` typed over the name the dialog offers, OK clicked. Returns

@@ -16,6 +16,7 @@
 #include "explorer_controller.hpp"
 #include "file_controller.hpp"
 #include "format.hpp"
+#include "frame_wait.hpp"
 #include "main_window.hpp"
 #include "results_view.hpp"
 #include "solver_controller.hpp"
@@ -32,19 +33,7 @@ class HoverTest : public QObject {
   ResultsView* results() { return window_->results(); }
   ParetoChartView* pareto() { return results()->paretoChart(); }
 
-  bool waitForCurrentFrame() {
-    const quint64 want = window_->explorer()->solver()->latestGeneration();
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < 30000) {
-      const auto& painted = pareto()->paintedGenerations();
-      if (results()->shownFront() && results()->shownFront()->generation == want &&
-          !painted.isEmpty() && painted.back() == want)
-        return true;
-      QTest::qWait(10);
-    }
-    return false;
-  }
+  bool waitForCurrentFrame() { return test::waitForCurrentFrame(*window_, 30000); }
 
   // Moves the X pointer to `global` in steps, as a hand would, letting the
   // server deliver each motion.
