@@ -87,6 +87,77 @@ Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int itera
   return s;
 }
 
+// What the other backend does with a problem on which `options.backend` hit
+// its limit, so that the message says what to do next (appended to it).
+std::string otherBackendNote(const detail::StandardForm& form, const SolveOptions& options) {
+  char buffer[120];
+  if (options.backend == Backend::Ipopt) {
+    // The native solver is fast where IPOPT is slow; it gets its own default
+    // limits (the user limited IPOPT, not it).
+    const BackendResult native = detail::solveNative(form, options.cancel, SolveLimits{});
+    if (native.status == SolveStatus::Optimal) {
+      std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
+                    native.seconds);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
+    }
+  } else {
+    // IPOPT within the same time limit (how long the user chose to wait) and
+    // its own iteration count.
+    SolveLimits same;
+    same.seconds = options.limits.seconds;
+    const BackendResult ipopt = detail::solveIpopt(form, options.cancel, same);
+    if (ipopt.status == SolveStatus::Optimal) {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT answers this in %.2g s (--solver ipopt)",
+                    ipopt.seconds);
+    } else if (ipopt.limitHit) {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT does not answer it within %.3g s either",
+                    same.seconds);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT fails too");
+    }
+  }
+  return buffer;
+}
+
+// A backend's optimum of `pre`'s standard form as a design of `problem`: in
+// GB/s, moved onto the constraints, and with its idle dimensions polished.
+Solution answerOf(const Problem& problem, std::optional<double> budget, const Presolved& pre,
+                  const BackendResult& result) {
+  std::vector<double> bw = pre.form.bandwidth(result.x);
+  bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
+  bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
+  return fromBandwidth(problem, std::move(bw), result.iterations);
+}
+
+// The native iterates stalled within 100x of the tolerances, at the floor of
+// double precision: such an answer can be 1e-8 of the time above the optimum
+// (RapidCheck seed 13075986118865750563: 17.7 ns of 1.43 s, along a direction
+// worth 0.26 ns per GB/s beside rates of 9e7), and a sensitivity's
+// differences see that. IPOPT polishes it where it answers within
+// kPolishIterations; the faster answer is kept. The limit counts iterations,
+// so that the answer does not depend on how busy the machine is (a limit of
+// 0.5 s ran out under AddressSanitizer on a loaded CI machine, and that seed
+// failed there only). Polishes take 8 to 27 iterations and at most 0.04 s on
+// the CI-seeded suites; the time limit, 10 s or 20 times the native solve, is
+// only for a large problem whose IPOPT iterations are slow.
+Solution polishedByIpopt(const Problem& problem, std::optional<double> budget,
+                         const SolveOptions& options, const Presolved& pre,
+                         const BackendResult& native, Solution out) {
+  SolveLimits polish;
+  polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * native.seconds));
+  polish.iterations = kPolishIterations;
+  const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
+  if (ipopt.status == SolveStatus::Optimal) {
+    Solution other = answerOf(problem, budget, pre, ipopt);
+    if (other.eval.iterationNs < out.eval.iterationNs) {
+      other.iterations = native.iterations;
+      out = std::move(other);
+    }
+  }
+  return out;
+}
+
 // Least time subject to the constraints and an optional cost budget, for a
 // problem whose terms are fixed.
 Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
@@ -112,74 +183,15 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
   BackendResult r = options.backend == Backend::Native
                         ? detail::solveNative(pre.form, options.cancel, limits)
                         : detail::solveIpopt(pre.form, options.cancel, limits);
-  if (r.limitHit) {
-    // Say what the other backend does with the same problem, so that the
-    // message says what to do next.
-    char buffer[120];
-    if (options.backend == Backend::Ipopt) {
-      // The native solver is fast where IPOPT is slow; it gets its own default
-      // limits (the user limited IPOPT, not it).
-      const BackendResult native = detail::solveNative(pre.form, options.cancel, SolveLimits{});
-      if (native.status == SolveStatus::Optimal) {
-        std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
-                      native.seconds);
-      } else {
-        std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
-      }
-    } else {
-      // IPOPT within the same time limit (how long the user chose to wait) and
-      // its own iteration count.
-      SolveLimits same;
-      same.seconds = options.limits.seconds;
-      const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, same);
-      if (ipopt.status == SolveStatus::Optimal) {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT answers this in %.2g s (--solver ipopt)",
-                      ipopt.seconds);
-      } else if (ipopt.limitHit) {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT does not answer it within %.3g s either",
-                      same.seconds);
-      } else {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT fails too");
-      }
-    }
-    r.message += buffer;
-  }
+  if (r.limitHit) r.message += otherBackendNote(pre.form, options);
   if (r.status != SolveStatus::Optimal) {
     Solution s = failure(r.status, r.message, Objective::Performance);
     s.iterations = r.iterations;
     return s;
   }
-  auto answer = [&](const BackendResult& result) {
-    std::vector<double> bw = pre.form.bandwidth(result.x);
-    bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
-    bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
-    return fromBandwidth(problem, std::move(bw), result.iterations);
-  };
-  Solution out = answer(r);
+  Solution out = answerOf(problem, budget, pre, r);
   if (options.backend == Backend::Native && r.atFloor) {
-    // The native iterates stalled within 100x of the tolerances, at the floor
-    // of double precision: such an answer can be 1e-8 of the time above the
-    // optimum (RapidCheck seed 13075986118865750563: 17.7 ns of 1.43 s, along a
-    // direction worth 0.26 ns per GB/s beside rates of 9e7), and a
-    // sensitivity's differences see that. IPOPT polishes it where it answers
-    // within kPolishIterations; the faster answer is kept. The limit counts
-    // iterations, so that the answer does not depend on how busy the machine
-    // is (a limit of 0.5 s ran out under AddressSanitizer on a loaded CI
-    // machine, and that seed failed there only). Polishes take 8 to 27
-    // iterations and at most 0.04 s on the CI-seeded suites; the time limit,
-    // 10 s or 20 times the native solve, is only for a large problem whose
-    // IPOPT iterations are slow.
-    SolveLimits polish;
-    polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * r.seconds));
-    polish.iterations = kPolishIterations;
-    const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
-    if (ipopt.status == SolveStatus::Optimal) {
-      Solution other = answer(ipopt);
-      if (other.eval.iterationNs < out.eval.iterationNs) {
-        other.iterations = r.iterations;
-        out = std::move(other);
-      }
-    }
+    out = polishedByIpopt(problem, budget, options, pre, r, std::move(out));
   }
   return out;
 }
