@@ -421,78 +421,87 @@ bool fallsTowardNoBandwidth(const Problem& problem, const SolveOptions& options,
   return s.ok() && timeCost(s) < timeCost(first);
 }
 
-// The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
 // The point count whose first step above an unreachable cheapest cost every
 // front starts at (the default of paretoFront).
 constexpr int kFrontReachPoints = 50;
 
-ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
-                    const Solution& best, double ppcTolerance) {
+// A front's cost range and what its solves share.
+struct FrontScan {
+  const Problem& problem;
+  const SolveOptions& options;
+  double cMin = 0;
+  double cMax = 0;  // the least-time design's cost
+  double span = 0;  // cMax - cMin
+  // The cheapest cost leaves a dimension that carries traffic without
+  // bandwidth (infinite time).
+  bool divergesAtMin = false;
+  bool includeMin = false;  // the scan's first point is the cheapest design
+  int iterations = 0;       // of every solve so far
+};
+
+// The front of a problem whose least-time solve failed: its verdict.
+ParetoFront unsolvedFront(const Solution& best) {
   ParetoFront front;
-  points = std::max(points, 2);
-  if (!best.ok()) {
-    front.status = best.status;
-    front.message = best.message;
-    if (best.status == SolveStatus::Unbounded) {
-      front.message += " (the Pareto front needs a bounded cost range)";
-    }
-    return front;
+  front.status = best.status;
+  front.message = best.message;
+  if (best.status == SolveStatus::Unbounded) {
+    front.message += " (the Pareto front needs a bounded cost range)";
   }
-  const detail::CostRange range = detail::costRange(problem);
-  const double cMax = best.eval.costUsd;
-  const double cMin = std::min(range.min, cMax);
-  front.minCostUsd = cMin;
-  front.maxCostUsd = cMax;
-  int iterations = best.iterations;
-  const double span = cMax - cMin;
-  // The cost of a least-time design is only as exact as the solver along the
-  // directions where the time is flat: 1e-7 of the cost on seed
-  // 236213444020164306 (two dimensions that trade against each other behind a
-  // capped one), where the scan of a range of 7.6e-8 gave points of equal cost.
-  // A range below 1e-6 of the cost is one cost: a single point, and the
-  // perf-per-cost optimum is the better of it and the cheapest design.
-  if (span <= kOneCost * std::max(1.0, std::abs(cMax))) {
-    front.points.push_back(best);
-    front.perfPerCostOptimum = best;
-    if (span > 0) {
-      Solution cheapest =
-          minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options, &best.bandwidth);
-      iterations += cheapest.iterations;
-      if (cheapest.ok() && timeCost(cheapest) < timeCost(best)) {
-        front.perfPerCostOptimum = std::move(cheapest);
-      }
+  return front;
+}
+
+// The front of a cost range that is one cost: the single point `best`, and
+// the perf-per-cost optimum the better of it and the cheapest design.
+void oneCostFront(FrontScan& scan, const Solution& best, ParetoFront& front) {
+  front.points.push_back(best);
+  front.perfPerCostOptimum = best;
+  if (scan.span > 0) {
+    Solution cheapest =
+        minimizeTime(scan.problem, scan.cMin * (1 + 1e-12) + 1e-9, scan.options, &best.bandwidth);
+    scan.iterations += cheapest.iterations;
+    if (cheapest.ok() && timeCost(cheapest) < timeCost(best)) {
+      front.perfPerCostOptimum = std::move(cheapest);
     }
-    front.perfPerCostOptimum.objective = Objective::PerfPerCost;
-    front.perfPerCostOptimum.iterations = iterations;
-    front.status = SolveStatus::Optimal;
-    return front;
   }
-  // The cheapest cost may leave a dimension that carries traffic without
-  // bandwidth (infinite time); then the scan starts one step above it.
-  const bool divergesAtMin = detail::presolve(problem, cMin).status == SolveStatus::Infeasible;
-  Solution cheapest;
-  if (!divergesAtMin) cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
-  const bool includeMin = cheapest.ok();
-  // Without the cheapest design the scan starts one step of a 50-point front
-  // above it, whatever the point count: a coarse front (a drag's 16 points)
-  // reaches as far into the steep end as the finer one that follows, so the
-  // chart does not jump when it arrives.
-  const double first = includeMin ? 0.0 : 1.0 / std::max(points, kFrontReachPoints);
+  front.perfPerCostOptimum.objective = Objective::PerfPerCost;
+  front.perfPerCostOptimum.iterations = scan.iterations;
+  front.status = SolveStatus::Optimal;
+}
+
+// The cost budgets of the scan's `points` points, evenly spaced up to cMax.
+// Without the cheapest design the scan starts one step of a 50-point front
+// above it, whatever the point count: a coarse front (a drag's 16 points)
+// reaches as far into the steep end as the finer one that follows, so the
+// chart does not jump when it arrives.
+std::vector<double> scanBudgets(const FrontScan& scan, int points) {
+  const double first = scan.includeMin ? 0.0 : 1.0 / std::max(points, kFrontReachPoints);
   std::vector<double> budgets(points);
   for (int i = 0; i < points; ++i) {
     const double f = first + (1 - first) * static_cast<double>(i) / (points - 1);
-    budgets[i] = cMin + f * span;
+    budgets[i] = scan.cMin + f * scan.span;
   }
+  return budgets;
+}
+
+// The least time at each budget, each solve warm-started from the point
+// before it, into front.points (a budget that has no solution has no point);
+// the last point is `best`, the first `cheapest` when the scan includes it.
+// False when cancelled (the front says so).
+bool scanPoints(FrontScan& scan, const std::vector<double>& budgets, const Solution& best,
+                const Solution& cheapest, ParetoFront& front) {
+  const SolveOptions& options = scan.options;
+  const auto points = static_cast<int>(budgets.size());
   const std::vector<double>* warm = nullptr;
   for (int i = 0; i < points; ++i) {
     if (cancelled(options)) {
       front.status = SolveStatus::Cancelled;
       front.message = "cancelled";
-      return front;
+      return false;
     }
-    Solution s = i == points - 1          ? best
-                 : (i == 0 && includeMin) ? cheapest
-                                          : minimizeTime(problem, budgets[i], options, warm);
+    Solution s = i == points - 1 ? best
+                 : (i == 0 && scan.includeMin)
+                     ? cheapest
+                     : minimizeTime(scan.problem, budgets[i], options, warm);
     // The native solver can stall on a budget just above the cheapest cost
     // when the cost row is nearly parallel to an equality (`total == B` with
     // prices equal to 1e-6): the feasible set is a sliver. IPOPT answers
@@ -501,30 +510,33 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
     // 150 iterations).
     if (!s.ok() && s.status != SolveStatus::Cancelled && options.backend == Backend::Native &&
         !cancelled(options)) {
-      iterations += s.iterations;
+      scan.iterations += s.iterations;
       SolveOptions ipopt = options;
       ipopt.backend = Backend::Ipopt;
-      s = minimizeTime(problem, budgets[i], ipopt, warm);
+      s = minimizeTime(scan.problem, budgets[i], ipopt, warm);
     }
-    iterations += s.iterations;
+    scan.iterations += s.iterations;
     if (s.ok()) {
       front.points.push_back(std::move(s));
       warm = &front.points.back().bandwidth;
     }
   }
-  if (front.points.empty()) {
-    front.status = SolveStatus::Error;
-    front.message = "no point of the Pareto front could be solved";
-    return front;
-  }
-  // The perf-per-cost optimum lies on the front: take the best scanned point and
-  // refine its cost budget between its neighbours by golden-section search.
+  return true;
+}
+
+// The perf-per-cost optimum of a scanned front, searched to ppcTolerance of its
+// cost range: it lies on the front, so the best scanned point's cost budget is
+// refined between its neighbours by Brent's method. Sets the front's status.
+void searchPerfPerCost(FrontScan& scan, double ppcTolerance, ParetoFront& front) {
+  const Problem& problem = scan.problem;
+  const SolveOptions& options = scan.options;
   std::size_t bestIndex = 0;
   for (std::size_t i = 1; i < front.points.size(); ++i) {
     if (timeCost(front.points[i]) < timeCost(front.points[bestIndex])) bestIndex = i;
   }
   Solution ppc = front.points[bestIndex];
-  if (bestIndex == 0 && divergesAtMin && fallsTowardNoBandwidth(problem, options, cMin, ppc)) {
+  if (bestIndex == 0 && scan.divergesAtMin &&
+      fallsTowardNoBandwidth(problem, options, scan.cMin, ppc)) {
     front.perfPerCostOptimum =
         failure(SolveStatus::Unbounded,
                 "perf per cost has no optimum: time x cost keeps falling as the bandwidth "
@@ -532,16 +544,17 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
                 "bounds the bandwidth from below); add a lower bound such as 'total >= 100', "
                 "or minimize the time under a cost budget",
                 Objective::PerfPerCost);
-    front.perfPerCostOptimum.iterations = iterations;
+    front.perfPerCostOptimum.iterations = scan.iterations;
     front.status = SolveStatus::Optimal;
-    return front;
+    return;
   }
   double lo = bestIndex > 0 ? front.points[bestIndex - 1].eval.costUsd
-                            : (includeMin ? cMin : cMin + 1e-9 * span);
-  double hi = bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : cMax;
+                            : (scan.includeMin ? scan.cMin : scan.cMin + 1e-9 * scan.span);
+  double hi =
+      bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : scan.cMax;
   auto evaluateAt = [&](double budget) {
     Solution s = minimizeTime(problem, budget, options, &ppc.bandwidth);
-    iterations += s.iterations;
+    scan.iterations += s.iterations;
     if (s.ok() && timeCost(s) < timeCost(ppc)) ppc = s;
     return s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
   };
@@ -556,17 +569,58 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
   // solves' own accuracy, so the property allows 1e-8. 1e-8 of the range would
   // take about 10 more solves per front, half again the time of a small front
   // (the GUI's live fronts; 13 ms instead of 8 under AddressSanitizer).
-  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, ppcTolerance * span,
+  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, ppcTolerance * scan.span,
                  [&] { return cancelled(options); });
   if (cancelled(options)) {
     front.status = SolveStatus::Cancelled;
     front.message = "cancelled";
-    return front;
+    return;
   }
   ppc.objective = Objective::PerfPerCost;
-  ppc.iterations = iterations;
+  ppc.iterations = scan.iterations;
   front.perfPerCostOptimum = std::move(ppc);
   front.status = SolveStatus::Optimal;
+}
+
+// The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
+ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
+                    const Solution& best, double ppcTolerance) {
+  points = std::max(points, 2);
+  if (!best.ok()) return unsolvedFront(best);
+  ParetoFront front;
+  const detail::CostRange range = detail::costRange(problem);
+  FrontScan scan{problem, options};
+  scan.cMax = best.eval.costUsd;
+  scan.cMin = std::min(range.min, scan.cMax);
+  front.minCostUsd = scan.cMin;
+  front.maxCostUsd = scan.cMax;
+  scan.iterations = best.iterations;
+  scan.span = scan.cMax - scan.cMin;
+  // The cost of a least-time design is only as exact as the solver along the
+  // directions where the time is flat: 1e-7 of the cost on seed
+  // 236213444020164306 (two dimensions that trade against each other behind a
+  // capped one), where the scan of a range of 7.6e-8 gave points of equal cost.
+  // A range below 1e-6 of the cost is one cost: a single point, and the
+  // perf-per-cost optimum is the better of it and the cheapest design.
+  if (scan.span <= kOneCost * std::max(1.0, std::abs(scan.cMax))) {
+    oneCostFront(scan, best, front);
+    return front;
+  }
+  // The cheapest cost may leave a dimension that carries traffic without
+  // bandwidth (infinite time); then the scan starts one step above it.
+  scan.divergesAtMin = detail::presolve(problem, scan.cMin).status == SolveStatus::Infeasible;
+  Solution cheapest;
+  if (!scan.divergesAtMin) {
+    cheapest = minimizeTime(problem, scan.cMin * (1 + 1e-12) + 1e-9, options);
+  }
+  scan.includeMin = cheapest.ok();
+  if (!scanPoints(scan, scanBudgets(scan, points), best, cheapest, front)) return front;
+  if (front.points.empty()) {
+    front.status = SolveStatus::Error;
+    front.message = "no point of the Pareto front could be solved";
+    return front;
+  }
+  searchPerfPerCost(scan, ppcTolerance, front);
   return front;
 }
 
