@@ -552,68 +552,72 @@ void compilePieceRows(const std::vector<const TimeModel::Group*>& groups, const 
   f.wholeRows = std::move(whole);
 }
 
-// The objective and the branch rows from the time model, in scaled units.
 // Collectives whose time terms are proportional (tau_k = alpha tau_j, e.g.
-// tensor-parallel AllReduces of different sizes over one group in LIBRA's model)
-// share one epigraph variable.
-void compileObjective(const TimeModel& time, int n, StandardForm& f) {
-  // A part on a fixed dimension is a constant: bytes / bw in ns.
-  auto constantOf = [&](const DimTime& p) {
-    return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
-  };
-  std::vector<int> column(n, -1);  // variable of each dimension
-  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
+// tensor-parallel AllReduces of different sizes over one group in LIBRA's
+// model), merged: each shares its representative's epigraph variable.
+struct MergedCollectives {
+  std::vector<int> representative;  // of each collective, its merged index
+  std::vector<double> factor;       // of each collective, tau_k over its representative's
+  std::vector<int> kept;            // original index of each merged collective
+};
+
+// The collectives of `time` merged by the direction of their terms (each
+// term's parts relative to its largest, to 1e-12).
+MergedCollectives mergeProportional(const TimeModel& time) {
   const int K = time.collectiveCount();
-  std::vector<int> representative(K);
-  std::vector<double> factor(K, 1.0);
-  std::vector<int> kept;  // original index of each merged collective
-  {
-    std::map<std::vector<long long>, int> directions;
-    std::vector<double> tops(K);
-    for (int k = 0; k < K; ++k) {
-      const TimeTerm& term = time.terms[k];
-      double top = 0;
-      for (const auto* parts : {&term.serial, &term.pipelined}) {
-        for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
-      }
-      tops[k] = top;
-      std::vector<long long> key;
-      for (const auto* parts : {&term.serial, &term.pipelined}) {
-        key.push_back(-1 - static_cast<long long>(parts->size()));
-        for (const DimTime& p : *parts) {
-          key.push_back(p.dim);
-          key.push_back(std::llround(p.constantNs / top * 1e12));
-          key.push_back(std::llround(p.bytes / top * 1e12));
-        }
-      }
-      auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
-      if (inserted) kept.push_back(k);
-      representative[k] = it->second;
+  MergedCollectives out;
+  out.representative.resize(K);
+  out.factor.assign(K, 1.0);
+  std::vector<int>& kept = out.kept;
+  std::map<std::vector<long long>, int> directions;
+  std::vector<double> tops(K);
+  for (int k = 0; k < K; ++k) {
+    const TimeTerm& term = time.terms[k];
+    double top = 0;
+    for (const auto* parts : {&term.serial, &term.pipelined}) {
+      for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
     }
-    // The largest collective of each direction represents it, so every factor is
-    // <= 1 and the shared epigraph variable keeps the scale of the collective that
-    // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
-    for (int k = 0; k < K; ++k) {
-      int& r = kept[representative[k]];
-      if (tops[k] > tops[r]) r = k;
+    tops[k] = top;
+    std::vector<long long> key;
+    for (const auto* parts : {&term.serial, &term.pipelined}) {
+      key.push_back(-1 - static_cast<long long>(parts->size()));
+      for (const DimTime& p : *parts) {
+        key.push_back(p.dim);
+        key.push_back(std::llround(p.constantNs / top * 1e12));
+        key.push_back(std::llround(p.bytes / top * 1e12));
+      }
     }
-    for (int k = 0; k < K; ++k) factor[k] = tops[k] / tops[kept[representative[k]]];
+    auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
+    if (inserted) kept.push_back(k);
+    out.representative[k] = it->second;
   }
-  const int merged = static_cast<int>(kept.size());
-  f.K = merged;
-  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
-    std::map<int, double> out;
-    for (const auto& [k, w] : terms) out[representative[k]] += w * factor[k];
-    return std::vector<std::pair<int, double>>(out.begin(), out.end());
-  };
-  // Time scale: the communication part of the objective at the start point.
-  const std::vector<double> startBw = f.bandwidth(f.start);
-  // Workload weights only scale the objective: they are normalized to sum to 1,
-  // so that a weight of 2^31 does not shrink every t_k to 1e-10 of the
-  // objective (below IPOPT's absolute tolerances).
+  // The largest collective of each direction represents it, so every factor is
+  // <= 1 and the shared epigraph variable keeps the scale of the collective that
+  // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
+  for (int k = 0; k < K; ++k) {
+    int& r = kept[out.representative[k]];
+    if (tops[k] > tops[r]) r = k;
+  }
+  for (int k = 0; k < K; ++k) out.factor[k] = tops[k] / tops[kept[out.representative[k]]];
+  return out;
+}
+
+// The sum of the workload weights, which are divided by it. Weights only scale
+// the objective: they are normalized to sum to 1, so that a weight of 2^31
+// does not shrink every t_k to 1e-10 of the objective (below IPOPT's absolute
+// tolerances).
+double weightSumOf(const TimeModel& time) {
   double weightSum = 0;
   for (const auto& g : time.groups) weightSum += g.weight;
   if (!(weightSum > 0) || !std::isfinite(weightSum)) weightSum = 1;
+  return weightSum;
+}
+
+// The time scale: the communication part of the objective at the start point
+// (1 where that is 0 or not finite).
+double timeScaleOf(const TimeModel& time, const StandardForm& f, double weightSum) {
+  const std::vector<double> startBw = f.bandwidth(f.start);
+  const int K = time.collectiveCount();
   std::vector<double> tau(K);
   for (int k = 0; k < K; ++k) tau[k] = time.terms[k].value(startBw);
   double comm = 0;
@@ -625,68 +629,113 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
     }
     comm += g.weight / weightSum * worst;
   }
-  f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
-  f.linearT = Eigen::VectorXd::Zero(merged);
-  std::vector<const TimeModel::Group*> pieces;  // the groups of more than one piece
+  return comm > 0 && std::isfinite(comm) ? comm : 1.0;
+}
+
+// The groups of one piece into the separable part of the objective (constant
+// and linearT); returns the groups of more than one piece, whose weights go
+// into groupWeights.
+std::vector<const TimeModel::Group*> compileSeparableGroups(const TimeModel& time, double weightSum,
+                                                            const MergedCollectives& merged,
+                                                            StandardForm& f) {
+  f.linearT = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(merged.kept.size()));
+  std::vector<const TimeModel::Group*> pieces;
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
       f.constant += g.weight / weightSum * g.pieces[0].constantNs / f.timeScale;
       for (const auto& [k, w] : g.pieces[0].terms) {
-        f.linearT(representative[k]) += g.weight / weightSum * w * factor[k];
+        f.linearT(merged.representative[k]) += g.weight / weightSum * w * merged.factor[k];
       }
     } else if (g.pieces.size() > 1) {
       f.groupWeights.push_back(g.weight / weightSum);
       pieces.push_back(&g);
     }
   }
-  compilePieceRows(pieces, mergeTerms, f);
+  return pieces;
+}
+
+// A part on a fixed dimension is a constant: bytes / bw in ns.
+double constantOf(const DimTime& p, const StandardForm& f) {
+  return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
+}
+
+// The serial terms and the branch rows (edges) of merged collective k, whose
+// time term is `term`; `column` is the variable of each dimension and
+// `bytesScale` turns bytes into scaled time at scaled bandwidth.
+void compileCollective(const TimeTerm& term, int k, const std::vector<int>& column,
+                       double bytesScale, StandardForm& f) {
+  f.edgeBegin[k] = static_cast<int>(f.edges.size());
+  f.serialBegin[k] = static_cast<int>(f.serial.size());
+  double serialConstant = 0;
+  for (const DimTime& p : term.serial) {
+    if (f.fixed[p.dim]) {
+      serialConstant += constantOf(p, f) / f.timeScale;
+      continue;
+    }
+    serialConstant += p.constantNs / f.timeScale;
+    if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
+  }
+  std::vector<DimTime> branches = term.pipelined;
+  std::sort(branches.begin(), branches.end(),
+            [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
+  // Branches on fixed dimensions are constants: only the largest matters.
+  double fixedBranch = 0;
+  bool anyFixed = false;
+  for (const DimTime& p : branches) {
+    if (!f.fixed[p.dim]) continue;
+    fixedBranch = std::max(fixedBranch, constantOf(p, f));
+    anyFixed = true;
+  }
+  if (anyFixed) {
+    const int d = f.n > 0 ? 0 : -1;
+    f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
+  }
+  for (const DimTime& p : branches) {
+    if (f.fixed[p.dim]) continue;
+    if (p.bytes <= 0 && p.constantNs <= 0) continue;
+    f.edges.push_back(
+        {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
+  }
+  if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
+    // No max part: t_k bounds the serial sum alone.
+    const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
+                      ? f.serial[f.serialBegin[k]].d
+                      : 0;  // any variable: v = 0
+    f.edges.push_back({k, d, 0.0, serialConstant});
+  }
+}
+
+// The serial terms and branch rows of every merged collective (`kept`: the
+// original index of each), over the n dimensions.
+void compileBranchRows(const TimeModel& time, int n, const std::vector<int>& kept,
+                       StandardForm& f) {
+  std::vector<int> column(n, -1);  // variable of each dimension
+  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
+  const int merged = static_cast<int>(kept.size());
   const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
   f.edgeBegin.assign(merged + 1, 0);
   f.serialBegin.assign(merged + 1, 0);
   for (int k = 0; k < merged; ++k) {
-    const TimeTerm& term = time.terms[kept[k]];
-    f.edgeBegin[k] = static_cast<int>(f.edges.size());
-    f.serialBegin[k] = static_cast<int>(f.serial.size());
-    double serialConstant = 0;
-    for (const DimTime& p : term.serial) {
-      if (f.fixed[p.dim]) {
-        serialConstant += constantOf(p) / f.timeScale;
-        continue;
-      }
-      serialConstant += p.constantNs / f.timeScale;
-      if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
-    }
-    std::vector<DimTime> branches = term.pipelined;
-    std::sort(branches.begin(), branches.end(),
-              [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
-    // Branches on fixed dimensions are constants: only the largest matters.
-    double fixedBranch = 0;
-    bool anyFixed = false;
-    for (const DimTime& p : branches) {
-      if (!f.fixed[p.dim]) continue;
-      fixedBranch = std::max(fixedBranch, constantOf(p));
-      anyFixed = true;
-    }
-    if (anyFixed) {
-      const int d = f.n > 0 ? 0 : -1;
-      f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
-    }
-    for (const DimTime& p : branches) {
-      if (f.fixed[p.dim]) continue;
-      if (p.bytes <= 0 && p.constantNs <= 0) continue;
-      f.edges.push_back(
-          {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
-    }
-    if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
-      // No max part: t_k bounds the serial sum alone.
-      const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
-                        ? f.serial[f.serialBegin[k]].d
-                        : 0;  // any variable: v = 0
-      f.edges.push_back({k, d, 0.0, serialConstant});
-    }
+    compileCollective(time.terms[kept[k]], k, column, bytesScale, f);
   }
   f.edgeBegin[merged] = static_cast<int>(f.edges.size());
   f.serialBegin[merged] = static_cast<int>(f.serial.size());
+}
+
+// The objective and the branch rows from the time model, in scaled units.
+// Proportional collectives share one epigraph variable (mergeProportional).
+void compileObjective(const TimeModel& time, int n, StandardForm& f) {
+  const MergedCollectives merged = mergeProportional(time);
+  f.K = static_cast<int>(merged.kept.size());
+  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
+    std::map<int, double> out;
+    for (const auto& [k, w] : terms) out[merged.representative[k]] += w * merged.factor[k];
+    return std::vector<std::pair<int, double>>(out.begin(), out.end());
+  };
+  const double weightSum = weightSumOf(time);
+  f.timeScale = timeScaleOf(time, f, weightSum);
+  compilePieceRows(compileSeparableGroups(time, weightSum, merged, f), mergeTerms, f);
+  compileBranchRows(time, n, merged.kept, f);
 }
 
 }  // namespace
