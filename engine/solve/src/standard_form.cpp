@@ -772,31 +772,30 @@ void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixe
   f.beq = eq.beq;
 }
 
-}  // namespace
+// Whether `deadline` has passed; if so `out`'s verdict says so.
+bool stopped(const Deadline& deadline, const Problem& problem, Presolved& out) {
+  if (!deadline.passed()) return false;
+  out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
+  out.message = deadline.cancelled()
+                    ? "cancelled"
+                    : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
+                          " s (time limit) while it checked the " +
+                          std::to_string(problem.constraints.size()) + " constraints";
+  return true;
+}
 
-Presolved presolve(const Problem& problem, std::optional<double> costBudget,
-                   const std::vector<double>* warmStart, Deadline deadline) {
-  Presolved out;
+// The constraint rows without the rows the others imply, and `scale`, the
+// GB/s of one unit of their variables.
+struct EssentialRows {
+  Rows rows;
+  double scale = 1;
+};
+
+// Steps 1 and 2 of presolve. Empty when `out` has a verdict: too many rows,
+// infeasible, or past the deadline.
+std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional<double> costBudget,
+                                           const Deadline& deadline, Presolved& out) {
   const int n = problem.dims();
-  const TimeModel& time = problem.time;
-  const std::vector<bool> used = time.usedDims();
-  std::vector<int> usedList;
-  for (int d = 0; d < n; ++d) {
-    if (used[d]) usedList.push_back(d);
-  }
-
-  // Whether the deadline has passed; if so the verdict says so.
-  auto stopped = [&] {
-    if (!deadline.passed()) return false;
-    out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
-    out.message = deadline.cancelled()
-                      ? "cancelled"
-                      : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
-                            " s (time limit) while it checked the " +
-                            std::to_string(problem.constraints.size()) + " constraints";
-    return true;
-  };
-
   // 1. Rows in GB/s, each scaled to unit size, and feasibility.
   const Rows raw = buildRows(problem, costBudget, 1.0);
   if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
@@ -804,7 +803,7 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
                   " rows that no other constraint implies; at most " +
                   std::to_string(kMaxConstraintRows) + " are supported";
-    return out;
+    return std::nullopt;
   }
   const double scale0 = rowScale(raw);
   if (!feasible(scaledRows(raw, scale0), n)) {
@@ -812,57 +811,57 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     out.message = "the constraints cannot all hold together: " +
                   conflictingConstraints(scaledRows(raw, scale0), n, deadline) +
                   "; relax or remove one of them";
-    return out;
+    return std::nullopt;
   }
-  if (stopped()) return out;
+  if (stopped(deadline, problem, out)) return std::nullopt;
   // 2. Without the rows the others imply, and at the scale of the rows that matter.
   const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
-  if (stopped()) return out;
+  if (stopped(deadline, problem, out)) return std::nullopt;
   const double scale = scale0 * rowScale(essential);
-  Rows rows = scaledRows(essential, scale / scale0);
+  return EssentialRows{scaledRows(essential, scale / scale0), scale};
+}
 
-  Eigen::VectorXd cost(n);
-  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
-  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
-
-  // 3. No collective moves data: the time does not depend on bandwidth. Report
-  // the cheapest feasible point.
-  if (usedList.empty()) {
-    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
-    if (r.status != lp::Status::Optimal) {
-      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
-                       kLpTolerance);
-    }
-    out.status = SolveStatus::Optimal;
-    out.trivialSolution = r.x * scale;
-    return out;
+// Step 3 of presolve: no collective moves data, so the time does not depend on
+// bandwidth; the answer is the cheapest feasible point (`cost`: the relative
+// prices), or any feasible one where that LP fails.
+void cheapestFeasiblePoint(const Eigen::VectorXd& cost, const EssentialRows& essential, int n,
+                           Presolved& out) {
+  const Rows& rows = essential.rows;
+  lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  if (r.status != lp::Status::Optimal) {
+    r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                     kLpTolerance);
   }
+  out.status = SolveStatus::Optimal;
+  out.trivialSolution = r.x * essential.scale;
+}
 
-  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
-  std::optional<Eigen::VectorXd> start =
-      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
-  if (!start || stopped()) return out;
-  std::vector<std::optional<double>> fixed;
-  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped()) return out;
-  fixBySingleEqualities(rows, fixed);
+// Step 5 of presolve, the warm start: the given point (in GB/s) when it is
+// feasible and positive on the used dimensions, pulled slightly towards the LP
+// point `start` so that it is not on the boundary.
+void pullTowardWarmStart(const std::vector<double>& warmStart, const EssentialRows& essential,
+                         const std::vector<int>& usedList, Eigen::VectorXd& start) {
+  const auto n = static_cast<int>(warmStart.size());
+  Eigen::VectorXd w(n);
+  for (int d = 0; d < n; ++d) w(d) = warmStart[d] / essential.scale;
+  bool positive = true;
+  for (int d : usedList) positive = positive && w(d) > 0;
+  if (positive && satisfies(essential.rows, w)) start = 0.9 * w + 0.1 * start;
+}
 
-  // 5. Warm start: the given point when it is feasible, pulled slightly towards
-  // the LP point so that it is not on the boundary.
-  if (warmStart && static_cast<int>(warmStart->size()) == n) {
-    Eigen::VectorXd w(n);
-    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale;
-    bool positive = true;
-    for (int d : usedList) positive = positive && w(d) > 0;
-    if (positive && satisfies(rows, w)) *start = 0.9 * w + 0.1 * *start;
-  }
-
-  // 6. Rescale so the start point has entries of order one, and assemble
-  // without the fixed dimensions: they are constants (an idle one at 0 would have
-  // no curvature or barrier to give the Newton system a pivot), and a row left
-  // with none of the other dimensions holds (the LP found so) and would only pin
-  // a slack at its right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`).
-  const double s = std::max(start->maxCoeff(), 1e-300);
-  StandardForm& f = out.form;
+// Step 6 of presolve: the standard form's variables, rescaled so the start
+// point has entries of order one, and its rows, without the fixed dimensions:
+// they are constants (an idle one at 0 would have no curvature or barrier to
+// give the Newton system a pivot), and a row left with none of the other
+// dimensions holds (the LP found so) and would only pin a slack at its
+// right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`). Returns whether a
+// variable carries traffic.
+bool assembleVariables(const std::vector<std::optional<double>>& fixed,
+                       const std::vector<bool>& used, const Eigen::VectorXd& start,
+                       const EssentialRows& essential, StandardForm& f) {
+  const auto n = static_cast<int>(fixed.size());
+  const double scale = essential.scale;
+  const double s = std::max(start.maxCoeff(), 1e-300);
   f.fixed.assign(n, std::nullopt);
   for (int d = 0; d < n; ++d) {
     if (fixed[d]) {
@@ -879,27 +878,79 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     f.used.push_back(used[f.dims[j]]);
     anyUsed = anyUsed || used[f.dims[j]];
     // Tiny positive values for idle dimensions so the barrier is defined.
-    f.start(j) = std::max((*start)(f.dims[j]) / s, 1e-6);
+    f.start(j) = std::max(start(f.dims[j]) / s, 1e-6);
   }
-  reduceRows(rows, fixed, s, f);
-  if (!anyUsed) {
-    // Every dimension that carries traffic is fixed: the time is a constant, so
-    // the cheapest point of the others is optimal.
-    Eigen::VectorXd price(f.n);
-    for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
-    Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
-    if (f.n > 0) {
-      const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
-      if (r.status == lp::Status::Optimal) x = r.x;
-    }
-    const std::vector<double> bw = f.bandwidth(x);
-    out.status = SolveStatus::Optimal;
-    out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+  reduceRows(essential.rows, fixed, s, f);
+  return anyUsed;
+}
+
+// Every dimension that carries traffic is fixed: the time is a constant, so
+// the cheapest point of the others (`cost`: the relative prices) is optimal.
+void cheapestOfTheOthers(const Eigen::VectorXd& cost, int n, Presolved& out) {
+  const StandardForm& f = out.form;
+  Eigen::VectorXd price(f.n);
+  for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
+  if (f.n > 0) {
+    const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
+    if (r.status == lp::Status::Optimal) x = r.x;
+  }
+  const std::vector<double> bw = f.bandwidth(x);
+  out.status = SolveStatus::Optimal;
+  out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+}
+
+}  // namespace
+
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart, Deadline deadline) {
+  Presolved out;
+  const int n = problem.dims();
+  const TimeModel& time = problem.time;
+  const std::vector<bool> used = time.usedDims();
+  std::vector<int> usedList;
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) usedList.push_back(d);
+  }
+
+  // 1 and 2. The rows that matter, at their scale, and feasibility.
+  std::optional<EssentialRows> essential = essentialRows(problem, costBudget, deadline, out);
+  if (!essential) return out;
+  Rows& rows = essential->rows;
+
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
+
+  // 3. No collective moves data.
+  if (usedList.empty()) {
+    cheapestFeasiblePoint(cost, *essential, n, out);
+    return out;
+  }
+
+  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
+  std::optional<Eigen::VectorXd> start =
+      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
+  if (!start || stopped(deadline, problem, out)) return out;
+  std::vector<std::optional<double>> fixed;
+  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped(deadline, problem, out)) {
+    return out;
+  }
+  fixBySingleEqualities(rows, fixed);
+
+  // 5. Warm start.
+  if (warmStart && static_cast<int>(warmStart->size()) == n) {
+    pullTowardWarmStart(*warmStart, *essential, usedList, *start);
+  }
+
+  // 6. Rescale and assemble without the fixed dimensions.
+  if (!assembleVariables(fixed, used, *start, *essential, out.form)) {
+    cheapestOfTheOthers(cost, n, out);
     return out;
   }
 
   // 7. The objective and the branch rows.
-  compileObjective(time, n, f);
+  compileObjective(time, n, out.form);
   out.status = SolveStatus::Optimal;
   return out;
 }
