@@ -132,15 +132,15 @@ Solution answerOf(const Problem& problem, std::optional<double> budget, const Pr
 
 // The native iterates stalled within 100x of the tolerances, at the floor of
 // double precision: such an answer can be 1e-8 of the time above the optimum
-// (RapidCheck seed 13075986118865750563: 17.7 ns of 1.43 s, along a direction
-// worth 0.26 ns per GB/s beside rates of 9e7), and a sensitivity's
-// differences see that. IPOPT polishes it where it answers within
-// kPolishIterations; the faster answer is kept. The limit counts iterations,
-// so that the answer does not depend on how busy the machine is (a limit of
-// 0.5 s ran out under AddressSanitizer on a loaded CI machine, and that seed
-// failed there only). Polishes take 8 to 27 iterations and at most 0.04 s on
-// the CI-seeded suites; the time limit, 10 s or 20 times the native solve, is
-// only for a large problem whose IPOPT iterations are slow.
+// (17.7 ns of 1.43 s on a random problem, along a direction worth 0.26 ns per
+// GB/s beside rates of 9e7), and a sensitivity's differences see that. IPOPT
+// polishes it where it answers within kPolishIterations; the faster answer is
+// kept. The limit counts iterations, so that the answer does not depend on how
+// busy the machine is (a limit of 0.5 s ran out under AddressSanitizer on a
+// loaded CI machine, and that problem failed there only). Polishes take 8 to
+// 27 iterations and at most 0.04 s on the CI-seeded suites; the time limit,
+// 10 s or 20 times the native solve, is only for a large problem whose IPOPT
+// iterations are slow.
 Solution polishedByIpopt(const Problem& problem, std::optional<double> budget,
                          const SolveOptions& options, const Presolved& pre,
                          const BackendResult& native, Solution out) {
@@ -248,8 +248,9 @@ TimeModel withUniformCounts(const TimeModel& model, int chunks) {
 // is kept). Every time reported is `problem`'s, at the counts best for the
 // design. This is a local search (the problem is not convex in bandwidth and
 // counts jointly): from the start of 16 chunks it settled 10 % slower than the
-// optimum with one chunk per collective on seed 15647204509653938768 (a 3 MB
-// ReduceScatter beside 1 us of latency). A cold solve therefore also settles
+// optimum with one chunk per collective on a random problem (a 3 MB
+// ReduceScatter beside 1 us of latency; a case in
+// tests/data/regressions/seeds.tsv). A cold solve therefore also settles
 // from one chunk per collective and keeps the faster answer (one more solve of
 // 60-130 us on the examples); a warm start (a neighbouring answer on a Pareto
 // scan) starts at the counts best there.
@@ -273,10 +274,10 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
 // extra bandwidth no longer shortens the iteration (its collectives hidden
 // behind compute, or under another dimension's maximum) and no constraint
 // holds it, every split beyond that point is as fast, and a solver answers any
-// of them: on RapidCheck seed 17476096653975282598 a design of $63.63 M where
-// one of $63.50 M has the same time, so the optimum's cost was arbitrary and
-// the upper part of the Pareto front (which ends at the optimum) was designs
-// that a cheaper point of the same front dominates. So each dimension, the
+// of them: on a random problem, a design of $63.63 M where one of $63.50 M
+// has the same time, so the optimum's cost was arbitrary and the upper part of
+// the Pareto front (which ends at the optimum) was designs that a cheaper
+// point of the same front dominates. So each dimension, the
 // dearest first, is cut back for as long as the time stays exactly the same
 // (a flat time does not change at all: the maximum it is under is another
 // part's) and the constraints that held still hold. One evaluation per
@@ -563,9 +564,10 @@ void searchPerfPerCost(FrontScan& scan, double ppcTolerance, ParetoFront& front)
   // 1e-6 of the cost: where a fixed part dominates
   // the cost (a dimension held by an equality) the front spans 1e-4 of it, and 1e-6
   // of the cost was a fifth of the bracket, 7e-9 worse in time x cost than a
-  // scanned point (seed 12358978092701369665). At a kink of the front time x cost
-  // grows linearly away from the optimum, and 1e-6 of the range leaves it up to
-  // 6e-9 worse than a scanned point (seed 16147857825712677218): below the
+  // scanned point (a case in tests/data/regressions/seeds.tsv, frozen as
+  // narrow-front.json). At a kink of the front time x cost grows linearly away
+  // from the optimum, and 1e-6 of the range leaves it up to 6e-9 worse than a
+  // scanned point (a case in tests/data/regressions/seeds.tsv): below the
   // solves' own accuracy, so the property allows 1e-8. 1e-8 of the range would
   // take about 10 more solves per front, half again the time of a small front
   // (the GUI's live fronts; 13 ms instead of 8 under AddressSanitizer).

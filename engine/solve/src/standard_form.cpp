@@ -1046,7 +1046,8 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   // inequality that holds keeps its value. (Moving it onto its bound spends its
   // slack in a direction that ignores the time: a cost row left 3e-8 below its
   // budget, as the interior point does where the time hardly depends on cost,
-  // was moved onto it and made the answer 2.5e-6 slower, seed 310489798061799776.)
+  // was moved onto it and made the answer 2.5e-6 slower: a case in
+  // tests/data/regressions/seeds.tsv, frozen as inactive-cost-row.json.)
   std::vector<Eigen::RowVectorXd> active;
   std::vector<double> residuals;
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
