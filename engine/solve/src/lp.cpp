@@ -76,8 +76,8 @@ struct Tableau {
       };
       // The first improving column whose pivot is not tiny beside the
       // column's largest entry (a pivot of 3e-9 where the column has 2.5 loses
-      // the tableau's digits just as a tied one does, RapidCheck seed
-      // 10511199277533255989); if every improving column's is, the first one.
+      // the tableau's digits just as a tied one does, in an LP of a random
+      // problem); if every improving column's is, the first one.
       int enter = -1, leave = -1;
       double step = 0;
       for (int j = 0; j < cols; ++j) {

@@ -506,9 +506,9 @@ bool scanPoints(FrontScan& scan, const std::vector<double>& budgets, const Solut
     // The native solver can stall on a budget just above the cheapest cost
     // when the cost row is nearly parallel to an equality (`total == B` with
     // prices equal to 1e-6): the feasible set is a sliver. IPOPT answers
-    // those; the front would otherwise lose its point (seed
-    // 12382494346769499872: 9 points of 10, the first budget stalled after
-    // 150 iterations).
+    // those; the front would otherwise lose its point (9 points of 10, the
+    // first budget stalled after 150 iterations: a case in
+    // tests/data/regressions/seeds.tsv).
     if (!s.ok() && s.status != SolveStatus::Cancelled && options.backend == Backend::Native &&
         !cancelled(options)) {
       scan.iterations += s.iterations;
@@ -599,9 +599,10 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
   scan.iterations = best.iterations;
   scan.span = scan.cMax - scan.cMin;
   // The cost of a least-time design is only as exact as the solver along the
-  // directions where the time is flat: 1e-7 of the cost on seed
-  // 236213444020164306 (two dimensions that trade against each other behind a
-  // capped one), where the scan of a range of 7.6e-8 gave points of equal cost.
+  // directions where the time is flat: 1e-7 of the cost with two dimensions
+  // that trade against each other behind a capped one, where the scan of a
+  // range of 7.6e-8 gave points of equal cost (a case in
+  // tests/data/regressions/seeds.tsv, frozen as front-within-solver-noise.json).
   // A range below 1e-6 of the cost is one cost: a single point, and the
   // perf-per-cost optimum is the better of it and the cheapest design.
   if (scan.span <= kOneCost * std::max(1.0, std::abs(scan.cMax))) {

@@ -1023,9 +1023,10 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
   // First with the used dimensions free to grow: an interior point leaves an idle
   // dimension a little bandwidth that a used one could take (`total == B` with
   // 3.7e-9 of 40 GB/s on an idle switch made the optimum's cost 3.4e-9 above the
-  // least, and the Pareto front a scan of solver noise, seed
-  // 14637929538265183775). More bandwidth never slows a collective, so the time
-  // can only fall. Then, if that LP fails, with them fixed.
+  // least, and the Pareto front a scan of solver noise: a case in
+  // tests/data/regressions/seeds.tsv, frozen as idle-switch.json). More
+  // bandwidth never slows a collective, so the time can only fall. Then, if
+  // that LP fails, with them fixed.
   if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, true)) return *polished;
   if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, false)) return *polished;
   return bw;
