@@ -76,8 +76,8 @@ struct Tableau {
       };
       // The first improving column whose pivot is not tiny beside the
       // column's largest entry (a pivot of 3e-9 where the column has 2.5 loses
-      // the tableau's digits just as a tied one does, RapidCheck seed
-      // 10511199277533255989); if every improving column's is, the first one.
+      // the tableau's digits just as a tied one does, in an LP of a random
+      // problem); if every improving column's is, the first one.
       int enter = -1, leave = -1;
       double step = 0;
       for (int j = 0; j < cols; ++j) {
@@ -105,27 +105,30 @@ struct Tableau {
   static constexpr int kIterationLimit = 10000;
 };
 
-// One two-phase solve; `allowance` is set to what its optimum may miss a row by.
-Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
-                 const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin, double tol, int blandAfter,
-                 double& allowance) {
-  const int n = static_cast<int>(c.size());
+// The starting tableau of solveOnce: the rows with right-hand sides made
+// >= 0, a slack in the basis where it enters with +1, an artificial elsewhere.
+// Columns: x (n), slacks (mi), artificials (m).
+struct StartingTableau {
+  Tableau tab;
+  // The largest right-hand side of a row that starts on an artificial, and of
+  // any row: the phase-1 verdict is relative to these.
+  double artificialScale = 0;
+  double rhsScale = 0;
+};
+
+StartingTableau startingTableau(int n, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
+                                const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin) {
   const int me = static_cast<int>(Aeq.rows());
   const int mi = static_cast<int>(Ain.rows());
   const int m = me + mi;
-  // Columns: x (n), slacks (mi), artificials (m).
   const int slack0 = n;
   const int art0 = n + mi;
-  Tableau tab;
+  StartingTableau out;
+  Tableau& tab = out.tab;
   tab.m = m;
   tab.cols = n + mi + m;
   tab.T = Eigen::MatrixXd::Zero(m + 1, tab.cols + 1);
   tab.basis.assign(m, -1);
-  // The phase-1 verdict is relative to the right-hand sides it is about: rows
-  // with 5e-10 and 1 in one problem (bounds 1e12 apart after scaling) must not
-  // have their small rows declared satisfied by an absolute tolerance.
-  double artificialScale = 0;
-  double rhsScale = 0;
   for (int r = 0; r < m; ++r) {
     const bool eq = r < me;
     Eigen::RowVectorXd row =
@@ -140,16 +143,50 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
     tab.T.block(r, 0, 1, n) = row;
     if (!eq) tab.T(r, slack0 + (r - me)) = slackSign;
     tab.T(r, tab.cols) = b;
-    rhsScale = std::max(rhsScale, b);
+    out.rhsScale = std::max(out.rhsScale, b);
     if (slackSign > 0) {
       tab.basis[r] = slack0 + (r - me);
     } else {
       tab.T(r, art0 + r) = 1;
       tab.basis[r] = art0 + r;
-      artificialScale = std::max(artificialScale, b);
+      out.artificialScale = std::max(out.artificialScale, b);
     }
   }
-  if (rhsScale > 0) tab.scale = rhsScale;
+  if (out.rhsScale > 0) tab.scale = out.rhsScale;
+  return out;
+}
+
+// After phase 1: pivots every artificial still basic out of the basis, on the
+// largest element of its row (the first one above tol may be 1e-9); rows
+// where that is impossible are redundant and keep theirs.
+void driveOutArtificials(Tableau& tab, int art0, double tol) {
+  for (int r = 0; r < tab.m; ++r) {
+    if (tab.basis[r] < art0) continue;
+    int best = -1;
+    for (int j = 0; j < art0; ++j) {
+      if (std::abs(tab.T(r, j)) > tol &&
+          (best < 0 || std::abs(tab.T(r, j)) > std::abs(tab.T(r, best)))) {
+        best = j;
+      }
+    }
+    if (best >= 0) tab.pivot(r, best);
+  }
+}
+
+// One two-phase solve; `allowance` is set to what its optimum may miss a row by.
+Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
+                 const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin, double tol, int blandAfter,
+                 double& allowance) {
+  const int n = static_cast<int>(c.size());
+  const int m = static_cast<int>(Aeq.rows() + Ain.rows());
+  const int art0 = n + static_cast<int>(Ain.rows());
+  // The phase-1 verdict is relative to the right-hand sides it is about: rows
+  // with 5e-10 and 1 in one problem (bounds 1e12 apart after scaling) must not
+  // have their small rows declared satisfied by an absolute tolerance.
+  StartingTableau start = startingTableau(n, Aeq, beq, Ain, bin);
+  Tableau& tab = start.tab;
+  const double artificialScale = start.artificialScale;
+  const double rhsScale = start.rhsScale;
   // Phase 1: minimize the sum of artificials in the basis.
   for (int r = 0; r < m; ++r) {
     if (tab.basis[r] >= art0) tab.T.row(m) -= tab.T.row(r);
@@ -169,19 +206,7 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
     result.status = Status::Infeasible;
     return result;
   }
-  // Drive artificials out of the basis; rows where that is impossible are redundant.
-  for (int r = 0; r < m; ++r) {
-    if (tab.basis[r] < art0) continue;
-    // On the largest element of the row (the first one above tol may be 1e-9).
-    int best = -1;
-    for (int j = 0; j < art0; ++j) {
-      if (std::abs(tab.T(r, j)) > tol &&
-          (best < 0 || std::abs(tab.T(r, j)) > std::abs(tab.T(r, best)))) {
-        best = j;
-      }
-    }
-    if (best >= 0) tab.pivot(r, best);
-  }
+  driveOutArtificials(tab, art0, tol);
   for (int j = art0; j < tab.cols; ++j) allowed[j] = false;
   // Phase 2 objective row: c in terms of the non-basic columns.
   tab.T.row(m).setZero();

@@ -121,9 +121,10 @@ class InteriorPoint {
     double bestError = std::numeric_limits<double>::infinity();
     Vec bestX;
     // Iterations since the best error last fell by a tenth: within the 100x
-    // floor, kStallIterations of them end the run on the best iterate. (The
-    // dual residual of RapidCheck seed 13075986118865750563 sat at 1.7e-9 to
-    // 2e-9 from iteration 24 to the limit of 150, its gap falling to 1e-50.)
+    // floor, kStallIterations of them end the run on the best iterate. (On a
+    // random problem of the sensitivity properties the dual residual sat at
+    // 1.7e-9 to 2e-9 from iteration 24 to the limit of 150, its gap falling to
+    // 1e-50.)
     int stagnant = 0;
     char why[200] = "";
     for (int iteration = 1; iteration <= maxIterations_; ++iteration) {

@@ -87,6 +87,77 @@ Solution fromBandwidth(const Problem& problem, std::vector<double> bw, int itera
   return s;
 }
 
+// What the other backend does with a problem on which `options.backend` hit
+// its limit, so that the message says what to do next (appended to it).
+std::string otherBackendNote(const detail::StandardForm& form, const SolveOptions& options) {
+  char buffer[120];
+  if (options.backend == Backend::Ipopt) {
+    // The native solver is fast where IPOPT is slow; it gets its own default
+    // limits (the user limited IPOPT, not it).
+    const BackendResult native = detail::solveNative(form, options.cancel, SolveLimits{});
+    if (native.status == SolveStatus::Optimal) {
+      std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
+                    native.seconds);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
+    }
+  } else {
+    // IPOPT within the same time limit (how long the user chose to wait) and
+    // its own iteration count.
+    SolveLimits same;
+    same.seconds = options.limits.seconds;
+    const BackendResult ipopt = detail::solveIpopt(form, options.cancel, same);
+    if (ipopt.status == SolveStatus::Optimal) {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT answers this in %.2g s (--solver ipopt)",
+                    ipopt.seconds);
+    } else if (ipopt.limitHit) {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT does not answer it within %.3g s either",
+                    same.seconds);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "; IPOPT fails too");
+    }
+  }
+  return buffer;
+}
+
+// A backend's optimum of `pre`'s standard form as a design of `problem`: in
+// GB/s, moved onto the constraints, and with its idle dimensions polished.
+Solution answerOf(const Problem& problem, std::optional<double> budget, const Presolved& pre,
+                  const BackendResult& result) {
+  std::vector<double> bw = pre.form.bandwidth(result.x);
+  bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
+  bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
+  return fromBandwidth(problem, std::move(bw), result.iterations);
+}
+
+// The native iterates stalled within 100x of the tolerances, at the floor of
+// double precision: such an answer can be 1e-8 of the time above the optimum
+// (17.7 ns of 1.43 s on a random problem, along a direction worth 0.26 ns per
+// GB/s beside rates of 9e7), and a sensitivity's differences see that. IPOPT
+// polishes it where it answers within kPolishIterations; the faster answer is
+// kept. The limit counts iterations, so that the answer does not depend on how
+// busy the machine is (a limit of 0.5 s ran out under AddressSanitizer on a
+// loaded CI machine, and that problem failed there only). Polishes take 8 to
+// 27 iterations and at most 0.04 s on the CI-seeded suites; the time limit,
+// 10 s or 20 times the native solve, is only for a large problem whose IPOPT
+// iterations are slow.
+Solution polishedByIpopt(const Problem& problem, std::optional<double> budget,
+                         const SolveOptions& options, const Presolved& pre,
+                         const BackendResult& native, Solution out) {
+  SolveLimits polish;
+  polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * native.seconds));
+  polish.iterations = kPolishIterations;
+  const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
+  if (ipopt.status == SolveStatus::Optimal) {
+    Solution other = answerOf(problem, budget, pre, ipopt);
+    if (other.eval.iterationNs < out.eval.iterationNs) {
+      other.iterations = native.iterations;
+      out = std::move(other);
+    }
+  }
+  return out;
+}
+
 // Least time subject to the constraints and an optional cost budget, for a
 // problem whose terms are fixed.
 Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
@@ -112,74 +183,15 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
   BackendResult r = options.backend == Backend::Native
                         ? detail::solveNative(pre.form, options.cancel, limits)
                         : detail::solveIpopt(pre.form, options.cancel, limits);
-  if (r.limitHit) {
-    // Say what the other backend does with the same problem, so that the
-    // message says what to do next.
-    char buffer[120];
-    if (options.backend == Backend::Ipopt) {
-      // The native solver is fast where IPOPT is slow; it gets its own default
-      // limits (the user limited IPOPT, not it).
-      const BackendResult native = detail::solveNative(pre.form, options.cancel, SolveLimits{});
-      if (native.status == SolveStatus::Optimal) {
-        std::snprintf(buffer, sizeof buffer, "; the native solver answers this in %.2g s",
-                      native.seconds);
-      } else {
-        std::snprintf(buffer, sizeof buffer, "; the native solver fails too");
-      }
-    } else {
-      // IPOPT within the same time limit (how long the user chose to wait) and
-      // its own iteration count.
-      SolveLimits same;
-      same.seconds = options.limits.seconds;
-      const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, same);
-      if (ipopt.status == SolveStatus::Optimal) {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT answers this in %.2g s (--solver ipopt)",
-                      ipopt.seconds);
-      } else if (ipopt.limitHit) {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT does not answer it within %.3g s either",
-                      same.seconds);
-      } else {
-        std::snprintf(buffer, sizeof buffer, "; IPOPT fails too");
-      }
-    }
-    r.message += buffer;
-  }
+  if (r.limitHit) r.message += otherBackendNote(pre.form, options);
   if (r.status != SolveStatus::Optimal) {
     Solution s = failure(r.status, r.message, Objective::Performance);
     s.iterations = r.iterations;
     return s;
   }
-  auto answer = [&](const BackendResult& result) {
-    std::vector<double> bw = pre.form.bandwidth(result.x);
-    bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
-    bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
-    return fromBandwidth(problem, std::move(bw), result.iterations);
-  };
-  Solution out = answer(r);
+  Solution out = answerOf(problem, budget, pre, r);
   if (options.backend == Backend::Native && r.atFloor) {
-    // The native iterates stalled within 100x of the tolerances, at the floor
-    // of double precision: such an answer can be 1e-8 of the time above the
-    // optimum (RapidCheck seed 13075986118865750563: 17.7 ns of 1.43 s, along a
-    // direction worth 0.26 ns per GB/s beside rates of 9e7), and a
-    // sensitivity's differences see that. IPOPT polishes it where it answers
-    // within kPolishIterations; the faster answer is kept. The limit counts
-    // iterations, so that the answer does not depend on how busy the machine
-    // is (a limit of 0.5 s ran out under AddressSanitizer on a loaded CI
-    // machine, and that seed failed there only). Polishes take 8 to 27
-    // iterations and at most 0.04 s on the CI-seeded suites; the time limit,
-    // 10 s or 20 times the native solve, is only for a large problem whose
-    // IPOPT iterations are slow.
-    SolveLimits polish;
-    polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * r.seconds));
-    polish.iterations = kPolishIterations;
-    const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
-    if (ipopt.status == SolveStatus::Optimal) {
-      Solution other = answer(ipopt);
-      if (other.eval.iterationNs < out.eval.iterationNs) {
-        other.iterations = r.iterations;
-        out = std::move(other);
-      }
-    }
+    out = polishedByIpopt(problem, budget, options, pre, r, std::move(out));
   }
   return out;
 }
@@ -236,8 +248,9 @@ TimeModel withUniformCounts(const TimeModel& model, int chunks) {
 // is kept). Every time reported is `problem`'s, at the counts best for the
 // design. This is a local search (the problem is not convex in bandwidth and
 // counts jointly): from the start of 16 chunks it settled 10 % slower than the
-// optimum with one chunk per collective on seed 15647204509653938768 (a 3 MB
-// ReduceScatter beside 1 us of latency). A cold solve therefore also settles
+// optimum with one chunk per collective on a random problem (a 3 MB
+// ReduceScatter beside 1 us of latency; a case in
+// tests/data/regressions/seeds.tsv). A cold solve therefore also settles
 // from one chunk per collective and keeps the faster answer (one more solve of
 // 60-130 us on the examples); a warm start (a neighbouring answer on a Pareto
 // scan) starts at the counts best there.
@@ -261,10 +274,10 @@ Solution minimizeTime(const Problem& problem, std::optional<double> budget,
 // extra bandwidth no longer shortens the iteration (its collectives hidden
 // behind compute, or under another dimension's maximum) and no constraint
 // holds it, every split beyond that point is as fast, and a solver answers any
-// of them: on RapidCheck seed 17476096653975282598 a design of $63.63 M where
-// one of $63.50 M has the same time, so the optimum's cost was arbitrary and
-// the upper part of the Pareto front (which ends at the optimum) was designs
-// that a cheaper point of the same front dominates. So each dimension, the
+// of them: on a random problem, a design of $63.63 M where one of $63.50 M
+// has the same time, so the optimum's cost was arbitrary and the upper part of
+// the Pareto front (which ends at the optimum) was designs that a cheaper
+// point of the same front dominates. So each dimension, the
 // dearest first, is cut back for as long as the time stays exactly the same
 // (a flat time does not change at all: the maximum it is under is another
 // part's) and the constraints that held still hold. One evaluation per
@@ -409,110 +422,122 @@ bool fallsTowardNoBandwidth(const Problem& problem, const SolveOptions& options,
   return s.ok() && timeCost(s) < timeCost(first);
 }
 
-// The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
 // The point count whose first step above an unreachable cheapest cost every
 // front starts at (the default of paretoFront).
 constexpr int kFrontReachPoints = 50;
 
-ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
-                    const Solution& best, double ppcTolerance) {
+// A front's cost range and what its solves share.
+struct FrontScan {
+  const Problem& problem;
+  const SolveOptions& options;
+  double cMin = 0;
+  double cMax = 0;  // the least-time design's cost
+  double span = 0;  // cMax - cMin
+  // The cheapest cost leaves a dimension that carries traffic without
+  // bandwidth (infinite time).
+  bool divergesAtMin = false;
+  bool includeMin = false;  // the scan's first point is the cheapest design
+  int iterations = 0;       // of every solve so far
+};
+
+// The front of a problem whose least-time solve failed: its verdict.
+ParetoFront unsolvedFront(const Solution& best) {
   ParetoFront front;
-  points = std::max(points, 2);
-  if (!best.ok()) {
-    front.status = best.status;
-    front.message = best.message;
-    if (best.status == SolveStatus::Unbounded) {
-      front.message += " (the Pareto front needs a bounded cost range)";
-    }
-    return front;
+  front.status = best.status;
+  front.message = best.message;
+  if (best.status == SolveStatus::Unbounded) {
+    front.message += " (the Pareto front needs a bounded cost range)";
   }
-  const detail::CostRange range = detail::costRange(problem);
-  const double cMax = best.eval.costUsd;
-  const double cMin = std::min(range.min, cMax);
-  front.minCostUsd = cMin;
-  front.maxCostUsd = cMax;
-  int iterations = best.iterations;
-  const double span = cMax - cMin;
-  // The cost of a least-time design is only as exact as the solver along the
-  // directions where the time is flat: 1e-7 of the cost on seed
-  // 236213444020164306 (two dimensions that trade against each other behind a
-  // capped one), where the scan of a range of 7.6e-8 gave points of equal cost.
-  // A range below 1e-6 of the cost is one cost: a single point, and the
-  // perf-per-cost optimum is the better of it and the cheapest design.
-  if (span <= kOneCost * std::max(1.0, std::abs(cMax))) {
-    front.points.push_back(best);
-    front.perfPerCostOptimum = best;
-    if (span > 0) {
-      Solution cheapest =
-          minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options, &best.bandwidth);
-      iterations += cheapest.iterations;
-      if (cheapest.ok() && timeCost(cheapest) < timeCost(best)) {
-        front.perfPerCostOptimum = std::move(cheapest);
-      }
+  return front;
+}
+
+// The front of a cost range that is one cost: the single point `best`, and
+// the perf-per-cost optimum the better of it and the cheapest design.
+void oneCostFront(FrontScan& scan, const Solution& best, ParetoFront& front) {
+  front.points.push_back(best);
+  front.perfPerCostOptimum = best;
+  if (scan.span > 0) {
+    Solution cheapest =
+        minimizeTime(scan.problem, scan.cMin * (1 + 1e-12) + 1e-9, scan.options, &best.bandwidth);
+    scan.iterations += cheapest.iterations;
+    if (cheapest.ok() && timeCost(cheapest) < timeCost(best)) {
+      front.perfPerCostOptimum = std::move(cheapest);
     }
-    front.perfPerCostOptimum.objective = Objective::PerfPerCost;
-    front.perfPerCostOptimum.iterations = iterations;
-    front.status = SolveStatus::Optimal;
-    return front;
   }
-  // The cheapest cost may leave a dimension that carries traffic without
-  // bandwidth (infinite time); then the scan starts one step above it.
-  const bool divergesAtMin = detail::presolve(problem, cMin).status == SolveStatus::Infeasible;
-  Solution cheapest;
-  if (!divergesAtMin) cheapest = minimizeTime(problem, cMin * (1 + 1e-12) + 1e-9, options);
-  const bool includeMin = cheapest.ok();
-  // Without the cheapest design the scan starts one step of a 50-point front
-  // above it, whatever the point count: a coarse front (a drag's 16 points)
-  // reaches as far into the steep end as the finer one that follows, so the
-  // chart does not jump when it arrives.
-  const double first = includeMin ? 0.0 : 1.0 / std::max(points, kFrontReachPoints);
+  front.perfPerCostOptimum.objective = Objective::PerfPerCost;
+  front.perfPerCostOptimum.iterations = scan.iterations;
+  front.status = SolveStatus::Optimal;
+}
+
+// The cost budgets of the scan's `points` points, evenly spaced up to cMax.
+// Without the cheapest design the scan starts one step of a 50-point front
+// above it, whatever the point count: a coarse front (a drag's 16 points)
+// reaches as far into the steep end as the finer one that follows, so the
+// chart does not jump when it arrives.
+std::vector<double> scanBudgets(const FrontScan& scan, int points) {
+  const double first = scan.includeMin ? 0.0 : 1.0 / std::max(points, kFrontReachPoints);
   std::vector<double> budgets(points);
   for (int i = 0; i < points; ++i) {
     const double f = first + (1 - first) * static_cast<double>(i) / (points - 1);
-    budgets[i] = cMin + f * span;
+    budgets[i] = scan.cMin + f * scan.span;
   }
+  return budgets;
+}
+
+// The least time at each budget, each solve warm-started from the point
+// before it, into front.points (a budget that has no solution has no point);
+// the last point is `best`, the first `cheapest` when the scan includes it.
+// False when cancelled (the front says so).
+bool scanPoints(FrontScan& scan, const std::vector<double>& budgets, const Solution& best,
+                const Solution& cheapest, ParetoFront& front) {
+  const SolveOptions& options = scan.options;
+  const auto points = static_cast<int>(budgets.size());
   const std::vector<double>* warm = nullptr;
   for (int i = 0; i < points; ++i) {
     if (cancelled(options)) {
       front.status = SolveStatus::Cancelled;
       front.message = "cancelled";
-      return front;
+      return false;
     }
-    Solution s = i == points - 1          ? best
-                 : (i == 0 && includeMin) ? cheapest
-                                          : minimizeTime(problem, budgets[i], options, warm);
+    Solution s = i == points - 1 ? best
+                 : (i == 0 && scan.includeMin)
+                     ? cheapest
+                     : minimizeTime(scan.problem, budgets[i], options, warm);
     // The native solver can stall on a budget just above the cheapest cost
     // when the cost row is nearly parallel to an equality (`total == B` with
     // prices equal to 1e-6): the feasible set is a sliver. IPOPT answers
-    // those; the front would otherwise lose its point (seed
-    // 12382494346769499872: 9 points of 10, the first budget stalled after
-    // 150 iterations).
+    // those; the front would otherwise lose its point (9 points of 10, the
+    // first budget stalled after 150 iterations: a case in
+    // tests/data/regressions/seeds.tsv).
     if (!s.ok() && s.status != SolveStatus::Cancelled && options.backend == Backend::Native &&
         !cancelled(options)) {
-      iterations += s.iterations;
+      scan.iterations += s.iterations;
       SolveOptions ipopt = options;
       ipopt.backend = Backend::Ipopt;
-      s = minimizeTime(problem, budgets[i], ipopt, warm);
+      s = minimizeTime(scan.problem, budgets[i], ipopt, warm);
     }
-    iterations += s.iterations;
+    scan.iterations += s.iterations;
     if (s.ok()) {
       front.points.push_back(std::move(s));
       warm = &front.points.back().bandwidth;
     }
   }
-  if (front.points.empty()) {
-    front.status = SolveStatus::Error;
-    front.message = "no point of the Pareto front could be solved";
-    return front;
-  }
-  // The perf-per-cost optimum lies on the front: take the best scanned point and
-  // refine its cost budget between its neighbours by golden-section search.
+  return true;
+}
+
+// The perf-per-cost optimum of a scanned front, searched to ppcTolerance of its
+// cost range: it lies on the front, so the best scanned point's cost budget is
+// refined between its neighbours by Brent's method. Sets the front's status.
+void searchPerfPerCost(FrontScan& scan, double ppcTolerance, ParetoFront& front) {
+  const Problem& problem = scan.problem;
+  const SolveOptions& options = scan.options;
   std::size_t bestIndex = 0;
   for (std::size_t i = 1; i < front.points.size(); ++i) {
     if (timeCost(front.points[i]) < timeCost(front.points[bestIndex])) bestIndex = i;
   }
   Solution ppc = front.points[bestIndex];
-  if (bestIndex == 0 && divergesAtMin && fallsTowardNoBandwidth(problem, options, cMin, ppc)) {
+  if (bestIndex == 0 && scan.divergesAtMin &&
+      fallsTowardNoBandwidth(problem, options, scan.cMin, ppc)) {
     front.perfPerCostOptimum =
         failure(SolveStatus::Unbounded,
                 "perf per cost has no optimum: time x cost keeps falling as the bandwidth "
@@ -520,16 +545,17 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
                 "bounds the bandwidth from below); add a lower bound such as 'total >= 100', "
                 "or minimize the time under a cost budget",
                 Objective::PerfPerCost);
-    front.perfPerCostOptimum.iterations = iterations;
+    front.perfPerCostOptimum.iterations = scan.iterations;
     front.status = SolveStatus::Optimal;
-    return front;
+    return;
   }
   double lo = bestIndex > 0 ? front.points[bestIndex - 1].eval.costUsd
-                            : (includeMin ? cMin : cMin + 1e-9 * span);
-  double hi = bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : cMax;
+                            : (scan.includeMin ? scan.cMin : scan.cMin + 1e-9 * scan.span);
+  double hi =
+      bestIndex + 1 < front.points.size() ? front.points[bestIndex + 1].eval.costUsd : scan.cMax;
   auto evaluateAt = [&](double budget) {
     Solution s = minimizeTime(problem, budget, options, &ppc.bandwidth);
-    iterations += s.iterations;
+    scan.iterations += s.iterations;
     if (s.ok() && timeCost(s) < timeCost(ppc)) ppc = s;
     return s.ok() ? timeCost(s) : std::numeric_limits<double>::infinity();
   };
@@ -538,23 +564,66 @@ ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& opti
   // 1e-6 of the cost: where a fixed part dominates
   // the cost (a dimension held by an equality) the front spans 1e-4 of it, and 1e-6
   // of the cost was a fifth of the bracket, 7e-9 worse in time x cost than a
-  // scanned point (seed 12358978092701369665). At a kink of the front time x cost
-  // grows linearly away from the optimum, and 1e-6 of the range leaves it up to
-  // 6e-9 worse than a scanned point (seed 16147857825712677218): below the
+  // scanned point (a case in tests/data/regressions/seeds.tsv, frozen as
+  // narrow-front.json). At a kink of the front time x cost grows linearly away
+  // from the optimum, and 1e-6 of the range leaves it up to 6e-9 worse than a
+  // scanned point (a case in tests/data/regressions/seeds.tsv): below the
   // solves' own accuracy, so the property allows 1e-8. 1e-8 of the range would
   // take about 10 more solves per front, half again the time of a small front
   // (the GUI's live fronts; 13 ms instead of 8 under AddressSanitizer).
-  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, ppcTolerance * span,
+  minimizeScalar(evaluateAt, lo, hi, timeCost(ppc), ppc.eval.costUsd, ppcTolerance * scan.span,
                  [&] { return cancelled(options); });
   if (cancelled(options)) {
     front.status = SolveStatus::Cancelled;
     front.message = "cancelled";
-    return front;
+    return;
   }
   ppc.objective = Objective::PerfPerCost;
-  ppc.iterations = iterations;
+  ppc.iterations = scan.iterations;
   front.perfPerCostOptimum = std::move(ppc);
   front.status = SolveStatus::Optimal;
+}
+
+// The front, its perf-per-cost optimum searched to ppcTolerance of its cost range.
+ParetoFront frontOf(const Problem& problem, int points, const SolveOptions& options,
+                    const Solution& best, double ppcTolerance) {
+  points = std::max(points, 2);
+  if (!best.ok()) return unsolvedFront(best);
+  ParetoFront front;
+  const detail::CostRange range = detail::costRange(problem);
+  FrontScan scan{problem, options};
+  scan.cMax = best.eval.costUsd;
+  scan.cMin = std::min(range.min, scan.cMax);
+  front.minCostUsd = scan.cMin;
+  front.maxCostUsd = scan.cMax;
+  scan.iterations = best.iterations;
+  scan.span = scan.cMax - scan.cMin;
+  // The cost of a least-time design is only as exact as the solver along the
+  // directions where the time is flat: 1e-7 of the cost with two dimensions
+  // that trade against each other behind a capped one, where the scan of a
+  // range of 7.6e-8 gave points of equal cost (a case in
+  // tests/data/regressions/seeds.tsv, frozen as front-within-solver-noise.json).
+  // A range below 1e-6 of the cost is one cost: a single point, and the
+  // perf-per-cost optimum is the better of it and the cheapest design.
+  if (scan.span <= kOneCost * std::max(1.0, std::abs(scan.cMax))) {
+    oneCostFront(scan, best, front);
+    return front;
+  }
+  // The cheapest cost may leave a dimension that carries traffic without
+  // bandwidth (infinite time); then the scan starts one step above it.
+  scan.divergesAtMin = detail::presolve(problem, scan.cMin).status == SolveStatus::Infeasible;
+  Solution cheapest;
+  if (!scan.divergesAtMin) {
+    cheapest = minimizeTime(problem, scan.cMin * (1 + 1e-12) + 1e-9, options);
+  }
+  scan.includeMin = cheapest.ok();
+  if (!scanPoints(scan, scanBudgets(scan, points), best, cheapest, front)) return front;
+  if (front.points.empty()) {
+    front.status = SolveStatus::Error;
+    front.message = "no point of the Pareto front could be solved";
+    return front;
+  }
+  searchPerfPerCost(scan, ppcTolerance, front);
   return front;
 }
 

@@ -552,68 +552,72 @@ void compilePieceRows(const std::vector<const TimeModel::Group*>& groups, const 
   f.wholeRows = std::move(whole);
 }
 
-// The objective and the branch rows from the time model, in scaled units.
 // Collectives whose time terms are proportional (tau_k = alpha tau_j, e.g.
-// tensor-parallel AllReduces of different sizes over one group in LIBRA's model)
-// share one epigraph variable.
-void compileObjective(const TimeModel& time, int n, StandardForm& f) {
-  // A part on a fixed dimension is a constant: bytes / bw in ns.
-  auto constantOf = [&](const DimTime& p) {
-    return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
-  };
-  std::vector<int> column(n, -1);  // variable of each dimension
-  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
+// tensor-parallel AllReduces of different sizes over one group in LIBRA's
+// model), merged: each shares its representative's epigraph variable.
+struct MergedCollectives {
+  std::vector<int> representative;  // of each collective, its merged index
+  std::vector<double> factor;       // of each collective, tau_k over its representative's
+  std::vector<int> kept;            // original index of each merged collective
+};
+
+// The collectives of `time` merged by the direction of their terms (each
+// term's parts relative to its largest, to 1e-12).
+MergedCollectives mergeProportional(const TimeModel& time) {
   const int K = time.collectiveCount();
-  std::vector<int> representative(K);
-  std::vector<double> factor(K, 1.0);
-  std::vector<int> kept;  // original index of each merged collective
-  {
-    std::map<std::vector<long long>, int> directions;
-    std::vector<double> tops(K);
-    for (int k = 0; k < K; ++k) {
-      const TimeTerm& term = time.terms[k];
-      double top = 0;
-      for (const auto* parts : {&term.serial, &term.pipelined}) {
-        for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
-      }
-      tops[k] = top;
-      std::vector<long long> key;
-      for (const auto* parts : {&term.serial, &term.pipelined}) {
-        key.push_back(-1 - static_cast<long long>(parts->size()));
-        for (const DimTime& p : *parts) {
-          key.push_back(p.dim);
-          key.push_back(std::llround(p.constantNs / top * 1e12));
-          key.push_back(std::llround(p.bytes / top * 1e12));
-        }
-      }
-      auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
-      if (inserted) kept.push_back(k);
-      representative[k] = it->second;
+  MergedCollectives out;
+  out.representative.resize(K);
+  out.factor.assign(K, 1.0);
+  std::vector<int>& kept = out.kept;
+  std::map<std::vector<long long>, int> directions;
+  std::vector<double> tops(K);
+  for (int k = 0; k < K; ++k) {
+    const TimeTerm& term = time.terms[k];
+    double top = 0;
+    for (const auto* parts : {&term.serial, &term.pipelined}) {
+      for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
     }
-    // The largest collective of each direction represents it, so every factor is
-    // <= 1 and the shared epigraph variable keeps the scale of the collective that
-    // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
-    for (int k = 0; k < K; ++k) {
-      int& r = kept[representative[k]];
-      if (tops[k] > tops[r]) r = k;
+    tops[k] = top;
+    std::vector<long long> key;
+    for (const auto* parts : {&term.serial, &term.pipelined}) {
+      key.push_back(-1 - static_cast<long long>(parts->size()));
+      for (const DimTime& p : *parts) {
+        key.push_back(p.dim);
+        key.push_back(std::llround(p.constantNs / top * 1e12));
+        key.push_back(std::llround(p.bytes / top * 1e12));
+      }
     }
-    for (int k = 0; k < K; ++k) factor[k] = tops[k] / tops[kept[representative[k]]];
+    auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
+    if (inserted) kept.push_back(k);
+    out.representative[k] = it->second;
   }
-  const int merged = static_cast<int>(kept.size());
-  f.K = merged;
-  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
-    std::map<int, double> out;
-    for (const auto& [k, w] : terms) out[representative[k]] += w * factor[k];
-    return std::vector<std::pair<int, double>>(out.begin(), out.end());
-  };
-  // Time scale: the communication part of the objective at the start point.
-  const std::vector<double> startBw = f.bandwidth(f.start);
-  // Workload weights only scale the objective: they are normalized to sum to 1,
-  // so that a weight of 2^31 does not shrink every t_k to 1e-10 of the
-  // objective (below IPOPT's absolute tolerances).
+  // The largest collective of each direction represents it, so every factor is
+  // <= 1 and the shared epigraph variable keeps the scale of the collective that
+  // dominates (a 1 kB stand-in for a 7 GB collective wrecks the scaling).
+  for (int k = 0; k < K; ++k) {
+    int& r = kept[out.representative[k]];
+    if (tops[k] > tops[r]) r = k;
+  }
+  for (int k = 0; k < K; ++k) out.factor[k] = tops[k] / tops[kept[out.representative[k]]];
+  return out;
+}
+
+// The sum of the workload weights, which are divided by it. Weights only scale
+// the objective: they are normalized to sum to 1, so that a weight of 2^31
+// does not shrink every t_k to 1e-10 of the objective (below IPOPT's absolute
+// tolerances).
+double weightSumOf(const TimeModel& time) {
   double weightSum = 0;
   for (const auto& g : time.groups) weightSum += g.weight;
   if (!(weightSum > 0) || !std::isfinite(weightSum)) weightSum = 1;
+  return weightSum;
+}
+
+// The time scale: the communication part of the objective at the start point
+// (1 where that is 0 or not finite).
+double timeScaleOf(const TimeModel& time, const StandardForm& f, double weightSum) {
+  const std::vector<double> startBw = f.bandwidth(f.start);
+  const int K = time.collectiveCount();
   std::vector<double> tau(K);
   for (int k = 0; k < K; ++k) tau[k] = time.terms[k].value(startBw);
   double comm = 0;
@@ -625,68 +629,113 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
     }
     comm += g.weight / weightSum * worst;
   }
-  f.timeScale = comm > 0 && std::isfinite(comm) ? comm : 1.0;
-  f.linearT = Eigen::VectorXd::Zero(merged);
-  std::vector<const TimeModel::Group*> pieces;  // the groups of more than one piece
+  return comm > 0 && std::isfinite(comm) ? comm : 1.0;
+}
+
+// The groups of one piece into the separable part of the objective (constant
+// and linearT); returns the groups of more than one piece, whose weights go
+// into groupWeights.
+std::vector<const TimeModel::Group*> compileSeparableGroups(const TimeModel& time, double weightSum,
+                                                            const MergedCollectives& merged,
+                                                            StandardForm& f) {
+  f.linearT = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(merged.kept.size()));
+  std::vector<const TimeModel::Group*> pieces;
   for (const auto& g : time.groups) {
     if (g.pieces.size() == 1) {
       f.constant += g.weight / weightSum * g.pieces[0].constantNs / f.timeScale;
       for (const auto& [k, w] : g.pieces[0].terms) {
-        f.linearT(representative[k]) += g.weight / weightSum * w * factor[k];
+        f.linearT(merged.representative[k]) += g.weight / weightSum * w * merged.factor[k];
       }
     } else if (g.pieces.size() > 1) {
       f.groupWeights.push_back(g.weight / weightSum);
       pieces.push_back(&g);
     }
   }
-  compilePieceRows(pieces, mergeTerms, f);
+  return pieces;
+}
+
+// A part on a fixed dimension is a constant: bytes / bw in ns.
+double constantOf(const DimTime& p, const StandardForm& f) {
+  return p.bytes > 0 ? p.constantNs + p.bytes / *f.fixed[p.dim] : p.constantNs;
+}
+
+// The serial terms and the branch rows (edges) of merged collective k, whose
+// time term is `term`; `column` is the variable of each dimension and
+// `bytesScale` turns bytes into scaled time at scaled bandwidth.
+void compileCollective(const TimeTerm& term, int k, const std::vector<int>& column,
+                       double bytesScale, StandardForm& f) {
+  f.edgeBegin[k] = static_cast<int>(f.edges.size());
+  f.serialBegin[k] = static_cast<int>(f.serial.size());
+  double serialConstant = 0;
+  for (const DimTime& p : term.serial) {
+    if (f.fixed[p.dim]) {
+      serialConstant += constantOf(p, f) / f.timeScale;
+      continue;
+    }
+    serialConstant += p.constantNs / f.timeScale;
+    if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
+  }
+  std::vector<DimTime> branches = term.pipelined;
+  std::sort(branches.begin(), branches.end(),
+            [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
+  // Branches on fixed dimensions are constants: only the largest matters.
+  double fixedBranch = 0;
+  bool anyFixed = false;
+  for (const DimTime& p : branches) {
+    if (!f.fixed[p.dim]) continue;
+    fixedBranch = std::max(fixedBranch, constantOf(p, f));
+    anyFixed = true;
+  }
+  if (anyFixed) {
+    const int d = f.n > 0 ? 0 : -1;
+    f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
+  }
+  for (const DimTime& p : branches) {
+    if (f.fixed[p.dim]) continue;
+    if (p.bytes <= 0 && p.constantNs <= 0) continue;
+    f.edges.push_back(
+        {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
+  }
+  if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
+    // No max part: t_k bounds the serial sum alone.
+    const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
+                      ? f.serial[f.serialBegin[k]].d
+                      : 0;  // any variable: v = 0
+    f.edges.push_back({k, d, 0.0, serialConstant});
+  }
+}
+
+// The serial terms and branch rows of every merged collective (`kept`: the
+// original index of each), over the n dimensions.
+void compileBranchRows(const TimeModel& time, int n, const std::vector<int>& kept,
+                       StandardForm& f) {
+  std::vector<int> column(n, -1);  // variable of each dimension
+  for (int j = 0; j < f.n; ++j) column[f.dims[j]] = j;
+  const int merged = static_cast<int>(kept.size());
   const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
   f.edgeBegin.assign(merged + 1, 0);
   f.serialBegin.assign(merged + 1, 0);
   for (int k = 0; k < merged; ++k) {
-    const TimeTerm& term = time.terms[kept[k]];
-    f.edgeBegin[k] = static_cast<int>(f.edges.size());
-    f.serialBegin[k] = static_cast<int>(f.serial.size());
-    double serialConstant = 0;
-    for (const DimTime& p : term.serial) {
-      if (f.fixed[p.dim]) {
-        serialConstant += constantOf(p) / f.timeScale;
-        continue;
-      }
-      serialConstant += p.constantNs / f.timeScale;
-      if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
-    }
-    std::vector<DimTime> branches = term.pipelined;
-    std::sort(branches.begin(), branches.end(),
-              [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
-    // Branches on fixed dimensions are constants: only the largest matters.
-    double fixedBranch = 0;
-    bool anyFixed = false;
-    for (const DimTime& p : branches) {
-      if (!f.fixed[p.dim]) continue;
-      fixedBranch = std::max(fixedBranch, constantOf(p));
-      anyFixed = true;
-    }
-    if (anyFixed) {
-      const int d = f.n > 0 ? 0 : -1;
-      f.edges.push_back({k, d, 0.0, fixedBranch / f.timeScale + serialConstant});
-    }
-    for (const DimTime& p : branches) {
-      if (f.fixed[p.dim]) continue;
-      if (p.bytes <= 0 && p.constantNs <= 0) continue;
-      f.edges.push_back(
-          {k, column[p.dim], p.bytes / bytesScale, p.constantNs / f.timeScale + serialConstant});
-    }
-    if (static_cast<int>(f.edges.size()) == f.edgeBegin[k]) {
-      // No max part: t_k bounds the serial sum alone.
-      const int d = f.serial.size() > static_cast<std::size_t>(f.serialBegin[k])
-                        ? f.serial[f.serialBegin[k]].d
-                        : 0;  // any variable: v = 0
-      f.edges.push_back({k, d, 0.0, serialConstant});
-    }
+    compileCollective(time.terms[kept[k]], k, column, bytesScale, f);
   }
   f.edgeBegin[merged] = static_cast<int>(f.edges.size());
   f.serialBegin[merged] = static_cast<int>(f.serial.size());
+}
+
+// The objective and the branch rows from the time model, in scaled units.
+// Proportional collectives share one epigraph variable (mergeProportional).
+void compileObjective(const TimeModel& time, int n, StandardForm& f) {
+  const MergedCollectives merged = mergeProportional(time);
+  f.K = static_cast<int>(merged.kept.size());
+  auto mergeTerms = [&](const std::vector<std::pair<int, double>>& terms) {
+    std::map<int, double> out;
+    for (const auto& [k, w] : terms) out[merged.representative[k]] += w * merged.factor[k];
+    return std::vector<std::pair<int, double>>(out.begin(), out.end());
+  };
+  const double weightSum = weightSumOf(time);
+  f.timeScale = timeScaleOf(time, f, weightSum);
+  compilePieceRows(compileSeparableGroups(time, weightSum, merged, f), mergeTerms, f);
+  compileBranchRows(time, n, merged.kept, f);
 }
 
 }  // namespace
@@ -723,31 +772,30 @@ void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixe
   f.beq = eq.beq;
 }
 
-}  // namespace
+// Whether `deadline` has passed; if so `out`'s verdict says so.
+bool stopped(const Deadline& deadline, const Problem& problem, Presolved& out) {
+  if (!deadline.passed()) return false;
+  out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
+  out.message = deadline.cancelled()
+                    ? "cancelled"
+                    : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
+                          " s (time limit) while it checked the " +
+                          std::to_string(problem.constraints.size()) + " constraints";
+  return true;
+}
 
-Presolved presolve(const Problem& problem, std::optional<double> costBudget,
-                   const std::vector<double>* warmStart, Deadline deadline) {
-  Presolved out;
+// The constraint rows without the rows the others imply, and `scale`, the
+// GB/s of one unit of their variables.
+struct EssentialRows {
+  Rows rows;
+  double scale = 1;
+};
+
+// Steps 1 and 2 of presolve. Empty when `out` has a verdict: too many rows,
+// infeasible, or past the deadline.
+std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional<double> costBudget,
+                                           const Deadline& deadline, Presolved& out) {
   const int n = problem.dims();
-  const TimeModel& time = problem.time;
-  const std::vector<bool> used = time.usedDims();
-  std::vector<int> usedList;
-  for (int d = 0; d < n; ++d) {
-    if (used[d]) usedList.push_back(d);
-  }
-
-  // Whether the deadline has passed; if so the verdict says so.
-  auto stopped = [&] {
-    if (!deadline.passed()) return false;
-    out.status = deadline.cancelled() ? SolveStatus::Cancelled : SolveStatus::Error;
-    out.message = deadline.cancelled()
-                      ? "cancelled"
-                      : "the presolve stopped at " + text::formatNumber(deadline.seconds) +
-                            " s (time limit) while it checked the " +
-                            std::to_string(problem.constraints.size()) + " constraints";
-    return true;
-  };
-
   // 1. Rows in GB/s, each scaled to unit size, and feasibility.
   const Rows raw = buildRows(problem, costBudget, 1.0);
   if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
@@ -755,7 +803,7 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
                   " rows that no other constraint implies; at most " +
                   std::to_string(kMaxConstraintRows) + " are supported";
-    return out;
+    return std::nullopt;
   }
   const double scale0 = rowScale(raw);
   if (!feasible(scaledRows(raw, scale0), n)) {
@@ -763,57 +811,57 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     out.message = "the constraints cannot all hold together: " +
                   conflictingConstraints(scaledRows(raw, scale0), n, deadline) +
                   "; relax or remove one of them";
-    return out;
+    return std::nullopt;
   }
-  if (stopped()) return out;
+  if (stopped(deadline, problem, out)) return std::nullopt;
   // 2. Without the rows the others imply, and at the scale of the rows that matter.
   const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
-  if (stopped()) return out;
+  if (stopped(deadline, problem, out)) return std::nullopt;
   const double scale = scale0 * rowScale(essential);
-  Rows rows = scaledRows(essential, scale / scale0);
+  return EssentialRows{scaledRows(essential, scale / scale0), scale};
+}
 
-  Eigen::VectorXd cost(n);
-  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
-  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
-
-  // 3. No collective moves data: the time does not depend on bandwidth. Report
-  // the cheapest feasible point.
-  if (usedList.empty()) {
-    lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
-    if (r.status != lp::Status::Optimal) {
-      r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
-                       kLpTolerance);
-    }
-    out.status = SolveStatus::Optimal;
-    out.trivialSolution = r.x * scale;
-    return out;
+// Step 3 of presolve: no collective moves data, so the time does not depend on
+// bandwidth; the answer is the cheapest feasible point (`cost`: the relative
+// prices), or any feasible one where that LP fails.
+void cheapestFeasiblePoint(const Eigen::VectorXd& cost, const EssentialRows& essential, int n,
+                           Presolved& out) {
+  const Rows& rows = essential.rows;
+  lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
+  if (r.status != lp::Status::Optimal) {
+    r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
+                     kLpTolerance);
   }
+  out.status = SolveStatus::Optimal;
+  out.trivialSolution = r.x * essential.scale;
+}
 
-  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
-  std::optional<Eigen::VectorXd> start =
-      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
-  if (!start || stopped()) return out;
-  std::vector<std::optional<double>> fixed;
-  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped()) return out;
-  fixBySingleEqualities(rows, fixed);
+// Step 5 of presolve, the warm start: the given point (in GB/s) when it is
+// feasible and positive on the used dimensions, pulled slightly towards the LP
+// point `start` so that it is not on the boundary.
+void pullTowardWarmStart(const std::vector<double>& warmStart, const EssentialRows& essential,
+                         const std::vector<int>& usedList, Eigen::VectorXd& start) {
+  const auto n = static_cast<int>(warmStart.size());
+  Eigen::VectorXd w(n);
+  for (int d = 0; d < n; ++d) w(d) = warmStart[d] / essential.scale;
+  bool positive = true;
+  for (int d : usedList) positive = positive && w(d) > 0;
+  if (positive && satisfies(essential.rows, w)) start = 0.9 * w + 0.1 * start;
+}
 
-  // 5. Warm start: the given point when it is feasible, pulled slightly towards
-  // the LP point so that it is not on the boundary.
-  if (warmStart && static_cast<int>(warmStart->size()) == n) {
-    Eigen::VectorXd w(n);
-    for (int d = 0; d < n; ++d) w(d) = (*warmStart)[d] / scale;
-    bool positive = true;
-    for (int d : usedList) positive = positive && w(d) > 0;
-    if (positive && satisfies(rows, w)) *start = 0.9 * w + 0.1 * *start;
-  }
-
-  // 6. Rescale so the start point has entries of order one, and assemble
-  // without the fixed dimensions: they are constants (an idle one at 0 would have
-  // no curvature or barrier to give the Newton system a pivot), and a row left
-  // with none of the other dimensions holds (the LP found so) and would only pin
-  // a slack at its right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`).
-  const double s = std::max(start->maxCoeff(), 1e-300);
-  StandardForm& f = out.form;
+// Step 6 of presolve: the standard form's variables, rescaled so the start
+// point has entries of order one, and its rows, without the fixed dimensions:
+// they are constants (an idle one at 0 would have no curvature or barrier to
+// give the Newton system a pivot), and a row left with none of the other
+// dimensions holds (the LP found so) and would only pin a slack at its
+// right-hand side (1e-300 for `bw[1] + bw[2] <= 1e-300`). Returns whether a
+// variable carries traffic.
+bool assembleVariables(const std::vector<std::optional<double>>& fixed,
+                       const std::vector<bool>& used, const Eigen::VectorXd& start,
+                       const EssentialRows& essential, StandardForm& f) {
+  const auto n = static_cast<int>(fixed.size());
+  const double scale = essential.scale;
+  const double s = std::max(start.maxCoeff(), 1e-300);
   f.fixed.assign(n, std::nullopt);
   for (int d = 0; d < n; ++d) {
     if (fixed[d]) {
@@ -830,27 +878,79 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
     f.used.push_back(used[f.dims[j]]);
     anyUsed = anyUsed || used[f.dims[j]];
     // Tiny positive values for idle dimensions so the barrier is defined.
-    f.start(j) = std::max((*start)(f.dims[j]) / s, 1e-6);
+    f.start(j) = std::max(start(f.dims[j]) / s, 1e-6);
   }
-  reduceRows(rows, fixed, s, f);
-  if (!anyUsed) {
-    // Every dimension that carries traffic is fixed: the time is a constant, so
-    // the cheapest point of the others is optimal.
-    Eigen::VectorXd price(f.n);
-    for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
-    Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
-    if (f.n > 0) {
-      const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
-      if (r.status == lp::Status::Optimal) x = r.x;
-    }
-    const std::vector<double> bw = f.bandwidth(x);
-    out.status = SolveStatus::Optimal;
-    out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+  reduceRows(essential.rows, fixed, s, f);
+  return anyUsed;
+}
+
+// Every dimension that carries traffic is fixed: the time is a constant, so
+// the cheapest point of the others (`cost`: the relative prices) is optimal.
+void cheapestOfTheOthers(const Eigen::VectorXd& cost, int n, Presolved& out) {
+  const StandardForm& f = out.form;
+  Eigen::VectorXd price(f.n);
+  for (int j = 0; j < f.n; ++j) price(j) = cost(f.dims[j]);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(f.n);
+  if (f.n > 0) {
+    const lp::Result r = lp::minimize(price, f.Aeq, f.beq, f.Ain, f.bin, kLpTolerance);
+    if (r.status == lp::Status::Optimal) x = r.x;
+  }
+  const std::vector<double> bw = f.bandwidth(x);
+  out.status = SolveStatus::Optimal;
+  out.trivialSolution = Eigen::Map<const Eigen::VectorXd>(bw.data(), n);
+}
+
+}  // namespace
+
+Presolved presolve(const Problem& problem, std::optional<double> costBudget,
+                   const std::vector<double>* warmStart, Deadline deadline) {
+  Presolved out;
+  const int n = problem.dims();
+  const TimeModel& time = problem.time;
+  const std::vector<bool> used = time.usedDims();
+  std::vector<int> usedList;
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) usedList.push_back(d);
+  }
+
+  // 1 and 2. The rows that matter, at their scale, and feasibility.
+  std::optional<EssentialRows> essential = essentialRows(problem, costBudget, deadline, out);
+  if (!essential) return out;
+  Rows& rows = essential->rows;
+
+  Eigen::VectorXd cost(n);
+  for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
+  if (cost.maxCoeff() > 0) cost /= cost.maxCoeff();
+
+  // 3. No collective moves data.
+  if (usedList.empty()) {
+    cheapestFeasiblePoint(cost, *essential, n, out);
+    return out;
+  }
+
+  // 4. Bandwidth for every dimension that carries traffic, then boundedness.
+  std::optional<Eigen::VectorXd> start =
+      bandwidthForUsedDims(problem, rows, usedList, costBudget.has_value(), out);
+  if (!start || stopped(deadline, problem, out)) return out;
+  std::vector<std::optional<double>> fixed;
+  if (!boundAndFix(problem, used, rows, *start, fixed, out) || stopped(deadline, problem, out)) {
+    return out;
+  }
+  fixBySingleEqualities(rows, fixed);
+
+  // 5. Warm start.
+  if (warmStart && static_cast<int>(warmStart->size()) == n) {
+    pullTowardWarmStart(*warmStart, *essential, usedList, *start);
+  }
+
+  // 6. Rescale and assemble without the fixed dimensions.
+  if (!assembleVariables(fixed, used, *start, *essential, out.form)) {
+    cheapestOfTheOthers(cost, n, out);
     return out;
   }
 
   // 7. The objective and the branch rows.
-  compileObjective(time, n, f);
+  compileObjective(time, n, out.form);
   out.status = SolveStatus::Optimal;
   return out;
 }
@@ -923,9 +1023,10 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
   // First with the used dimensions free to grow: an interior point leaves an idle
   // dimension a little bandwidth that a used one could take (`total == B` with
   // 3.7e-9 of 40 GB/s on an idle switch made the optimum's cost 3.4e-9 above the
-  // least, and the Pareto front a scan of solver noise, seed
-  // 14637929538265183775). More bandwidth never slows a collective, so the time
-  // can only fall. Then, if that LP fails, with them fixed.
+  // least, and the Pareto front a scan of solver noise: a case in
+  // tests/data/regressions/seeds.tsv, frozen as idle-switch.json). More
+  // bandwidth never slows a collective, so the time can only fall. Then, if
+  // that LP fails, with them fixed.
   if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, true)) return *polished;
   if (auto polished = cheapestWithUsedAtLeast(problem, rows, bw, false)) return *polished;
   return bw;
@@ -946,7 +1047,8 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   // inequality that holds keeps its value. (Moving it onto its bound spends its
   // slack in a direction that ignores the time: a cost row left 3e-8 below its
   // budget, as the interior point does where the time hardly depends on cost,
-  // was moved onto it and made the answer 2.5e-6 slower, seed 310489798061799776.)
+  // was moved onto it and made the answer 2.5e-6 slower: a case in
+  // tests/data/regressions/seeds.tsv, frozen as inactive-cost-row.json.)
   std::vector<Eigen::RowVectorXd> active;
   std::vector<double> residuals;
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
