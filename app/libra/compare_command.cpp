@@ -67,8 +67,10 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
   Table table;
   table.addColumn("", Table::Align::Left);
   for (const DesignComparison& d : c.designs) table.addColumn(d.input.name);
-  for (const report::ComparisonRow& row :
-       report::comparisonRows(c, {.fileRow = severalFiles, .times = "x", .missing = "-"})) {
+  // The reasons of designs without a result follow the table whole.
+  const report::ComparisonTableOptions options{
+      .fileRow = severalFiles, .reasonRow = false, .times = "x", .missing = "-"};
+  for (const report::ComparisonRow& row : report::comparisonRows(c, options)) {
     std::vector<std::string> cells{(row.indented ? "  " : "") + row.label};
     for (const report::ComparisonCell& cell : row.cells) cells.push_back(cell.text);
     table.addRow(std::move(cells));

@@ -72,8 +72,7 @@ class Rows {
     return {std::string(o_.missing), value, {}};
   }
   // `value` / `unit` with `decimals`, for a design with a result.
-  ComparisonCell number(const DesignComparison& d, double value, double unit,
-                        int decimals) const {
+  ComparisonCell number(const DesignComparison& d, double value, double unit, int decimals) const {
     if (!d.ok()) return missing();
     return {formatGrouped(value / unit, decimals), value, {}};
   }
@@ -103,7 +102,7 @@ void addDesignRows(Rows& rows) {
   // Why a design has no result, in the table and not only in a tooltip: short
   // in the cell (a column as wide as the message pushes the others out of
   // sight), whole in the detail.
-  if (!c.complete()) {
+  if (rows.options().reasonRow && !c.complete()) {
     rows.row("reason", "Why not solved", false, [](const DesignComparison& d, std::size_t) {
       if (d.ok()) return ComparisonCell{};
       constexpr std::size_t kShownChars = 48;
@@ -112,10 +111,10 @@ void addDesignRows(Rows& rows) {
     });
   }
   rows.row("objective", "Objective", false, [](const DesignComparison& d, std::size_t) {
-    return ComparisonCell{d.analysis.objective == Objective::Performance ? "performance"
-                                                                         : "perf per cost",
-                          std::nullopt,
-                          {}};
+    return ComparisonCell{
+        d.analysis.objective == Objective::Performance ? "performance" : "perf per cost",
+        std::nullopt,
+        {}};
   });
   rows.row("network", "Network", false, [](const DesignComparison& d, std::size_t) {
     return ComparisonCell{shapeLabel(d.input.project.network), std::nullopt, {}};
@@ -175,12 +174,12 @@ void addTimeRows(Rows& rows, const Scales& s) {
            [&](const DesignComparison& d, std::size_t) {
              return time(d, d.analysis.design.eval.communicationNs);
            });
-  rows.row("performance", s.tokens ? "Throughput (tokens/s)" : "Iterations per second", false,
-           [&](const DesignComparison& d, std::size_t) {
-             if (!d.performance) return rows.missing();
-             return ComparisonCell{formatGrouped(*d.performance, s.perfDecimals), d.performance,
-                                   {}};
-           });
+  rows.row(
+      "performance", s.tokens ? "Throughput (tokens/s)" : "Iterations per second", false,
+      [&](const DesignComparison& d, std::size_t) {
+        if (!d.performance) return rows.missing();
+        return ComparisonCell{formatGrouped(*d.performance, s.perfDecimals), d.performance, {}};
+      });
   rows.row("mfu", "MFU", false, [&](const DesignComparison& d, std::size_t) {
     const auto& mfu = d.analysis.design.throughput.mfu;
     if (!d.ok() || !mfu) return rows.missing();
@@ -209,20 +208,18 @@ void addCostRows(Rows& rows, const Scales& s) {
                if (d.analysis.costScope != CostScope::System)
                  return ComparisonCell{"(network only)", std::nullopt,
                                        "This design counts the network's cost only"};
-               return rows.number(d, d.analysis.design.eval.costUsd, s.cost.size,
-                                  s.costDecimals);
+               return rows.number(d, d.analysis.design.eval.costUsd, s.cost.size, s.costDecimals);
              });
   }
-  rows.row("perf_per_cost",
-           std::string(s.tokens ? "Perf per cost (tokens/s per " : "Perf per cost (iterations/s per ") +
-               s.cost.name + ")",
-           false, [&](const DesignComparison& d, std::size_t) {
-             if (!d.perfPerCost) return rows.missing();
-             return ComparisonCell{formatGrouped(*d.perfPerCost * s.cost.size,
-                                                 s.perfPerCostDecimals),
-                                   d.perfPerCost,
-                                   {}};
-           });
+  rows.row(
+      "perf_per_cost",
+      std::string(s.tokens ? "Perf per cost (tokens/s per " : "Perf per cost (iterations/s per ") +
+          s.cost.name + ")",
+      false, [&](const DesignComparison& d, std::size_t) {
+        if (!d.perfPerCost) return rows.missing();
+        return ComparisonCell{
+            formatGrouped(*d.perfPerCost * s.cost.size, s.perfPerCostDecimals), d.perfPerCost, {}};
+      });
 }
 
 // Each design against the baseline: "1.136× faster", "baseline".
@@ -230,23 +227,22 @@ void addRatioRows(Rows& rows) {
   const Comparison& c = rows.comparison();
   const bool tokens = c.measure == PerformanceMeasure::TokensPerSecond;
   rows.heading("Against the baseline, " + displayName(c.baselineDesign().input.name));
-  const auto ratio = [&rows, &c](const DesignComparison& d, std::size_t i,
-                                 const std::optional<double>& value,
-                                 const std::optional<double>& better, std::string_view up,
-                                 std::string_view down) {
-    if (i == c.baseline) return d.ok() ? ComparisonCell{"baseline", value, {}} : rows.missing(value);
-    if (!value || !better || !(*better > 0)) return rows.missing(value);
-    return ComparisonCell{ratioWords(*better, up, down, rows.options().times), value, {}};
-  };
+  const auto ratio =
+      [&rows, &c](const DesignComparison& d, std::size_t i, const std::optional<double>& value,
+                  const std::optional<double>& better, std::string_view up, std::string_view down) {
+        if (i == c.baseline)
+          return d.ok() ? ComparisonCell{"baseline", value, {}} : rows.missing(value);
+        if (!value || !better || !(*better > 0)) return rows.missing(value);
+        return ComparisonCell{ratioWords(*better, up, down, rows.options().times), value, {}};
+      };
   rows.row("speedup", tokens ? "throughput" : "speed", true,
            [&](const DesignComparison& d, std::size_t i) {
              return ratio(d, i, d.speedup, d.speedup, "faster", "slower");
            });
   rows.row("cost_ratio", "cost", true, [&](const DesignComparison& d, std::size_t i) {
     // costRatio > 1 is dearer; ratioWords takes a ratio where > 1 is better.
-    const std::optional<double> cheaper = d.costRatio && *d.costRatio > 0
-                                              ? std::optional<double>(1 / *d.costRatio)
-                                              : std::nullopt;
+    const std::optional<double> cheaper =
+        d.costRatio && *d.costRatio > 0 ? std::optional<double>(1 / *d.costRatio) : std::nullopt;
     return ratio(d, i, d.costRatio, cheaper, "cheaper", "more expensive");
   });
   rows.row("perf_per_cost_ratio", "perf per cost", true,

@@ -707,8 +707,10 @@ std::string comparisonTable(const Comparison& c) {
   std::vector<Cell> head{text("")};
   for (const DesignComparison& d : c.designs) head.push_back(number(displayName(d.input.name)));
   HtmlTable t(head);
-  // ASCII signs, as the rest of the report writes ratios and missing values.
-  for (const ComparisonRow& row : comparisonRows(c, {.times = "x", .missing = "-"})) {
+  // ASCII signs, as the rest of the report writes ratios and missing values;
+  // the reasons follow the table whole.
+  for (const ComparisonRow& row :
+       comparisonRows(c, {.reasonRow = false, .times = "x", .missing = "-"})) {
     if (row.heading()) {
       std::vector<Cell> cells{{esc(row.label), false, "group"}};
       for (std::size_t i = 0; i < c.designs.size(); ++i) cells.push_back({"", false, "group"});

@@ -25,15 +25,18 @@ struct ComparisonRow {
   std::string key;
   // "iteration", "Time per iteration (ms)": the unit of a group is in its heading.
   std::string label;
-  bool indented = false;               // under the heading above it
-  std::vector<ComparisonCell> cells;   // one per design, in order; empty for a heading
+  bool indented = false;              // under the heading above it
+  std::vector<ComparisonCell> cells;  // one per design, in order; empty for a heading
 
   bool heading() const { return key.empty(); }
 };
 
 struct ComparisonTableOptions {
-  bool fileRow = false;          // a row of each design's file (designs from several files)
-  std::string_view times = "×";  // the ratio sign ("1.136× faster"); "x" on a terminal
+  bool fileRow = false;  // a row of each design's file (designs from several files)
+  // A row of why a design has no result (cut to 48 characters, whole in the
+  // detail), when one has none; off where the whole reasons follow the table.
+  bool reasonRow = true;
+  std::string_view times = "×";    // the ratio sign ("1.136× faster"); "x" on a terminal
   std::string_view missing = "–";  // a cell without a value; "-" on a terminal
 };
 
