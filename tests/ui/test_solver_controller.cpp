@@ -269,21 +269,22 @@ class SolverControllerTest : public QObject {
       }
     }
     // A loaded machine (the other tests of a parallel ctest) can slow one
-    // measurement: look again a few times before calling the premise false.
+    // measurement: look again a few times.
     for (int again = 0; again < 5 && lagMs > kQuickFrontMs; ++again) {
       QTest::qWait(200);
       lagMs = std::min({frontLagMs(), frontLagMs(), frontLagMs()});
     }
-    QVERIFY2(lagMs <= kQuickFrontMs,
-             qPrintable(QStringLiteral("the premise fails: a front of %1 points takes %2 ms")
-                            .arg(points)
-                            .arg(lagMs)));
+    // Slower still (4.4 ms for 2 points once, in a CI run on a slow machine):
+    // the controller's frame is scaled so that the front is still a quarter of
+    // it. The question is the same: is a front due within a frame finished?
+    SolverController controller;
+    const int frameMs = std::max(kFrameMs, static_cast<int>(std::ceil(4 * lagMs)));
+    controller.setFrameMs(frameMs);
     const auto request = [&] {
       SolveRequest r = makeRequest(project);
       r.options.paretoPoints = points;
       return r;
     };
-    SolverController controller;
     controller.submit(request());  // teaches how long a front takes here
     QTRY_VERIFY_WITH_TIMEOUT(!controller.isBusy(), 5000);
     int changes = 0, fronts = 0;
@@ -307,11 +308,12 @@ class SolverControllerTest : public QObject {
     // machine (97-100 here), 45 on a loaded 2-core CI run; cancelling them all,
     // as before, gave 2-3. The bound separates the two, not the machine's speed.
     QVERIFY2(fronts >= 20, qPrintable(QStringLiteral("%1 fronts of %2 points completed for %3 "
-                                                     "changes (a front took %4 ms)")
+                                                     "changes (a front took %4 ms, frame %5 ms)")
                                           .arg(fronts)
                                           .arg(points)
                                           .arg(changes)
-                                          .arg(lagMs)));
+                                          .arg(lagMs)
+                                          .arg(frameMs)));
   }
 
   // A controller that once saw a slow front (many points) and then gets fast

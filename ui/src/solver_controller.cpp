@@ -148,7 +148,7 @@ qint64 SolverController::expectedFrontMs() const {
 bool SolverController::frontDueWithinAFrame() const {
   const qint64 expected = expectedFrontMs();
   return running_ && running_->designDelivered && expected >= 0 &&
-         expected - running_->sinceDesign.elapsed() <= kFrameMs;
+         expected - running_->sinceDesign.elapsed() <= frameMs_;
 }
 
 bool SolverController::frontStarved() const {

@@ -99,6 +99,10 @@ class SolverController : public QObject {
   // Designs expected within this time are never restarted (default 100 ms: a
   // drag stays live while its solves take less).
   void setScreenBudgetMs(int ms) { screenBudgetMs_ = ms; }
+  // A front expected within this time of its design is finished before a
+  // waiting request starts (default kFrameMs; a test on a slow machine scales
+  // it with the fronts it measures).
+  void setFrameMs(int ms) { frameMs_ = ms; }
 
   quint64 latestGeneration() const { return latestGeneration_; }
   // How long a front of `points` points is expected to take after its design:
@@ -161,6 +165,7 @@ class SolverController : public QObject {
   qint64 frontMs_ = -1;    // how long the last front took after its design (-1: not known yet)
   int frontMsPoints_ = 0;  // of how many points that front was
   int screenBudgetMs_ = 100;
+  int frameMs_ = kFrameMs;
   QElapsedTimer sinceDelivered_;
   QElapsedTimer sinceFront_;  // since a complete result (a front) was last delivered
   int startedJobs_ = 0;
