@@ -91,7 +91,8 @@ void printComparison(std::ostream& out, const Style& style, const Comparison& c,
 }
 
 int runCompare(const CompareArgs& args, Context& context) {
-  const ComparisonRequest request = comparisonRequest(args.flags);
+  ComparisonRequest request = comparisonRequest(args.flags);
+  request.options.analysis.sensitivity = false;  // the table has no rates
   const Comparison c = compareDesigns(request.designs, request.options);
 
   if (args.csv) {

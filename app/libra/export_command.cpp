@@ -86,6 +86,7 @@ int runExport(const ExportArgs& args, Context& context) {
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
+  options.sensitivity = false;  // the export holds the design, not its rates
   const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   checkOutputDirectory(args);

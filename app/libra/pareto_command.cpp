@@ -150,6 +150,7 @@ int runPareto(const ParetoArgs& args, Context& context) {
   // perf-per-cost one, read off the front.
   options.objective = Objective::PerfPerCost;
   options.frontWithinCostBudget = true;
+  options.sensitivity = false;  // not printed
   const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   const Analysis analysis = analyze(project, options);

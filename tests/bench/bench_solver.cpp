@@ -401,6 +401,29 @@ BENCHMARK(BM_ExampleAnalysis)
     ->Arg(50)
     ->Unit(benchmark::kMillisecond);
 
+// What `libra pareto --points 10` asks of the engine for the bundled example:
+// the front and the perf-per-cost optimum read off it, without its sensitivity
+// (the command prints none) against with it (what the command computed before).
+void BM_ParetoCommand(benchmark::State& state) {
+  const Project project = loadProject(LIBRA_SOURCE_DIR "/resources/examples/gpt3-4d.json");
+  AnalysisOptions options;
+  options.paretoPoints = 10;
+  options.objective = Objective::PerfPerCost;
+  options.frontWithinCostBudget = true;
+  options.sensitivity = state.range(0) != 0;
+  options.backend = state.range(1) != 0 ? Backend::Ipopt : Backend::Native;
+  for (auto _ : state) {
+    Analysis a = analyze(project, options);
+    if (!a.ok()) state.SkipWithError(a.message.c_str());
+    benchmark::DoNotOptimize(a);
+  }
+  state.SetLabel(state.range(1) != 0 ? "ipopt" : "native");
+}
+BENCHMARK(BM_ParetoCommand)
+    ->ArgNames({"sensitivity", "ipopt"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -125,6 +125,32 @@ TEST(Analysis, FrontWithAndWithoutTheCostBudget) {
       relNear(within.front.points.back().eval.iterationNs, whole.design.eval.iterationNs, 1e-8));
 }
 
+// Without the sensitivity (`libra pareto`, `compare`, `export-astra-sim`) the
+// analysis is the same design and front, and says the rates were not asked for.
+TEST(Analysis, TheSensitivityIsComputedOnlyWhenAsked) {
+  const Project p = threeDimProject({"total == 260", "cost <= 20000"});
+  for (const Objective objective : {Objective::Performance, Objective::PerfPerCost}) {
+    AnalysisOptions options;
+    options.objective = objective;
+    options.paretoPoints = 5;
+    const Analysis with = analyze(p, options);
+    options.sensitivity = false;
+    const Analysis without = analyze(p, options);
+    ASSERT_TRUE(with.ok()) << with.message;
+    ASSERT_TRUE(without.ok()) << without.message;
+    EXPECT_TRUE(with.sensitivity.computed) << with.sensitivity.note;
+    EXPECT_FALSE(with.sensitivity.constraints.empty());
+    EXPECT_FALSE(without.sensitivity.computed);
+    EXPECT_TRUE(without.sensitivity.constraints.empty());
+    EXPECT_EQ(without.sensitivity.note, "not requested");
+    EXPECT_EQ(without.design.bandwidth, with.design.bandwidth);
+    ASSERT_EQ(without.front.points.size(), with.front.points.size());
+    for (std::size_t i = 0; i < with.front.points.size(); ++i) {
+      EXPECT_EQ(without.front.points[i].bandwidth, with.front.points[i].bandwidth) << i;
+    }
+  }
+}
+
 // Without a cost budget the least-time design is the front's last point, and
 // the analysis hands it to the scan instead of solving it again: the front is
 // the one solved alone, point for point, with the chunk counts chosen per

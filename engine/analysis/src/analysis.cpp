@@ -179,7 +179,11 @@ Analysis analyze(const Project& project, const AnalysisOptions& options) {
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started).count();
   if (optimum.ok()) {
     finishDesign(a, posed.network, optimum.bandwidth);
-    a.sensitivity = sensitivityAt(problem, optimum, solveOptions);
+    if (options.sensitivity) {
+      a.sensitivity = sensitivityAt(problem, optimum, solveOptions);
+    } else {
+      a.sensitivity.note = "not requested";
+    }
     if (options.onDesign && !optimumFromFront) options.onDesign(a);
   } else {
     a.sensitivity.note = "there is no optimum";

@@ -90,6 +90,10 @@ struct AnalysisOptions {
   // pareto`), or the front spans the whole cost range and the budget is only
   // marked on it (the GUI's chart).
   bool frontWithinCostBudget = false;
+  // Re-solve around the optimum for its sensitivity (sensitivityAt); off where
+  // nothing shows it (`libra pareto`, `compare`, `export-astra-sim`): the
+  // re-solves are most of a front's solves.
+  bool sensitivity = true;
   // Evaluate this design instead of optimizing.
   std::optional<std::vector<double>> design;
   const std::atomic<bool>* cancel = nullptr;
