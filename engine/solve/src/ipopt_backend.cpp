@@ -321,7 +321,7 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
   // estimate, megabytes allocated and released at every factorization of
   // these small systems. 5 % is enough here; where it is not, MUMPS reports it
   // and IPOPT factors again with more (IpMumpsSolverInterface). Same answers,
-  // 15 % less time on the bundled example (docs/validation.md).
+  // 19 % less time on the bundled example (docs/validation.md).
   app->Options()->SetIntegerValue("mumps_mem_percent", 5);
   if (app->Initialize() != Ipopt::Solve_Succeeded) {
     result.message = "IPOPT failed to initialize";
