@@ -67,12 +67,12 @@ void expectSameJson(const std::vector<std::string>& args) {
 }
 
 TEST_F(CodesignMpiTest, FourProcessesPrintWhatOneProcessPrints) {
-  expectSameJson({"codesign", "--preset", "gpt3-175b", "--npus", "256", "--dims", "2..3", "--top",
+  expectSameJson({"codesign", "--preset", "gpt3-175b", "--npus", "64", "--dims", "2..3", "--top",
                   "3", "--json"});
 }
 
 TEST_F(CodesignMpiTest, FourProcessesPrintWhatOneProcessPrintsPerfPerCost) {
-  expectSameJson({"codesign", "--preset", "turing-nlg-17b", "--npus", "64", "--dims", "2..3",
+  expectSameJson({"codesign", "--preset", "turing-nlg-17b", "--npus", "16", "--dims", "2..3",
                   "--top", "3", "--objective", "perf-per-cost", "--cost-scope", "system",
                   "--placements", "auto", "--json"});
 }
