@@ -10,9 +10,12 @@
 // problem is less accurate than its value).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <numeric>
 
@@ -727,6 +730,27 @@ TEST(SolverOverlap, BackendsAgreeOnAnOverlapProblem) {
     EXPECT_TRUE(c.isSatisfied(native.bandwidth)) << c.text;
     EXPECT_TRUE(c.isSatisfied(ipopt.bandwidth)) << c.text;
   }
+}
+
+// IPOPT reads no options file: an ipopt.opt in the working directory that
+// would stop it after one iteration and print its log changes nothing.
+TEST(SolverIpopt, AnOptionsFileInTheWorkingDirectoryChangesNothing) {
+  const Problem p = makeProblem(fourDimNetwork(), {singleCollective({4, 8, 2, 16})},
+                                {"total == 500", "bw[0] >= bw[1]"});
+  const Solution elsewhere = solve(p, Objective::Performance, withBackend(Backend::Ipopt));
+  ASSERT_TRUE(isOptimal(elsewhere));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("libra-ipopt-opt-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ipopt.opt") << "max_iter 1\nprint_level 5\n";
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  const Solution here = solve(p, Objective::Performance, withBackend(Backend::Ipopt));
+  std::filesystem::current_path(before);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(isOptimal(here)) << here.message;
+  EXPECT_EQ(here.bandwidth, elsewhere.bandwidth);
+  EXPECT_EQ(here.eval.iterationNs, elsewhere.eval.iterationNs);
 }
 
 TEST(SolverOverlap, NoFeasiblePerturbationIsFaster) {

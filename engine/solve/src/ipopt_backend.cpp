@@ -342,7 +342,10 @@ BackendResult solveIpopt(const StandardForm& form, const std::atomic<bool>* canc
   // and IPOPT factors again with more (IpMumpsSolverInterface). Same answers,
   // 19 % less time on the bundled example (docs/validation.md).
   app->Options()->SetIntegerValue("mumps_mem_percent", 5);
-  if (app->Initialize() != Ipopt::Solve_Succeeded) {
+  // No options file: IPOPT would otherwise read ipopt.opt from the working
+  // directory, and a stray one would change the answers (or, with a
+  // print_level, write IPOPT's log into the JSON on stdout).
+  if (app->Initialize(std::string()) != Ipopt::Solve_Succeeded) {
     result.message = "IPOPT failed to initialize";
     return result;
   }
