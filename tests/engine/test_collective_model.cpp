@@ -802,7 +802,8 @@ TEST(ChunkedSolver, BackendsAgreeOnFixedChunkCounts) {
 // total <= 314.5 gives 4310679 ns, total <= 600 gives 4322458 ns (+0.27 %) while
 // the surrogate falls from 4406265 to 4336690 ns. Measured over 20000 random
 // problems: 6 slower by more than 1e-6, the worst by 0.28 %. Asserted: a
-// documented bound of 1 % on the exact time.
+// documented bound of 1 % on the exact time, which seed 2560241930292346057
+// breaks (2.1 %; docs/collective-model.md, Known limits).
 TEST(ChunkedSolver, LargerBudgetIsNeverSlower) {
   checkProperty(100, [] {
     ProblemOptions opt = smallProblems();
