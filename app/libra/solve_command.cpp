@@ -54,6 +54,7 @@ struct SolveArgs {
   std::string solver = "native";
   LimitFlags limits;
   ModelFlags model;
+  bool noSensitivity = false;
   bool json = false;
 };
 
@@ -89,6 +90,7 @@ int runSolve(const SolveArgs& args, Context& context) {
   options.extraConstraints = args.constraints;
   options.projectConstraints = !args.noProjectConstraints;
   options.model = parseModelFlags(args.model);
+  options.sensitivity = !args.noSensitivity;
   const Project project = loadProjectFile(args.project, args.scenario);
   checkProblemFor(project, args.project, options);
   return emit(context, analyze(project, options), args.json);
@@ -131,6 +133,9 @@ void registerSolve(CLI::App& app, Context& context) {
       ->type_name("NAME");
   addLimitFlags(cmd, args->limits);
   addModelFlags(cmd, args->model);
+  cmd->add_flag("--no-sensitivity", args->noSensitivity,
+                "Skip the sensitivity (re-solves per binding constraint and dimension): most of "
+                "the time of a perf-per-cost solve");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of the table");
   cmd->footer(std::string(kSolveFooter) + "\n\n" + kModelHelp + "\n\n" + kConstraintHelp);
   cmd->callback([args, &context] { context.exitCode = runSolve(*args, context); });

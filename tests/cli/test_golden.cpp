@@ -118,6 +118,36 @@ TEST_P(SolveClosedForm, SensitivityIsTheDerivativeOfTheTimeInEachConstraint) {
   EXPECT_FALSE(parseJson(e.out).contains("sensitivity"));
 }
 
+// --no-sensitivity: the same answer without the re-solves; the JSON's list is
+// empty and its note says why, and the table says the same.
+TEST_P(SolveClosedForm, NoSensitivityGivesTheSameAnswerWithoutRates) {
+  for (const std::string objective : {"performance", "perf-per-cost"}) {
+    SCOPED_TRACE(objective);
+    const std::vector<std::string> base{
+        "solve",  dataFile("one_collective.json"), "--solver", GetParam(), "--json", "--objective",
+        objective};
+    std::vector<std::string> skip = base;
+    skip.emplace_back("--no-sensitivity");
+    const ProcessResult with = runLibra(base);
+    const ProcessResult without = runLibra(skip);
+    ASSERT_EQ(with.exitCode, 0) << describe(base, with);
+    ASSERT_EQ(without.exitCode, 0) << describe(skip, without);
+    EXPECT_EQ(without.err, "");
+    json a = parseJson(with.out), b = parseJson(without.out);
+    ASSERT_FALSE(a["sensitivity"].empty());
+    EXPECT_TRUE(b["sensitivity"].empty());
+    EXPECT_TRUE(b["dimension_sensitivity"].empty());
+    EXPECT_EQ(b["sensitivity_note"], "not requested");
+    for (const char* key : {"bandwidth_gbps", "iteration_time_ns", "network_cost_usd"}) {
+      EXPECT_EQ(a[key], b[key]) << key;
+    }
+  }
+  const ProcessResult table = runLibra(
+      {"solve", dataFile("one_collective.json"), "--solver", GetParam(), "--no-sensitivity"});
+  ASSERT_EQ(table.exitCode, 0);
+  EXPECT_TRUE(contains(table.out, "not computed: not requested")) << table.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, SolveClosedForm, ::testing::Values("native", "ipopt"));
 
 TEST_F(CliTest, ExtraConstraintByNameIsAddedToTheProjects) {
