@@ -131,16 +131,16 @@ StartingTableau startingTableau(int n, const Eigen::MatrixXd& Aeq, const Eigen::
   tab.basis.assign(m, -1);
   for (int r = 0; r < m; ++r) {
     const bool eq = r < me;
-    Eigen::RowVectorXd row =
-        eq ? Eigen::RowVectorXd(Aeq.row(r)) : Eigen::RowVectorXd(Ain.row(r - me));
     double b = eq ? beq(r) : bin(r - me);
     double slackSign = eq ? 0.0 : 1.0;
-    if (b < 0) {
-      row = -row;
-      b = -b;
-      slackSign = -slackSign;
+    const double sign = b < 0 ? -1.0 : 1.0;
+    if (eq) {
+      tab.T.block(r, 0, 1, n) = sign * Aeq.row(r);
+    } else {
+      tab.T.block(r, 0, 1, n) = sign * Ain.row(r - me);
     }
-    tab.T.block(r, 0, 1, n) = row;
+    b *= sign;
+    slackSign *= sign;
     if (!eq) tab.T(r, slack0 + (r - me)) = slackSign;
     tab.T(r, tab.cols) = b;
     out.rhsScale = std::max(out.rhsScale, b);

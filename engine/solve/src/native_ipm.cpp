@@ -523,7 +523,8 @@ class InteriorPoint {
     }
     for (int d : idle_) H_(d, d) += scale_(i++);
     if (mi_) {
-      H_.noalias() += f_.Ain.transpose() * scale_.segment(i, mi_).asDiagonal() * f_.Ain;
+      AinTScaled_.noalias() = f_.Ain.transpose() * scale_.segment(i, mi_).asDiagonal();
+      H_.noalias() += AinTScaled_ * f_.Ain;
       i += mi_;
     }
     if (separable_) {
@@ -821,6 +822,7 @@ class InteriorPoint {
   Vec scale_, htt_;
   std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights
   Mat H_, HinvAt_, S_, B_, QinvB_;
+  Mat AinTScaled_;  // Ain' diag(scale) of the inequality rows
   Eigen::LLT<Mat> hFactor_, qDense_;
   bool denseQ_ = false;  // StandardForm's whole sums, their (t, s) block factored densely
   // The (t, y, s) block with pieces: sparse, its pattern analyzed once per solve.

@@ -40,14 +40,26 @@ void dropImpliedRows(Rows& rows) {
   if (m == 0) return;
   std::vector<bool> keep(m, false);
   {
-    std::map<std::vector<double>, Eigen::Index> tightest;
-    for (Eigen::Index i = 0; i < m; ++i) {
-      std::vector<double> key(static_cast<std::size_t>(n));
-      for (Eigen::Index d = 0; d < n; ++d) key[static_cast<std::size_t>(d)] = rows.Ain(i, d);
-      const auto [it, inserted] = tightest.try_emplace(std::move(key), i);
-      if (!inserted && rows.bin(i) < rows.bin(it->second)) it->second = i;
+    // Rows in lexicographic order of their coefficients; of equal ones the
+    // first with the least right-hand side is kept.
+    auto less = [&](Eigen::Index a, Eigen::Index b) {
+      for (Eigen::Index d = 0; d < n; ++d) {
+        if (rows.Ain(a, d) != rows.Ain(b, d)) return rows.Ain(a, d) < rows.Ain(b, d);
+      }
+      return false;
+    };
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(m));
+    for (Eigen::Index i = 0; i < m; ++i) order[static_cast<std::size_t>(i)] = i;
+    std::stable_sort(order.begin(), order.end(), less);
+    for (std::size_t g = 0; g < order.size();) {
+      std::size_t end = g + 1;
+      Eigen::Index tightest = order[g];
+      for (; end < order.size() && !less(order[g], order[end]); ++end) {
+        if (rows.bin(order[end]) < rows.bin(tightest)) tightest = order[end];
+      }
+      keep[static_cast<std::size_t>(tightest)] = true;
+      g = end;
     }
-    for (const auto& entry : tightest) keep[entry.second] = true;
   }
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> fromEqualities(n, inf);
@@ -84,21 +96,21 @@ void dropImpliedRows(Rows& rows) {
     const double b = rows.bin(i);
     return std::isfinite(top) && top <= b + 1e-9 * std::max({std::abs(b), std::abs(top), 1e-300});
   };
-  Rows kept;
-  kept.Aeq = rows.Aeq;
-  kept.beq = rows.beq;
-  kept.eqText = rows.eqText;
   std::vector<Eigen::Index> rowsKept;
   for (Eigen::Index i = 0; i < m; ++i) {
     if (keep[i] && !implied(i)) rowsKept.push_back(i);
   }
   if (static_cast<Eigen::Index>(rowsKept.size()) == m) return;
+  Rows kept;
+  kept.Aeq = std::move(rows.Aeq);
+  kept.beq = std::move(rows.beq);
+  kept.eqText = std::move(rows.eqText);
   kept.Ain.resize(static_cast<Eigen::Index>(rowsKept.size()), n);
   kept.bin.resize(static_cast<Eigen::Index>(rowsKept.size()));
   for (std::size_t r = 0; r < rowsKept.size(); ++r) {
     kept.Ain.row(static_cast<Eigen::Index>(r)) = rows.Ain.row(rowsKept[r]);
     kept.bin(static_cast<Eigen::Index>(r)) = rows.bin(rowsKept[r]);
-    kept.inText.push_back(rows.inText[rowsKept[r]]);
+    kept.inText.push_back(std::move(rows.inText[rowsKept[r]]));
   }
   rows = std::move(kept);
 }
@@ -107,33 +119,40 @@ void dropImpliedRows(Rows& rows) {
 // into `<=`, without the rows that others imply by their form (dropImpliedRows).
 Rows buildRows(const Problem& problem, std::optional<double> costBudget, double bwScale) {
   const int n = problem.dims();
-  std::vector<Eigen::RowVectorXd> eqRows, inRows;
-  std::vector<double> eqRhs, inRhs;
+  auto scaleOf = [n](const std::vector<double>& coef) {
+    double scale = 0;
+    for (int d = 0; d < n; ++d) scale = std::max(scale, std::abs(coef[d]));
+    return scale;
+  };
+  Eigen::Index eqCount = 0, inCount = 0;
+  for (const auto& c : problem.constraints) {
+    if (scaleOf(c.coefficients) == 0) continue;
+    ++(c.relation == Relation::Equal ? eqCount : inCount);
+  }
+  const bool budgetRow = costBudget && scaleOf(problem.costPerBandwidth) > 0;
   Rows rows;
-  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs,
-                 const std::string& text) {
-    Eigen::RowVectorXd row(n);
-    for (int d = 0; d < n; ++d) row(d) = coef[d];
-    const double scale = row.cwiseAbs().maxCoeff();
+  rows.eqText.reserve(static_cast<std::size_t>(eqCount));
+  rows.inText.reserve(static_cast<std::size_t>(inCount) + 1);
+  rows.Aeq.resize(eqCount, n);
+  rows.beq.resize(eqCount);
+  rows.Ain.resize(inCount + (budgetRow ? 1 : 0), n);
+  rows.bin.resize(rows.Ain.rows());
+  Eigen::Index eq = 0, in = 0;
+  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs, std::string text) {
+    const double scale = scaleOf(coef);
     if (scale == 0) return;
-    row /= scale;
-    rhs /= scale * bwScale;
-    if (rel == Relation::Equal) {
-      eqRows.push_back(row);
-      eqRhs.push_back(rhs);
-      rows.eqText.push_back(text);
-    } else {
-      if (rel == Relation::GreaterEqual) {
-        row = -row;
-        rhs = -rhs;
-      }
-      inRows.push_back(row);
-      inRhs.push_back(rhs);
-      rows.inText.push_back(text);
-    }
+    const bool equal = rel == Relation::Equal;
+    // `>=` turned into `<=`.
+    const double sign = rel == Relation::GreaterEqual ? -1.0 : 1.0;
+    Eigen::MatrixXd& A = equal ? rows.Aeq : rows.Ain;
+    Eigen::VectorXd& b = equal ? rows.beq : rows.bin;
+    const Eigen::Index i = equal ? eq++ : in++;
+    for (int d = 0; d < n; ++d) A(i, d) = sign * (coef[d] / scale);
+    b(i) = sign * (rhs / (scale * bwScale));
+    (equal ? rows.eqText : rows.inText).push_back(std::move(text));
   };
   for (const auto& c : problem.constraints) add(c.coefficients, c.relation, c.rhs, c.text);
-  if (costBudget) {
+  if (budgetRow) {
     // The budget bounds the whole cost; the NPUs' fixed part leaves the network the rest.
     add(problem.costPerBandwidth, Relation::LessEqual, *costBudget - problem.fixedCostUsd,
         "cost <= " + text::formatNumber(*costBudget) +
@@ -141,17 +160,6 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
                  ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
                  : std::string()));
   }
-  auto stack = [n](const std::vector<Eigen::RowVectorXd>& in, const std::vector<double>& rhs,
-                   Eigen::MatrixXd& A, Eigen::VectorXd& b) {
-    A.resize(static_cast<Eigen::Index>(in.size()), n);
-    b.resize(static_cast<Eigen::Index>(in.size()));
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      A.row(static_cast<Eigen::Index>(i)) = in[i];
-      b(static_cast<Eigen::Index>(i)) = rhs[i];
-    }
-  };
-  stack(eqRows, eqRhs, rows.Aeq, rows.beq);
-  stack(inRows, inRhs, rows.Ain, rows.bin);
   dropImpliedRows(rows);
   return rows;
 }
@@ -244,31 +252,28 @@ namespace {
 // project writes a handful); more are kept as they are.
 constexpr Eigen::Index kRedundancyLpRows = 64;
 
-Rows dropRedundantRows(const Rows& rows, int n) {
-  Rows out = rows;
-  if (rows.Ain.rows() > kRedundancyLpRows) return out;
-  for (int i = static_cast<int>(out.Ain.rows()) - 1; i >= 0; --i) {
-    Rows others;
-    others.Aeq = out.Aeq;
-    others.beq = out.beq;
-    others.Ain.resize(0, n);
-    for (int j = 0; j < out.Ain.rows(); ++j) {
-      if (j != i) appendRow(others.Ain, others.bin, out.Ain.row(j), out.bin(j));
-    }
-    const lp::Result r = maximize(out.Ain.row(i).transpose(), others);
+Rows dropRedundantRows(Rows rows) {
+  Rows out = std::move(rows);
+  if (out.Ain.rows() > kRedundancyLpRows) return out;
+  Eigen::MatrixXd othersA;
+  Eigen::VectorXd othersB;
+  for (Eigen::Index i = out.Ain.rows() - 1; i >= 0; --i) {
+    const Eigen::Index m = out.Ain.rows();
+    othersA.resize(m - 1, out.Ain.cols());
+    othersB.resize(m - 1);
+    othersA.topRows(i) = out.Ain.topRows(i);
+    othersA.bottomRows(m - 1 - i) = out.Ain.bottomRows(m - 1 - i);
+    othersB.head(i) = out.bin.head(i);
+    othersB.tail(m - 1 - i) = out.bin.tail(m - 1 - i);
+    const lp::Result r =
+        lp::minimize(-out.Ain.row(i).transpose(), out.Aeq, out.beq, othersA, othersB, kLpTolerance);
     if (r.status != lp::Status::Optimal) continue;
+    const double value = -r.value;
     const double b = out.bin(i);
-    if (r.value > b + 1e-9 * std::max({std::abs(b), std::abs(r.value), 1e-300})) continue;
-    Rows kept;
-    kept.Aeq = out.Aeq;
-    kept.beq = out.beq;
-    kept.eqText = out.eqText;
-    kept.Ain = others.Ain;
-    kept.bin = others.bin;
-    for (int j = 0; j < out.Ain.rows(); ++j) {
-      if (j != i) kept.inText.push_back(out.inText[j]);
-    }
-    out = std::move(kept);
+    if (value > b + 1e-9 * std::max({std::abs(b), std::abs(value), 1e-300})) continue;
+    out.Ain.swap(othersA);
+    out.bin.swap(othersB);
+    out.inText.erase(out.inText.begin() + i);
   }
   return out;
 }
@@ -283,6 +288,7 @@ Rows scaledRows(Rows rows, double scale) {
 // right-hand sides, in GB/s.
 double rowScale(const Rows& rows) {
   std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(rows.beq.size() + rows.bin.size()));
   for (int i = 0; i < rows.beq.size(); ++i) {
     if (rows.beq(i) != 0) values.push_back(std::abs(rows.beq(i)));
   }
@@ -362,13 +368,17 @@ bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& ro
                  Presolved& out) {
   const int n = problem.dims();
   std::vector<int> unboundedUsed, unboundedIdle;
-  const Rows original = rows;
-  const lp::Result all = maximize(Eigen::VectorXd::Ones(n), original);
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+  auto maximizeDim = [&](int d) {
+    e(d) = 1;
+    lp::Result r = maximize(e, rows);
+    e(d) = 0;
+    return r;
+  };
+  const lp::Result all = maximize(Eigen::VectorXd::Ones(n), rows);
   if (all.status == lp::Status::Unbounded) {
     for (int d = 0; d < n; ++d) {
-      Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-      e(d) = 1;
-      if (maximize(e, original).status == lp::Status::Unbounded) {
+      if (maximizeDim(d).status == lp::Status::Unbounded) {
         (used[d] ? unboundedUsed : unboundedIdle).push_back(d);
       }
     }
@@ -382,25 +392,23 @@ bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& ro
                   " traffic; add a budget such as 'total == 500' or 'cost <= 1e8'";
     return false;
   }
-  const double cap = 1e3 * std::max(1.0, start.maxCoeff());
-  for (int d : unboundedIdle) {
-    Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-    row(d) = 1;
-    appendRow(rows.Ain, rows.bin, row, cap);
-    rows.inText.push_back("artificial bound");
-  }
   fixed.assign(n, std::nullopt);
   for (int d = 0; d < n; ++d) {
     if (used[d] ||
         std::find(unboundedIdle.begin(), unboundedIdle.end(), d) != unboundedIdle.end()) {
       continue;
     }
-    Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
-    e(d) = 1;
-    const lp::Result r = maximize(e, original);
+    const lp::Result r = maximizeDim(d);
     if (r.status == lp::Status::Optimal && r.value <= 1e-9 * std::max(1.0, start.maxCoeff())) {
       fixed[d] = 0.0;
     }
+  }
+  const double cap = 1e3 * std::max(1.0, start.maxCoeff());
+  for (int d : unboundedIdle) {
+    Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+    row(d) = 1;
+    appendRow(rows.Ain, rows.bin, row, cap);
+    rows.inText.push_back("artificial bound");
   }
   return true;
 }
@@ -424,23 +432,24 @@ void fixBySingleEqualities(const Rows& rows, std::vector<std::optional<double>>&
 // Linearly dependent equality rows (the same budget written twice, a fixed
 // bandwidth that also follows from the others) make the KKT system singular; the
 // LP found the rows consistent, so the independent ones suffice.
-void dropDependentEqualities(Rows& rows, int n) {
-  if (rows.Aeq.rows() <= 1) return;
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(rows.Aeq.transpose());
+void dropDependentEqualities(Eigen::MatrixXd& Aeq, Eigen::VectorXd& beq) {
+  if (Aeq.rows() <= 1) return;
+  const Eigen::Index n = Aeq.cols();
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Aeq.transpose());
   qr.setThreshold(1e-10);
   const Eigen::Index rank = qr.rank();
-  if (rank == rows.Aeq.rows()) return;
+  if (rank == Aeq.rows()) return;
   std::vector<int> keep(qr.colsPermutation().indices().data(),
                         qr.colsPermutation().indices().data() + rank);
   std::sort(keep.begin(), keep.end());
   Eigen::MatrixXd A(rank, n);
   Eigen::VectorXd b(rank);
   for (Eigen::Index i = 0; i < rank; ++i) {
-    A.row(i) = rows.Aeq.row(keep[i]);
-    b(i) = rows.beq(keep[i]);
+    A.row(i) = Aeq.row(keep[i]);
+    b(i) = beq(keep[i]);
   }
-  rows.Aeq = A;
-  rows.beq = b;
+  Aeq = A;
+  beq = b;
 }
 
 // The whole sums W_j of a group's pieces (merged and without zero terms) when
@@ -579,6 +588,7 @@ MergedCollectives mergeProportional(const TimeModel& time) {
     }
     tops[k] = top;
     std::vector<long long> key;
+    key.reserve(2 + 3 * (term.serial.size() + term.pipelined.size()));
     for (const auto* parts : {&term.serial, &term.pipelined}) {
       key.push_back(-1 - static_cast<long long>(parts->size()));
       for (const DimTime& p : *parts) {
@@ -675,9 +685,13 @@ void compileCollective(const TimeTerm& term, int k, const std::vector<int>& colu
     serialConstant += p.constantNs / f.timeScale;
     if (p.bytes > 0) f.serial.push_back({column[p.dim], p.bytes / bytesScale});
   }
-  std::vector<DimTime> branches = term.pipelined;
-  std::sort(branches.begin(), branches.end(),
-            [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; });
+  auto byDim = [](const DimTime& a, const DimTime& b) { return a.dim < b.dim; };
+  std::vector<DimTime> sorted;  // a copy only where the branches are out of order
+  if (!std::is_sorted(term.pipelined.begin(), term.pipelined.end(), byDim)) {
+    sorted = term.pipelined;
+    std::sort(sorted.begin(), sorted.end(), byDim);
+  }
+  const std::vector<DimTime>& branches = sorted.empty() ? term.pipelined : sorted;
   // Branches on fixed dimensions are constants: only the largest matters.
   double fixedBranch = 0;
   bool anyFixed = false;
@@ -715,6 +729,13 @@ void compileBranchRows(const TimeModel& time, int n, const std::vector<int>& kep
   const double bytesScale = f.bwScale * f.timeScale;  // bytes / (GB/s) = ns
   f.edgeBegin.assign(merged + 1, 0);
   f.serialBegin.assign(merged + 1, 0);
+  std::size_t edges = 0, serial = 0;
+  for (int k : kept) {
+    edges += time.terms[k].pipelined.size() + 1;
+    serial += time.terms[k].serial.size();
+  }
+  f.edges.reserve(edges);
+  f.serial.reserve(serial);
   for (int k = 0; k < merged; ++k) {
     compileCollective(time.terms[kept[k]], k, column, bytesScale, f);
   }
@@ -750,26 +771,28 @@ void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixe
   const auto n = static_cast<int>(fixed.size());
   auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
                     Eigen::VectorXd& outB) {
-    outA.resize(0, f.n);
-    outB.resize(0);
+    outA.resize(A.rows(), f.n);
+    outB.resize(A.rows());
+    Eigen::Index kept = 0;
     for (int i = 0; i < A.rows(); ++i) {
-      Eigen::RowVectorXd row(f.n);
-      for (int j = 0; j < f.n; ++j) row(j) = A(i, f.dims[j]);
       double rhs = b(i);
       for (int d = 0; d < n; ++d) {
         if (fixed[d]) rhs -= A(i, d) * *fixed[d];
       }
-      if (f.n > 0 && row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs / s);
+      bool any = false;
+      for (int j = 0; j < f.n; ++j) {
+        outA(kept, j) = A(i, f.dims[j]);
+        any = any || outA(kept, j) != 0;
+      }
+      if (!any) continue;
+      outB(kept++) = rhs / s;
     }
+    outA.conservativeResize(kept, f.n);
+    outB.conservativeResize(kept);
   };
   reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
   reduce(rows.Ain, rows.bin, f.Ain, f.bin);
-  Rows eq;
-  eq.Aeq = f.Aeq;
-  eq.beq = f.beq;
-  dropDependentEqualities(eq, f.n);
-  f.Aeq = eq.Aeq;
-  f.beq = eq.beq;
+  dropDependentEqualities(f.Aeq, f.beq);
 }
 
 // Whether `deadline` has passed; if so `out`'s verdict says so.
@@ -797,7 +820,7 @@ std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional
                                            const Deadline& deadline, Presolved& out) {
   const int n = problem.dims();
   // 1. Rows in GB/s, each scaled to unit size, and feasibility.
-  const Rows raw = buildRows(problem, costBudget, 1.0);
+  Rows raw = buildRows(problem, costBudget, 1.0);
   if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
     out.status = SolveStatus::Error;
     out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
@@ -806,19 +829,20 @@ std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional
     return std::nullopt;
   }
   const double scale0 = rowScale(raw);
-  if (!feasible(scaledRows(raw, scale0), n)) {
+  Rows scaled = scaledRows(std::move(raw), scale0);
+  if (!feasible(scaled, n)) {
     out.status = SolveStatus::Infeasible;
-    out.message = "the constraints cannot all hold together: " +
-                  conflictingConstraints(scaledRows(raw, scale0), n, deadline) +
-                  "; relax or remove one of them";
+    out.message =
+        "the constraints cannot all hold together: " + conflictingConstraints(scaled, n, deadline) +
+        "; relax or remove one of them";
     return std::nullopt;
   }
   if (stopped(deadline, problem, out)) return std::nullopt;
   // 2. Without the rows the others imply, and at the scale of the rows that matter.
-  const Rows essential = dropRedundantRows(scaledRows(raw, scale0), n);
+  Rows essential = dropRedundantRows(std::move(scaled));
   if (stopped(deadline, problem, out)) return std::nullopt;
   const double scale = scale0 * rowScale(essential);
-  return EssentialRows{scaledRows(essential, scale / scale0), scale};
+  return EssentialRows{scaledRows(std::move(essential), scale / scale0), scale};
 }
 
 // Step 3 of presolve: no collective moves data, so the time does not depend on
@@ -972,20 +996,26 @@ std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& proble
   }
   const int m = static_cast<int>(columns.size());
   Rows reduced;
-  reduced.Aeq.resize(0, m);
-  reduced.Ain.resize(0, m);
   auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
                     Eigen::VectorXd& outB) {
+    outA.resize(A.rows(), m);
+    outB.resize(A.rows());
+    Eigen::Index kept = 0;
     for (int i = 0; i < A.rows(); ++i) {
-      Eigen::RowVectorXd row(m);
       double rhs = b(i);
       for (int d = 0; d < n; ++d) {
         if (used[d]) rhs -= A(i, d) * bw[d];
       }
-      for (int j = 0; j < m; ++j) row(j) = A(i, columns[j]);
+      bool any = false;
+      for (int j = 0; j < m; ++j) {
+        outA(kept, j) = A(i, columns[j]);
+        any = any || outA(kept, j) != 0;
+      }
       // Rows without variables hold already (up to the solver's tolerance).
-      if (row.cwiseAbs().maxCoeff() > 0) appendRow(outA, outB, row, rhs);
+      if (any) outB(kept++) = rhs;
     }
+    outA.conservativeResize(kept, m);
+    outB.conservativeResize(kept);
   };
   reduce(rows.Aeq, rows.beq, reduced.Aeq, reduced.beq);
   reduce(rows.Ain, rows.bin, reduced.Ain, reduced.bin);
@@ -1038,7 +1068,7 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   if (n == 0) return bw;
   const Rows rows = buildRows(problem, costBudget, 1.0);
   Eigen::Map<const Eigen::VectorXd> x0(bw.data(), n);
-  auto size = [&](const Eigen::RowVectorXd& row, double b) {
+  auto size = [&](const auto& row, double b) {
     return std::max({std::abs(b), row.cwiseAbs().dot(x0.cwiseAbs()), 1e-300});
   };
   // The rows to hold: the equalities and the inequalities that are tight at the
@@ -1049,28 +1079,19 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   // budget, as the interior point does where the time hardly depends on cost,
   // was moved onto it and made the answer 2.5e-6 slower: a case in
   // tests/data/regressions/seeds.tsv, frozen as inactive-cost-row.json.)
-  std::vector<Eigen::RowVectorXd> active;
-  std::vector<double> residuals;
-  for (int i = 0; i < rows.Aeq.rows(); ++i) {
-    active.push_back(rows.Aeq.row(i));
-    residuals.push_back(rows.Aeq.row(i).dot(x0) - rows.beq(i));
-  }
-  for (int i = 0; i < rows.Ain.rows(); ++i) {
+  std::vector<Eigen::Index> tight;  // the inequalities to hold
+  for (Eigen::Index i = 0; i < rows.Ain.rows(); ++i) {
     const double r = rows.Ain.row(i).dot(x0) - rows.bin(i);
-    if (r > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) {
-      active.push_back(rows.Ain.row(i));
-      residuals.push_back(std::max(r, 0.0));
-    }
+    if (r > -1e-7 * size(rows.Ain.row(i), rows.bin(i))) tight.push_back(i);
   }
+  std::vector<int> atZero;
   for (int d = 0; d < n; ++d) {
-    if (bw[d] <= 0) {
-      Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-      row(d) = 1;
-      active.push_back(row);
-      residuals.push_back(bw[d]);
-    }
+    if (bw[d] <= 0) atZero.push_back(d);
   }
-  if (active.empty()) return bw;
+  const Eigen::Index me = rows.Aeq.rows();
+  const auto mt = static_cast<Eigen::Index>(tight.size());
+  const Eigen::Index count = me + mt + static_cast<Eigen::Index>(atZero.size());
+  if (count == 0) return bw;
   // The least correction relative to each bandwidth: dx = W dz with W = diag(|x0|)
   // and dz the least-norm solution of A W dz = residual (robust to dependent rows).
   // In absolute terms a `total == B` residual would move every dimension by the
@@ -1079,11 +1100,21 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   const double top = x0.cwiseAbs().maxCoeff();
   Eigen::VectorXd weight(n);
   for (int d = 0; d < n; ++d) weight(d) = std::max(std::abs(x0(d)), 1e-12 * top);
-  Eigen::MatrixXd A(active.size(), n);
-  Eigen::VectorXd residual(active.size());
-  for (std::size_t i = 0; i < active.size(); ++i) {
-    A.row(i) = active[i].cwiseProduct(weight.transpose());
-    residual(i) = residuals[i];
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(count, n);
+  Eigen::VectorXd residual(count);
+  for (Eigen::Index i = 0; i < me; ++i) {
+    A.row(i) = rows.Aeq.row(i).cwiseProduct(weight.transpose());
+    residual(i) = rows.Aeq.row(i).dot(x0) - rows.beq(i);
+  }
+  for (Eigen::Index t = 0; t < mt; ++t) {
+    const Eigen::Index i = tight[static_cast<std::size_t>(t)];
+    A.row(me + t) = rows.Ain.row(i).cwiseProduct(weight.transpose());
+    residual(me + t) = std::max(rows.Ain.row(i).dot(x0) - rows.bin(i), 0.0);
+  }
+  for (std::size_t z = 0; z < atZero.size(); ++z) {
+    const Eigen::Index row = me + mt + static_cast<Eigen::Index>(z);
+    A(row, atZero[z]) = weight(atZero[z]);
+    residual(row) = bw[atZero[z]];
   }
   const Eigen::VectorXd x =
       x0 - weight.cwiseProduct(A.completeOrthogonalDecomposition().solve(residual));
@@ -1108,9 +1139,9 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
 CostRange costRange(const Problem& problem) {
   CostRange out;
   const int n = problem.dims();
-  const Rows raw = buildRows(problem, std::nullopt, 1.0);
+  Rows raw = buildRows(problem, std::nullopt, 1.0);
   const double scale0 = rowScale(raw);
-  const Rows rows = scaledRows(raw, scale0);
+  const Rows rows = scaledRows(std::move(raw), scale0);
   Eigen::VectorXd cost(n);
   for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
   lp::Result lo = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
