@@ -457,6 +457,21 @@ class InteriorPoint {
     }
   }
 
+  // Where each triplet's value is in `m`'s value array (`m` compressed, made
+  // from them).
+  static std::vector<Eigen::Index> slotsOf(const Eigen::SparseMatrix<double>& m,
+                                           const std::vector<Eigen::Triplet<double>>& triplets) {
+    std::vector<Eigen::Index> slots(triplets.size());
+    const int* inner = m.innerIndexPtr();
+    const int* outer = m.outerIndexPtr();
+    for (std::size_t t = 0; t < triplets.size(); ++t) {
+      const int col = triplets[t].col();
+      slots[t] =
+          std::lower_bound(inner + outer[col], inner + outer[col + 1], triplets[t].row()) - inner;
+    }
+    return slots;
+  }
+
   // Q = diag(H_tt) + sum over the rows of w g g' (g: the row's terms), sparse;
   // the rows' weights start at scale_(i).
   bool factorSparseQ(int i) {
@@ -472,11 +487,20 @@ class InteriorPoint {
         }
       }
     }
-    Q_.resize(nts, nts);
-    Q_.setFromTriplets(triplets_.begin(), triplets_.end());
     if (!qAnalyzed_) {
+      Q_.resize(nts, nts);
+      Q_.setFromTriplets(triplets_.begin(), triplets_.end());
+      Q_.makeCompressed();
+      qSlots_ = slotsOf(Q_, triplets_);
       qFactor_.analyzePattern(Q_);
       qAnalyzed_ = true;
+    } else {
+      // The same triplets in the same order every iteration: only the values
+      // change, summed into their entries in the order setFromTriplets sums them.
+      std::fill(Q_.valuePtr(), Q_.valuePtr() + Q_.nonZeros(), 0.0);
+      for (std::size_t t = 0; t < triplets_.size(); ++t) {
+        Q_.valuePtr()[qSlots_[t]] += triplets_[t].value();
+      }
     }
     // Near the optimum the active rows' weights grow without bound beside
     // the others', and rounding can make Q numerically indefinite: shift its
@@ -830,6 +854,7 @@ class InteriorPoint {
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> qFactor_;
   bool qAnalyzed_ = false;
+  std::vector<Eigen::Index> qSlots_;  // each triplet's entry in Q_'s values
   Eigen::LDLT<Mat> sFactor_;
   // Direction and its workspace.
   Vec rho_, gx_, gt_, ga_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, da_, dnu_, g_, du_, dl_;
