@@ -60,17 +60,22 @@ class Tally {
       if (p.collective == CollectiveType::None || p.sizeBytes <= 0) continue;
       const std::vector<int>& groups = p.groups.empty() ? communicator.of(kind) : p.groups;
       const std::vector<int>& strides = p.groups.empty() ? communicator.stridesOf(kind) : p.strides;
-      const auto key =
-          std::make_tuple(static_cast<int>(p.collective), p.sizeBytes, groups, strides);
-      const auto [it, inserted] = index_.try_emplace(key, out_.collectives.size());
-      if (inserted) out_.collectives.push_back({p.collective, p.sizeBytes, groups, strides, 0});
+      // Looked up without copying the groups (most lines repeat a collective).
+      const int type = static_cast<int>(p.collective);
+      const auto key = std::tie(type, p.sizeBytes, groups, strides);
+      auto it = index_.find(key);
+      if (it == index_.end()) {
+        it = index_.emplace(key, out_.collectives.size()).first;
+        out_.collectives.push_back({p.collective, p.sizeBytes, groups, strides, 0});
+      }
       out_.collectives[it->second].count += weight;
     }
   }
 
  private:
   WorkloadTally& out_;
-  std::map<std::tuple<int, double, std::vector<int>, std::vector<int>>, std::size_t> index_;
+  std::map<std::tuple<int, double, std::vector<int>, std::vector<int>>, std::size_t, std::less<>>
+      index_;
 };
 
 class Builder {
@@ -218,8 +223,12 @@ ExpertSpread expertSpread(const TransformerConfig& model, MoeRouting routing, in
     // after E / gcd(E, k) tokens, so their average is exact.
     const std::int64_t period = experts / std::gcd(experts, k);
     double npuSum = 0, nodeSum = 0;
+    std::vector<std::int64_t> npuIds, nodeIds;
+    npuIds.reserve(static_cast<std::size_t>(k));
+    nodeIds.reserve(static_cast<std::size_t>(k));
     for (std::int64_t i = 0; i < period; ++i) {
-      std::vector<std::int64_t> npuIds, nodeIds;
+      npuIds.clear();
+      nodeIds.clear();
       for (int j = 0; j < k; ++j) {
         const std::int64_t npu = ((i * k + j) % experts) / perNpu;
         npuIds.push_back(npu);
