@@ -763,35 +763,47 @@ void compileObjective(const TimeModel& time, int n, StandardForm& f) {
 
 namespace {
 
-// The rows over the dimensions that are not fixed (f.dims), the fixed ones moved
-// to the right-hand side, at scale 1 / s; rows left with no dimension dropped, and
-// equalities the others imply.
-void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixed, double s,
-                StandardForm& f) {
-  const auto n = static_cast<int>(fixed.size());
-  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
-                    Eigen::VectorXd& outB) {
-    outA.resize(A.rows(), f.n);
+// `rows` over `columns` only: the other dimensions' `known` values moved to the
+// right-hand side, at scale 1 / s, and rows left with no column dropped (they
+// hold already, up to the solver's tolerance).
+Rows restrictRows(const Rows& rows, const std::vector<int>& columns,
+                  const std::vector<std::optional<double>>& known, double s) {
+  const auto m = static_cast<Eigen::Index>(columns.size());
+  auto restrict = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
+                      Eigen::VectorXd& outB) {
+    outA.resize(A.rows(), m);
     outB.resize(A.rows());
     Eigen::Index kept = 0;
-    for (int i = 0; i < A.rows(); ++i) {
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
       double rhs = b(i);
-      for (int d = 0; d < n; ++d) {
-        if (fixed[d]) rhs -= A(i, d) * *fixed[d];
+      for (std::size_t d = 0; d < known.size(); ++d) {
+        if (known[d]) rhs -= A(i, static_cast<Eigen::Index>(d)) * *known[d];
       }
       bool any = false;
-      for (int j = 0; j < f.n; ++j) {
-        outA(kept, j) = A(i, f.dims[j]);
+      for (Eigen::Index j = 0; j < m; ++j) {
+        outA(kept, j) = A(i, columns[j]);
         any = any || outA(kept, j) != 0;
       }
-      if (!any) continue;
-      outB(kept++) = rhs / s;
+      if (any) outB(kept++) = rhs / s;
     }
-    outA.conservativeResize(kept, f.n);
+    outA.conservativeResize(kept, m);
     outB.conservativeResize(kept);
   };
-  reduce(rows.Aeq, rows.beq, f.Aeq, f.beq);
-  reduce(rows.Ain, rows.bin, f.Ain, f.bin);
+  Rows out;
+  restrict(rows.Aeq, rows.beq, out.Aeq, out.beq);
+  restrict(rows.Ain, rows.bin, out.Ain, out.bin);
+  return out;
+}
+
+// The rows over the dimensions that are not fixed (f.dims), the fixed ones moved
+// to the right-hand side, at scale 1 / s, without the equalities the others imply.
+void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixed, double s,
+                StandardForm& f) {
+  Rows reduced = restrictRows(rows, f.dims, fixed, s);
+  f.Aeq = std::move(reduced.Aeq);
+  f.beq = std::move(reduced.beq);
+  f.Ain = std::move(reduced.Ain);
+  f.bin = std::move(reduced.bin);
   dropDependentEqualities(f.Aeq, f.beq);
 }
 
@@ -995,30 +1007,11 @@ std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& proble
     if (!used[d] || raise) columns.push_back(d);
   }
   const int m = static_cast<int>(columns.size());
-  Rows reduced;
-  auto reduce = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
-                    Eigen::VectorXd& outB) {
-    outA.resize(A.rows(), m);
-    outB.resize(A.rows());
-    Eigen::Index kept = 0;
-    for (int i = 0; i < A.rows(); ++i) {
-      double rhs = b(i);
-      for (int d = 0; d < n; ++d) {
-        if (used[d]) rhs -= A(i, d) * bw[d];
-      }
-      bool any = false;
-      for (int j = 0; j < m; ++j) {
-        outA(kept, j) = A(i, columns[j]);
-        any = any || outA(kept, j) != 0;
-      }
-      // Rows without variables hold already (up to the solver's tolerance).
-      if (any) outB(kept++) = rhs;
-    }
-    outA.conservativeResize(kept, m);
-    outB.conservativeResize(kept);
-  };
-  reduce(rows.Aeq, rows.beq, reduced.Aeq, reduced.beq);
-  reduce(rows.Ain, rows.bin, reduced.Ain, reduced.bin);
+  std::vector<std::optional<double>> known(n);
+  for (int d = 0; d < n; ++d) {
+    if (used[d]) known[d] = bw[d];
+  }
+  const Rows reduced = restrictRows(rows, columns, known, 1.0);
   Eigen::VectorXd price(m);
   for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[columns[j]];
   if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
