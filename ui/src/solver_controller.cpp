@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <libra/error.hpp>
+#include <libra/sanitizers.hpp>
 #include <thread>
 
 #include "project_edits.hpp"
@@ -16,7 +17,7 @@
 // reports the request moved into a job and every result handed back as races.
 // Each mark names the object handed over; Qt's own locking is what really
 // orders them, these only tell TSan so.
-#if defined(__SANITIZE_THREAD__)
+#if defined(LIBRA_THREAD_SANITIZER)
 #include <sanitizer/tsan_interface.h>
 #define LIBRA_HANDOFF_RELEASE(object) \
   __tsan_release(const_cast<void*>(static_cast<const void*>(object)))

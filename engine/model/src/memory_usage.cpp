@@ -1,6 +1,8 @@
 #include "libra/memory_usage.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include "libra/sanitizers.hpp"
+
+#if defined(LIBRA_ADDRESS_SANITIZER) || defined(LIBRA_THREAD_SANITIZER)
 #include <cstddef>
 // From the sanitizers' common allocator interface (compiler-rt's
 // sanitizer/allocator_interface.h, which GCC 12 does not install); libasan and
