@@ -92,7 +92,15 @@ inline std::string pathStep(const std::string& path, const std::string& key) {
          nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "]";
 }
 
-// nlohmann's DOM builder, with a record of the keys of every open object.
+// Builds the document from nlohmann's SAX events and refuses a key that appears
+// twice in one object. Each container is assembled from the bottom up: its
+// members are gathered in the frame of its level (reused from one container
+// to the next) and moved into it, at their exact count, when it closes.
+// nlohmann's own builder (json_sax_dom_parser) grows each ordered_json object
+// one key at a time, and an object's members, pair<const std::string, Json>,
+// cannot be moved: every growth copied all members before it, deep (a
+// pipelined workload's layers about three times over), and each new key was
+// looked up with a linear search.
 template <class Json>
 class DuplicateKeyCheck {
  public:
@@ -102,78 +110,122 @@ class DuplicateKeyCheck {
   using string_t = typename Json::string_t;
   using binary_t = typename Json::binary_t;
 
-  DuplicateKeyCheck(Json& root, std::string source) : dom_(root), source_(std::move(source)) {}
+  DuplicateKeyCheck(Json& root, std::string source) : root_(root), source_(std::move(source)) {}
 
-  bool null() { return value() && dom_.null(); }
-  bool boolean(bool v) { return value() && dom_.boolean(v); }
-  bool number_integer(number_integer_t v) { return value() && dom_.number_integer(v); }
-  bool number_unsigned(number_unsigned_t v) { return value() && dom_.number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) {
-    return value() && dom_.number_float(v, s);
+  bool null() { return place(Json(nullptr)); }
+  bool boolean(bool v) { return place(Json(v)); }
+  bool number_integer(number_integer_t v) { return place(Json(v)); }
+  bool number_unsigned(number_unsigned_t v) { return place(Json(v)); }
+  bool number_float(number_float_t v, const string_t& /*text*/) { return place(Json(v)); }
+  bool string(string_t& v) { return place(Json(std::move(v))); }
+  bool binary(binary_t& v) {
+    Json j(Json::value_t::binary);
+    j.template get_ref<binary_t&>() = std::move(v);
+    return place(std::move(j));
   }
-  bool string(string_t& v) { return value() && dom_.string(v); }
-  bool binary(binary_t& v) { return value() && dom_.binary(v); }
-  bool start_object(std::size_t n) {
-    value();
-    open_.push_back(Level{true, {}, {}, 0});
-    return dom_.start_object(n);
+  bool start_object(std::size_t /*size*/) {
+    open(true);
+    return true;
   }
   bool key(string_t& k) {
-    Level& level = open_.back();
+    Level& level = open_[depth_ - 1];
     if (!level.keys.insert(k).second) {
       const std::string where = path();
       throw InputError(source_ + ": " + (where.empty() ? "the top-level object" : where) +
                        " has the key \"" + text::abbreviate(k) +
                        "\" twice (a second one would silently replace the first)");
     }
-    level.key = k;
-    return dom_.key(k);
+    level.key = std::move(k);
+    return true;
   }
   bool end_object() {
-    open_.pop_back();
-    return dom_.end_object();
+    Level& level = open_[depth_ - 1];
+    Json object(Json::value_t::object);
+    auto& members = object.template get_ref<typename Json::object_t&>();
+    if constexpr (requires { members.reserve(std::size_t{}); }) {
+      // ordered_json: the keys are known to be distinct, so no search.
+      members.reserve(level.members.size());
+      for (auto& [k, v] : level.members) members.emplace_back(std::move(k), std::move(v));
+    } else {
+      for (auto& [k, v] : level.members) members.emplace(std::move(k), std::move(v));
+    }
+    --depth_;
+    return place(std::move(object));
   }
-  bool start_array(std::size_t n) {
-    value();
-    open_.push_back(Level{false, {}, {}, 0});
-    return dom_.start_array(n);
+  bool start_array(std::size_t /*size*/) {
+    open(false);
+    return true;
   }
   bool end_array() {
-    open_.pop_back();
-    return dom_.end_array();
+    Level& level = open_[depth_ - 1];
+    Json array(Json::value_t::array);
+    array.template get_ref<typename Json::array_t&>() = std::move(level.elements);
+    level.elements = {};
+    --depth_;
+    return place(std::move(array));
   }
   template <class Exception>
-  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
-    return dom_.parse_error(position, token, ex);
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const Exception& ex) {
+    throw ex;
   }
 
  private:
   struct Level {
-    bool object;
+    bool object = false;
     std::unordered_set<std::string> keys;
     std::string key;    // the current member's key (objects)
     std::size_t count;  // elements begun so far (arrays)
+    std::vector<std::pair<string_t, Json>> members;
+    typename Json::array_t elements;
   };
 
-  // A value begins: count it in its array.
-  bool value() {
-    if (!open_.empty() && !open_.back().object) ++open_.back().count;
+  // A container begins: the next frame, cleared (its capacity kept, but for a
+  // large key set, whose clear() would cost its bucket count every time).
+  void open(bool object) {
+    if (depth_ == open_.size()) open_.emplace_back();
+    Level& level = open_[depth_++];
+    level.object = object;
+    if (level.keys.bucket_count() > 64) {
+      level.keys = {};
+    } else {
+      level.keys.clear();
+    }
+    level.key.clear();
+    level.count = 0;
+    level.members.clear();
+    level.elements.clear();
+  }
+
+  // A value is complete: into its container, or the document.
+  bool place(Json&& value) {
+    if (depth_ == 0) {
+      root_ = std::move(value);
+      return true;
+    }
+    Level& level = open_[depth_ - 1];
+    if (level.object) {
+      level.members.emplace_back(std::move(level.key), std::move(value));
+    } else {
+      ++level.count;
+      level.elements.push_back(std::move(value));
+    }
     return true;
   }
 
   // The JSON path of the innermost open object.
   std::string path() const {
     std::string out;
-    for (std::size_t i = 0; i + 1 < open_.size(); ++i) {
+    for (std::size_t i = 0; i + 1 < depth_; ++i) {
       out = open_[i].object ? pathStep(out, text::abbreviate(open_[i].key))
-                            : out + "[" + std::to_string(open_[i].count - 1) + "]";
+                            : out + "[" + std::to_string(open_[i].count) + "]";
     }
     return out;
   }
 
-  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  Json& root_;
   std::string source_;
-  std::vector<Level> open_;
+  std::vector<Level> open_;  // open_[0, depth_) are the open containers, outermost first
+  std::size_t depth_ = 0;
 };
 
 // Parses `text`; throws InputError "source:line:column: malformed JSON: why",

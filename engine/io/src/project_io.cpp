@@ -207,13 +207,25 @@ Json parseDocument(std::string_view text, const std::string& source) {
 // ---------------------------------------------------------------------------
 // Writing.
 
+// An object with room for `members` keys. An ordered_json object is a vector of
+// pair<const std::string, Json>, which cannot be moved: each reallocation copies
+// every member, deep (a workload's layers were copied about three times over).
+Json objectWithRoom(std::size_t members) {
+  Json j = Json::object();
+  j.get_ref<Json::object_t&>().reserve(members);
+  return j;
+}
+
 class Writer {
  public:
   // Integral values print as integers (9375000, not 9375000.0); the others in
   // nlohmann's shortest form that reads back to the same double.
-  Json number(double value, const std::string& path) const {
+  // `path()` names the value in the message when it cannot be saved; it is not
+  // built otherwise (a pipelined workload has 10^5 numbers).
+  template <class PathOf>
+  Json number(double value, const PathOf& path) const {
     if (!std::isfinite(value)) {
-      throw InputError("project: " + path + " is " + text::formatNumber(value) +
+      throw InputError("project: " + path() + " is " + text::formatNumber(value) +
                        "; only finite numbers can be saved");
     }
     constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
@@ -221,6 +233,9 @@ class Writer {
       return Json(static_cast<std::int64_t>(value));
     }
     return Json(value);
+  }
+  Json number(double value, const std::string& path) const {
+    return number(value, [&] { return path; });
   }
 
   Json network(const Network& network, const std::string& at) const {
@@ -266,11 +281,12 @@ class Writer {
     return j;
   }
 
-  Json phase(const Phase& p, const std::string& path) const {
-    Json j = Json::object();
-    j["compute_ns"] = number(p.computeNs, path + ".compute_ns");
+  template <class PathOf>
+  Json phase(const Phase& p, const PathOf& path) const {
+    Json j = objectWithRoom(5);
+    j["compute_ns"] = number(p.computeNs, [&] { return path() + ".compute_ns"; });
     j["collective"] = std::string(toString(p.collective));
-    j["size_bytes"] = number(p.sizeBytes, path + ".size_bytes");
+    j["size_bytes"] = number(p.sizeBytes, [&] { return path() + ".size_bytes"; });
     if (!p.groups.empty()) j["groups"] = p.groups;
     if (!p.strides.empty()) j["strides"] = p.strides;
     return j;
@@ -304,16 +320,17 @@ class Writer {
       j["origin"] = std::move(o);
     }
     Json layers = Json::array();
+    layers.get_ref<Json::array_t&>().reserve(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
       const Layer& layer = w.layers[i];
-      const std::string at = element(path + ".layers", i);
-      Json l = Json::object();
+      const auto at = [&] { return element(path + ".layers", i); };
+      Json l = objectWithRoom(2 + kPhaseKinds.size());
       l["name"] = layer.name;
       for (PhaseKind kind : kPhaseKinds) {
         const std::string key(toString(kind));
-        l[key] = phase(layer.phase(kind), at + "." + key);
+        l[key] = phase(layer.phase(kind), [&] { return at() + "." + key; });
       }
-      l["update_ns"] = number(layer.updateNs, at + ".update_ns");
+      l["update_ns"] = number(layer.updateNs, [&] { return at() + ".update_ns"; });
       layers.push_back(std::move(l));
     }
     j["layers"] = std::move(layers);
