@@ -4,10 +4,14 @@
 
 #if defined(LIBRA_ADDRESS_SANITIZER) || defined(LIBRA_THREAD_SANITIZER)
 #include <cstddef>
-// From the sanitizers' common allocator interface (compiler-rt's
-// sanitizer/allocator_interface.h, which GCC 12 does not install); libasan and
-// libtsan both export it.
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+// The sanitizers' common allocator interface: Clang installs its header; GCC 12
+// does not, but libasan and libtsan export the function all the same.
+#if __has_include(<sanitizer/allocator_interface.h>)
+#include <sanitizer/allocator_interface.h>
+#else
+extern "C" std::size_t
+__sanitizer_get_current_allocated_bytes();  // NOLINT(bugprone-reserved-identifier)
+#endif
 #define LIBRA_SANITIZED_ALLOCATOR 1
 #else
 #include <malloc.h>
