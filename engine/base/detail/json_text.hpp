@@ -102,7 +102,7 @@ inline std::string pathStep(const std::string& path, const std::string& key) {
 // pipelined workload's layers about three times over), and each new key was
 // looked up with a linear search.
 template <class Json>
-class DuplicateKeyCheck {
+class DocumentBuilder {
  public:
   using number_integer_t = typename Json::number_integer_t;
   using number_unsigned_t = typename Json::number_unsigned_t;
@@ -110,7 +110,7 @@ class DuplicateKeyCheck {
   using string_t = typename Json::string_t;
   using binary_t = typename Json::binary_t;
 
-  DuplicateKeyCheck(Json& root, std::string source) : root_(root), source_(std::move(source)) {}
+  DocumentBuilder(Json& root, std::string source) : root_(root), source_(std::move(source)) {}
 
   bool null() { return place(Json(nullptr)); }
   bool boolean(bool v) { return place(Json(v)); }
@@ -173,10 +173,9 @@ class DuplicateKeyCheck {
   struct Level {
     bool object = false;
     std::unordered_set<std::string> keys;
-    std::string key;    // the current member's key (objects)
-    std::size_t count;  // elements begun so far (arrays)
+    std::string key;  // the current member's key (objects)
     std::vector<std::pair<string_t, Json>> members;
-    typename Json::array_t elements;
+    typename Json::array_t elements;  // the elements complete so far (arrays)
   };
 
   // A container begins: the next frame, cleared (its capacity kept, but for a
@@ -191,7 +190,6 @@ class DuplicateKeyCheck {
       level.keys.clear();
     }
     level.key.clear();
-    level.count = 0;
     level.members.clear();
     level.elements.clear();
   }
@@ -206,7 +204,6 @@ class DuplicateKeyCheck {
     if (level.object) {
       level.members.emplace_back(std::move(level.key), std::move(value));
     } else {
-      ++level.count;
       level.elements.push_back(std::move(value));
     }
     return true;
@@ -217,7 +214,7 @@ class DuplicateKeyCheck {
     std::string out;
     for (std::size_t i = 0; i + 1 < depth_; ++i) {
       out = open_[i].object ? pathStep(out, text::abbreviate(open_[i].key))
-                            : out + "[" + std::to_string(open_[i].count) + "]";
+                            : out + "[" + std::to_string(open_[i].elements.size()) + "]";
     }
     return out;
   }
@@ -241,7 +238,7 @@ Json parse(std::string_view text, const std::string& source) {
   }
   try {
     Json doc;
-    DuplicateKeyCheck<Json> sax(doc, source);
+    DocumentBuilder<Json> sax(doc, source);
     Json::sax_parse(text.begin(), text.end(), &sax);
     return doc;
   } catch (const typename Json::parse_error& e) {
