@@ -28,6 +28,7 @@
 #include <QLineSeries>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMetaMethod>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPlainTextEdit>
@@ -50,6 +51,8 @@
 #include <QUrl>
 #include <QValueAxis>
 #include <QXmlStreamReader>
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <libra/astra_export.hpp>
 #include <libra/edits.hpp>
@@ -2065,5 +2068,60 @@ class ExplorerTest : public QObject {
   }
 };
 
-QTEST_MAIN(ExplorerTest)
+namespace {
+
+// The test functions that measure real time (how soon a drag's results reach
+// the screen) run alone: ctest runs `--timed` with RUN_SERIAL and `--untimed`
+// beside other tests (tests/ui/CMakeLists.txt). A new function is untimed
+// unless listed here; a listed name that is not a test function is an error.
+constexpr std::array kTimedFunctions{
+    "aDragShowsCoarseFrontsThenTheProjectsOwn",
+    "aSlowFrontComesCoarseFirstThenTheProjectsOwn",
+    "rapidSliderChangesEndOnTheLastValueAndNeverPaintAStaleResult",
+    "aDragWithSlowSolvesStaysLive",
+};
+
+bool isTimed(const QString& function) {
+  return std::any_of(kTimedFunctions.begin(), kTimedFunctions.end(),
+                     [&](const char* name) { return function == QLatin1String(name); });
+}
+
+// The arguments for QTest::qExec: `--timed` and `--untimed` replaced by the
+// functions they select; empty when kTimedFunctions names an unknown function.
+QStringList selectFunctions(const QObject& test, QStringList arguments) {
+  const bool timed = arguments.removeAll(QStringLiteral("--timed")) > 0;
+  const bool untimed = arguments.removeAll(QStringLiteral("--untimed")) > 0;
+  QStringList functions;
+  const QMetaObject* meta = test.metaObject();
+  for (int i = meta->methodOffset(); i < meta->methodCount(); ++i) {
+    const QMetaMethod m = meta->method(i);
+    const QString name = QString::fromLatin1(m.name());
+    if (m.methodType() == QMetaMethod::Slot && m.access() == QMetaMethod::Private &&
+        m.parameterCount() == 0 && !name.startsWith(QStringLiteral("init")) &&
+        !name.startsWith(QStringLiteral("cleanup"))) {
+      functions << name;
+    }
+  }
+  for (const char* name : kTimedFunctions) {
+    if (!functions.contains(QLatin1String(name))) {
+      qCritical("kTimedFunctions names %s, which is not a test function", name);
+      return {};
+    }
+  }
+  for (const QString& name : functions) {
+    if ((timed && isTimed(name)) || (untimed && !isTimed(name))) arguments << name;
+  }
+  return arguments;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  QTEST_MAIN_SETUP()
+  ExplorerTest test;
+  QTEST_SET_MAIN_SOURCE_PATH
+  const QStringList arguments = selectFunctions(test, QCoreApplication::arguments());
+  return arguments.isEmpty() ? 1 : QTest::qExec(&test, arguments);
+}
+
 #include "test_explorer.moc"
