@@ -2081,35 +2081,34 @@ constexpr std::array kTimedFunctions{
     "aDragWithSlowSolvesStaysLive",
 };
 
-bool isTimed(const QString& function) {
-  return std::any_of(kTimedFunctions.begin(), kTimedFunctions.end(),
-                     [&](const char* name) { return function == QLatin1String(name); });
-}
-
 // The arguments for QTest::qExec: `--timed` and `--untimed` replaced by the
 // functions they select; empty when kTimedFunctions names an unknown function.
 QStringList selectFunctions(const QObject& test, QStringList arguments) {
   const bool timed = arguments.removeAll(QStringLiteral("--timed")) > 0;
   const bool untimed = arguments.removeAll(QStringLiteral("--untimed")) > 0;
+  const QStringList fixtures{QStringLiteral("initTestCase"), QStringLiteral("cleanupTestCase"),
+                             QStringLiteral("init"), QStringLiteral("cleanup")};
   QStringList functions;
   const QMetaObject* meta = test.metaObject();
   for (int i = meta->methodOffset(); i < meta->methodCount(); ++i) {
     const QMetaMethod m = meta->method(i);
     const QString name = QString::fromLatin1(m.name());
     if (m.methodType() == QMetaMethod::Slot && m.access() == QMetaMethod::Private &&
-        m.parameterCount() == 0 && !name.startsWith(QStringLiteral("init")) &&
-        !name.startsWith(QStringLiteral("cleanup"))) {
+        m.parameterCount() == 0 && !fixtures.contains(name) &&
+        !name.endsWith(QStringLiteral("_data"))) {
       functions << name;
     }
   }
-  for (const char* name : kTimedFunctions) {
-    if (!functions.contains(QLatin1String(name))) {
-      qCritical("kTimedFunctions names %s, which is not a test function", name);
+  QStringList timedFunctions;
+  for (const char* name : kTimedFunctions) timedFunctions << QLatin1String(name);
+  for (const QString& name : timedFunctions) {
+    if (!functions.contains(name)) {
+      qCritical("kTimedFunctions names %s, which is not a test function", qPrintable(name));
       return {};
     }
   }
   for (const QString& name : functions) {
-    if ((timed && isTimed(name)) || (untimed && !isTimed(name))) arguments << name;
+    if (timedFunctions.contains(name) ? timed : untimed) arguments << name;
   }
   return arguments;
 }
