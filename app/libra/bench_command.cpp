@@ -98,8 +98,10 @@ void runBenchCommand(Context& context, const BenchArgs& args) {
 
 void registerBench(CLI::App& app, Context& context) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "bench", "Measure native and IPOPT solve times, a 100-point Pareto front, and agreement");
+  CLI::App* cmd =
+      addCommand(app, context, "bench",
+                 "Measure native and IPOPT solve times, a 100-point Pareto front, and agreement");
+  if (cmd == nullptr) return;
   cmd->add_option("project", args->project, "Project file (JSON)")->required();
   cmd->add_option("--constraint", args->constraints, "Extra constraint (repeatable)");
   cmd->add_option("--repetitions", args->repetitions,

@@ -93,6 +93,12 @@ bool stdoutTakesColor() {
   return isatty(STDOUT_FILENO) == 1;
 }
 
+CLI::App* addCommand(CLI::App& app, const Context& context, const std::string& name,
+                     const std::string& description) {
+  CLI::App* cmd = app.add_subcommand(name, description);
+  return cmd->check_name(context.word) ? cmd : nullptr;
+}
+
 void configureApp(CLI::App& app) {
   app.name("libra");
   app.description(kDescription);

@@ -25,6 +25,7 @@ struct Context {
   bool color = false;  // stdout is a terminal that takes ANSI colours
   bool json = false;   // --json was given: errors are also printed as a JSON object
   int exitCode = kExitSuccess;
+  std::string word = {};  // the first word of the command line: the command to run
 };
 
 using RegisterCommand = void (*)(CLI::App& app, Context& context);
@@ -43,6 +44,14 @@ void registerValidate(CLI::App& app, Context& context);        // validate_comma
 void registerExportAstraSim(CLI::App& app, Context& context);  // export_command.cpp
 void registerCompare(CLI::App& app, Context& context);         // compare_command.cpp
 void registerReport(CLI::App& app, Context& context);          // report_command.cpp
+
+// Adds the subcommand NAME to the app. Returns it when its flags are needed,
+// that is when it is the command given (context.word), and nullptr otherwise:
+// the other commands only need their name and description, for the help and
+// the error about an unknown command, so a start does not build every
+// command's flags.
+CLI::App* addCommand(CLI::App& app, const Context& context, const std::string& name,
+                     const std::string& description);
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

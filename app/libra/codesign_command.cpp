@@ -568,10 +568,11 @@ int runCodesignCommand(const CodesignArgs& args, Context& context) {
 
 void registerCodesign(CLI::App& app, Context& context) {
   auto args = std::make_shared<CodesignArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "codesign",
+  CLI::App* cmd = addCommand(
+      app, context, "codesign",
       "Find the best network shape and the best way to run a workload on it, and the Pareto "
       "front of cost against time to train");
+  if (cmd == nullptr) return;
   cmd->add_option("--npus", args->npus, "NPU counts, e.g. 4096 or 1024,2048")
       ->required()
       ->type_name("N[,N...]");

@@ -110,8 +110,9 @@ int runCompare(const CompareArgs& args, Context& context) {
 
 void registerCompare(CLI::App& app, Context& context) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "The optima of several designs (scenarios or projects) side by side");
+  CLI::App* cmd = addCommand(app, context, "compare",
+                             "The optima of several designs (scenarios or projects) side by side");
+  if (cmd == nullptr) return;
   addComparisonFlags(cmd, args->flags, "Designs to compare");
   CLI::Option* json = cmd->add_flag("--json", args->json, "Print one JSON object");
   CLI::Option* csv =

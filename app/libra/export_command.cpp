@@ -141,8 +141,9 @@ int runExport(const ExportArgs& args, Context& context) {
 
 void registerExportAstraSim(CLI::App& app, Context& context) {
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "export-astra-sim", "Write a design as ASTRA-sim 2 input (network, system, workload)");
+  CLI::App* cmd = addCommand(app, context, "export-astra-sim",
+                             "Write a design as ASTRA-sim 2 input (network, system, workload)");
+  if (cmd == nullptr) return;
   cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
   addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--bandwidth", args->bandwidth,

@@ -100,8 +100,9 @@ int runImport(const ImportArgs& args, Context& context) {
 
 void registerImportLibra(CLI::App& app, Context& context) {
   auto args = std::make_shared<ImportArgs>();
-  CLI::App* cmd = app.add_subcommand("import-libra",
-                                     "Write a project file from LIBRA / ASTRA-sim 1.0 input files");
+  CLI::App* cmd = addCommand(app, context, "import-libra",
+                             "Write a project file from LIBRA / ASTRA-sim 1.0 input files");
+  if (cmd == nullptr) return;
   cmd->add_option("--network", args->network, "Network file (.yml or .json)")
       ->required()
       ->type_name("FILE");

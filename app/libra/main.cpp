@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   CLI::App app;
   configureApp(app);
   Context context{std::cout, std::cerr, stdoutTakesColor()};
+  if (argc > 1) context.word = argv[1];
 
   for (RegisterCommand add : {
            registerPresets,

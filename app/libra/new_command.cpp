@@ -236,8 +236,9 @@ int runNew(const NewArgs& args, Context& context) {
 
 void registerNew(CLI::App& app, Context& context) {
   auto args = std::make_shared<NewArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "new", "Write a project file with a workload generated from a model preset");
+  CLI::App* cmd = addCommand(app, context, "new",
+                             "Write a project file with a workload generated from a model preset");
+  if (cmd == nullptr) return;
   cmd->add_option("--network", args->network, "Network file (LIBRA .yml or SC22 .json)")
       ->required()
       ->type_name("FILE");

@@ -179,8 +179,10 @@ int runPareto(const ParetoArgs& args, Context& context) {
 
 void registerPareto(CLI::App& app, Context& context) {
   auto args = std::make_shared<ParetoArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "pareto", "Least time for N network cost budgets, and the perf-per-cost optimum");
+  CLI::App* cmd =
+      addCommand(app, context, "pareto",
+                 "Least time for N network cost budgets, and the perf-per-cost optimum");
+  if (cmd == nullptr) return;
   cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
   addScenarioFlag(cmd, args->scenario);
   cmd->add_option("--points", args->points,

@@ -318,7 +318,8 @@ int runPresetsCommand(const PresetsArgs& args, Context& context) {
 void registerPresets(CLI::App& app, Context& context) {
   auto args = std::make_shared<PresetsArgs>();
   CLI::App* cmd =
-      app.add_subcommand("presets", "List the model presets and devices for new and sweep");
+      addCommand(app, context, "presets", "List the model presets and devices for new and sweep");
+  if (cmd == nullptr) return;
   cmd->add_flag("--devices", args->devicesOnly, "List the devices only");
   cmd->add_option("--show", args->show,
                   "One preset's hyperparameters; with --json libra's model file of it, which "

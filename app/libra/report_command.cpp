@@ -116,8 +116,9 @@ int runReport(const ReportArgs& args, Context& context) {
 
 void registerReport(CLI::App& app, Context& context) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "report", "A design-review report (HTML or PDF) of one or several designs");
+  CLI::App* cmd = addCommand(app, context, "report",
+                             "A design-review report (HTML or PDF) of one or several designs");
+  if (cmd == nullptr) return;
   addComparisonFlags(cmd, args->flags, "Designs in the report");
   cmd->add_option("-o,--output", args->output, "The report: FILE.html or FILE.pdf")
       ->required()

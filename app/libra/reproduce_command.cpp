@@ -121,10 +121,11 @@ void runReproduceCommand(Context& context, const ReproduceArgs& args) {
 
 void registerReproduceLibra(CLI::App& app, Context& context) {
   auto args = std::make_shared<ReproduceArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "reproduce-libra",
-      "Reproduce LIBRA's comparison of optimized against equal bandwidth splits on the "
-      "reference inputs");
+  CLI::App* cmd =
+      addCommand(app, context, "reproduce-libra",
+                 "Reproduce LIBRA's comparison of optimized against equal bandwidth splits on the "
+                 "reference inputs");
+  if (cmd == nullptr) return;
   cmd->add_option("--reference", args->reference,
                   "Directory with the LIBRA reference inputs (network/, workload/, "
                   "communicator/, cost_model/)")

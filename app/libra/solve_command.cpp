@@ -113,7 +113,8 @@ int runEvaluate(const EvaluateArgs& args, Context& context) {
 void registerSolve(CLI::App& app, Context& context) {
   auto args = std::make_shared<SolveArgs>();
   CLI::App* cmd =
-      app.add_subcommand("solve", "Best per-dimension bandwidths under the constraints");
+      addCommand(app, context, "solve", "Best per-dimension bandwidths under the constraints");
+  if (cmd == nullptr) return;
   cmd->add_option("PROJECT", args->project, "Project file (JSON, e.g. written by import-libra)")
       ->required()
       ->type_name("FILE");
@@ -143,8 +144,10 @@ void registerSolve(CLI::App& app, Context& context) {
 
 void registerEvaluate(CLI::App& app, Context& context) {
   auto args = std::make_shared<EvaluateArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "evaluate", "Iteration time and network cost of given bandwidths (no optimization)");
+  CLI::App* cmd =
+      addCommand(app, context, "evaluate",
+                 "Iteration time and network cost of given bandwidths (no optimization)");
+  if (cmd == nullptr) return;
   cmd->add_option("PROJECT", args->project, "Project file (JSON)")->required()->type_name("FILE");
   cmd->add_option("--bandwidth", args->bandwidth,
                   "Bandwidth of one NPU into each dimension in GB/s, innermost first, "

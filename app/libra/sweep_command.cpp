@@ -488,8 +488,10 @@ int runSweepCommand(const SweepArgs& args, Context& context) {
 
 void registerSweep(CLI::App& app, Context& context) {
   auto args = std::make_shared<SweepArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "sweep", "Solve every network shape for N NPUs with a preset's workload and rank them");
+  CLI::App* cmd =
+      addCommand(app, context, "sweep",
+                 "Solve every network shape for N NPUs with a preset's workload and rank them");
+  if (cmd == nullptr) return;
   cmd->add_option("--npus", args->npus, "Number of NPUs, at least 4 (e.g. 4096)")
       ->required()
       ->type_name("N");

@@ -235,8 +235,9 @@ int runValidate(const ValidateArgs& args, Context& context) {
 
 void registerValidate(CLI::App& app, Context& context) {
   auto args = std::make_shared<ValidateArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "validate", "The collective model's times against a data set of simulator runs");
+  CLI::App* cmd = addCommand(app, context, "validate",
+                             "The collective model's times against a data set of simulator runs");
+  if (cmd == nullptr) return;
   cmd->add_option("DATA", args->data, "Data set (JSON, e.g. tests/data/astra-sim/validation.json)")
       ->required()
       ->type_name("FILE");
