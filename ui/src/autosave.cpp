@@ -148,7 +148,7 @@ bool AutosaveController::isPending() const {
 void AutosaveController::schedule() {
   if (!lock_ || !document_->isModified()) return;
   if (!unsavedSince_.isValid()) unsavedSince_.start();
-  const qint64 left = kMaxDelayMs - unsavedSince_.elapsed();
+  const qint64 left = maxDelayMs_ - unsavedSince_.elapsed();
   timer_.start(static_cast<int>(std::clamp<qint64>(std::min<qint64>(delayMs_, left), 0, delayMs_)));
 }
 

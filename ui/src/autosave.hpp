@@ -88,6 +88,8 @@ class AutosaveController : public QObject {
   QString lastError() const { return lastError_; }
   int delayMs() const { return delayMs_; }
   void setDelayMs(int ms) { delayMs_ = ms; }
+  int maxDelayMs() const { return maxDelayMs_; }
+  void setMaxDelayMs(int ms) { maxDelayMs_ = ms; }
 
   // Writes now, on the calling thread after the writes already queued; false
   // with the reason in `error` when it failed. Nothing is written for an
@@ -136,6 +138,7 @@ class AutosaveController : public QObject {
   QTimer timer_;
   QElapsedTimer unsavedSince_;  // the first change not written yet
   int delayMs_ = kDelayMs;
+  int maxDelayMs_ = kMaxDelayMs;
   int inFlight_ = 0;
   int writes_ = 0;
   double longestGuiMs_ = 0;
