@@ -586,7 +586,7 @@ TEST(SolverCostBudget, CostStaysWithinBudgetAndTimeFallsWithBudget) {
 //   c T(c) is least where C0 = 5600 V1 32 / y^2 with y = c - 5600:
 //     y = sqrt(5600 * 1e8 * 32 / 7e6) = sqrt(2.56e6) = 1600, c* = 7200,
 //     bw = [650, 50], T = 9e6, c T = 6.48e10 (vs 7.04e10 at the least-time point).
-Problem paretoProblem() {
+Problem paretoProblem(double computeNs = 7e6) {
   Network net;
   net.dims = {makeDim("pkg", BuildingBlock::Ring, 4, "cheap"),
               makeDim("pod", BuildingBlock::Ring, 2, "dear")};
@@ -594,8 +594,8 @@ Problem paretoProblem() {
                                          {"dear", CostLevel{5.0, std::nullopt, std::nullopt}}});
   Workload w;
   w.communicator = makeCommunicator({1, 1}, {1, 1}, {4, 2});
-  w.layers = {
-      makeLayer("L", makePhase(7e6), makePhase(0), makePhase(0, CollectiveType::AllReduce, 4e8))};
+  w.layers = {makeLayer("L", makePhase(computeNs), makePhase(0),
+                        makePhase(0, CollectiveType::AllReduce, 4e8))};
   return makeProblem(net, {w}, {"total == 700"}, TrainingLoop::NoOverlap, model);
 }
 
@@ -660,6 +660,32 @@ TEST(SolverPareto, PerfPerCostEqualsTheOptimumOfTheFront) {
     EXPECT_TRUE(
         relNear(f32.perfPerCostOptimum.eval.iterationNs * f32.perfPerCostOptimum.eval.costUsd,
                 s.eval.iterationNs * s.eval.costUsd, 1e-12));
+  }
+}
+
+// With 1e6 ns of compute, time x cost = (1e6 + 3.2e9 / (c - 5600)) c would be
+// least at c = 5600 + sqrt(3.2e9 * 5600 / 1e6) = 9833, beyond the 8800 that
+// `total == 700` allows: the perf-per-cost optimum is the fastest design,
+// (1e6 + 1e6) ns x $8800. One solve next to it shows that, instead of a
+// golden-section search closing in on the end of the range (about 30 solves).
+TEST(SolverPareto, PerfPerCostAtTheFastestDesignTakesOneSolveBeyondTheScan) {
+  const Problem p = paretoProblem(1e6);
+  for (Backend b : kBackends) {
+    SCOPED_TRACE(toString(b));
+    const ParetoFront f = paretoFront(p, 9, withBackend(b));
+    ASSERT_EQ(f.status, SolveStatus::Optimal) << f.message;
+    const Solution& ppc = f.perfPerCostOptimum;
+    ASSERT_TRUE(ppc.ok()) << ppc.message;
+    EXPECT_TRUE(relNear(ppc.eval.costUsd, 8800, 1e-8)) << ppc.eval.costUsd;
+    EXPECT_TRUE(relNear(ppc.eval.iterationNs * ppc.eval.costUsd, 1.76e10, kObjectiveTol));
+    int scanned = 0, most = 0;
+    for (const Solution& s : f.points) {
+      scanned += s.iterations;
+      most = std::max(most, s.iterations);
+    }
+    EXPECT_LE(ppc.iterations - scanned, 2 * most)
+        << ppc.iterations << " iterations in all, " << scanned << " for the " << f.points.size()
+        << " points";
   }
 }
 
