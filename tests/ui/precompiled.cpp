@@ -1,0 +1,3 @@
+// The source of the target that builds tests/ui/precompiled.hpp once
+// (tests/ui/CMakeLists.txt); the GUI tests reuse that header.
+#include "precompiled.hpp"
