@@ -1,8 +1,8 @@
 // The `libra` command line: shared context, exit codes and the commands'
 // register functions. Each command (or group of commands) lives in its own file
-// and adds itself to the CLI11 app through one register function; main.cpp only
-// lists them. To add a command: write `registerFoo(CLI::App&, Context&)` in
-// foo_command.cpp, declare it here and append it to the list in main.cpp.
+// and adds itself to the CLI11 app through one register function; commands.cpp
+// only lists them. To add a command: write `registerFoo(CLI::App&, Context&)` in
+// foo_command.cpp, declare it here and append it to the list in commands.cpp.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -52,6 +52,10 @@ void registerReport(CLI::App& app, Context& context);          // report_command
 // command's flags.
 CLI::App* addCommand(CLI::App& app, const Context& context, const std::string& name,
                      const std::string& description);
+
+// Runs one command line as `libra` does (argv[0] is the program), on std::cout
+// and std::cerr; returns the exit code. commands.cpp.
+int runCommandLine(int argc, const char* const* argv);
 
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);

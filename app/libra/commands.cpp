@@ -1,11 +1,12 @@
-// Entry point of `libra`: the list of commands. Each command registers itself;
-// see cli.hpp for how to add one.
+// The list of `libra`'s commands and the run of one command line. Each command
+// registers itself; see cli.hpp for how to add one.
 #include <iostream>
 
 #include "cli.hpp"
 
-int main(int argc, char** argv) {
-  using namespace libra::cli;
+namespace libra::cli {
+
+int runCommandLine(int argc, const char* const* argv) {
   CLI::App app;
   configureApp(app);
   Context context{std::cout, std::cerr, stdoutTakesColor()};
@@ -31,3 +32,5 @@ int main(int argc, char** argv) {
   }
   return run(app, argc, argv, context);
 }
+
+}  // namespace libra::cli

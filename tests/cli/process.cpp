@@ -4,12 +4,17 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -124,6 +129,99 @@ ProcessResult runProcess(const std::string& program, const std::vector<std::stri
     result.signaled = true;
     result.exitCode = 128 + WTERMSIG(status);
   }
+  return result;
+}
+
+namespace {
+
+// Everything written to `fd` (a memfd) so far.
+std::string readBack(int fd) {
+  std::string text;
+  ::lseek(fd, 0, SEEK_SET);
+  char buffer[65536];
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR)) {
+    if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
+  }
+  return text;
+}
+
+void flushAll() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+}
+
+// Points descriptors 0, 1 and 2 at /dev/null and two memfds while it lives.
+class Redirection {
+ public:
+  Redirection()
+      : out_(::memfd_create("stdout", MFD_CLOEXEC)), err_(::memfd_create("stderr", MFD_CLOEXEC)) {
+    const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (out_ < 0 || err_ < 0 || in < 0) throw std::runtime_error("cannot redirect stdio");
+    flushAll();
+    for (int fd = 0; fd < 3; ++fd) saved_[fd] = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    ::dup2(in, 0);
+    ::dup2(out_, 1);
+    ::dup2(err_, 2);
+    ::close(in);
+  }
+  Redirection(const Redirection&) = delete;
+  Redirection& operator=(const Redirection&) = delete;
+  ~Redirection() {
+    restore();
+    ::close(out_);
+    ::close(err_);
+  }
+  // Puts the test's own descriptors back (idempotent).
+  void restore() {
+    flushAll();
+    for (int fd = 0; fd < 3; ++fd) {
+      if (saved_[fd] < 0) continue;
+      ::dup2(saved_[fd], fd);
+      ::close(saved_[fd]);
+      saved_[fd] = -1;
+    }
+    std::cout.clear();
+    std::cerr.clear();
+  }
+  std::string out() const { return readBack(out_); }
+  std::string err() const { return readBack(err_); }
+
+ private:
+  int out_, err_;
+  int saved_[3] = {-1, -1, -1};
+};
+
+}  // namespace
+
+ProcessResult runInProcess(const ProgramEntry& entry, const std::string& program,
+                           const std::vector<std::string>& args,
+                           std::chrono::milliseconds timeout) {
+  std::vector<std::string> strings{program};
+  strings.insert(strings.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const std::string& s : strings) argv.push_back(s.c_str());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(strings.size());
+
+  Redirection redirection;
+  std::packaged_task<int()> task([&] { return entry(argc, argv.data()); });
+  std::future<int> done = task.get_future();
+  std::thread worker(std::move(task));
+  if (done.wait_for(timeout) == std::future_status::timeout) {
+    redirection.restore();
+    std::cerr << "runInProcess: " << program << " did not finish within " << timeout.count()
+              << " ms; stderr so far:\n"
+              << redirection.err() << std::endl;
+    std::abort();
+  }
+  worker.join();
+  redirection.restore();
+  ProcessResult result;
+  result.exitCode = done.get();
+  result.out = redirection.out();
+  result.err = redirection.err();
   return result;
 }
 
