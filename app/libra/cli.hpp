@@ -53,10 +53,6 @@ void registerReport(CLI::App& app, Context& context);          // report_command
 CLI::App* addCommand(CLI::App& app, const Context& context, const std::string& name,
                      const std::string& description);
 
-// Runs one command line as `libra` does (argv[0] is the program), on std::cout
-// and std::cerr; returns the exit code. commands.cpp.
-int runCommandLine(int argc, const char* const* argv);
-
 // Sets up the top-level app (description, --version, help footer).
 void configureApp(CLI::App& app);
 

@@ -1,5 +1,7 @@
 // The list of `libra`'s commands and the run of one command line. Each command
 // registers itself; see cli.hpp for how to add one.
+#include "commands.hpp"
+
 #include <iostream>
 
 #include "cli.hpp"

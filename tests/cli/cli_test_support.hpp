@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "commands.hpp"
 #include "process.hpp"
 
 namespace libra::testing {
