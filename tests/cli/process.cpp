@@ -158,7 +158,12 @@ class Redirection {
   Redirection()
       : out_(::memfd_create("stdout", MFD_CLOEXEC)), err_(::memfd_create("stderr", MFD_CLOEXEC)) {
     const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (out_ < 0 || err_ < 0 || in < 0) throw std::runtime_error("cannot redirect stdio");
+    if (out_ < 0 || err_ < 0 || in < 0) {
+      for (const int fd : {out_, err_, in}) {
+        if (fd >= 0) ::close(fd);
+      }
+      throw std::runtime_error("cannot redirect stdio");
+    }
     flushAll();
     for (int fd = 0; fd < 3; ++fd) saved_[fd] = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
     ::dup2(in, 0);
