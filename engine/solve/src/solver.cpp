@@ -122,11 +122,10 @@ std::string otherBackendNote(const detail::StandardForm& form, const SolveOption
 
 // A backend's optimum of `pre`'s standard form as a design of `problem`: in
 // GB/s, moved onto the constraints, and with its idle dimensions polished.
-Solution answerOf(const Problem& problem, std::optional<double> budget, const Presolved& pre,
-                  const BackendResult& result) {
+Solution answerOf(const Problem& problem, const Presolved& pre, const BackendResult& result) {
   std::vector<double> bw = pre.form.bandwidth(result.x);
-  bw = detail::projectOntoConstraints(problem, budget, std::move(bw));
-  bw = detail::polishIdleDimensions(problem, budget, std::move(bw));
+  bw = detail::projectOntoConstraints(problem, pre.rows, std::move(bw));
+  bw = detail::polishIdleDimensions(problem, pre.rows, std::move(bw));
   return fromBandwidth(problem, std::move(bw), result.iterations);
 }
 
@@ -141,15 +140,14 @@ Solution answerOf(const Problem& problem, std::optional<double> budget, const Pr
 // 27 iterations and at most 0.04 s on the CI-seeded suites; the time limit,
 // 10 s or 20 times the native solve, is only for a large problem whose IPOPT
 // iterations are slow.
-Solution polishedByIpopt(const Problem& problem, std::optional<double> budget,
-                         const SolveOptions& options, const Presolved& pre,
+Solution polishedByIpopt(const Problem& problem, const SolveOptions& options, const Presolved& pre,
                          const BackendResult& native, Solution out) {
   SolveLimits polish;
   polish.seconds = std::min(options.limits.seconds, std::max(10.0, 20 * native.seconds));
   polish.iterations = kPolishIterations;
   const BackendResult ipopt = detail::solveIpopt(pre.form, options.cancel, polish);
   if (ipopt.status == SolveStatus::Optimal) {
-    Solution other = answerOf(problem, budget, pre, ipopt);
+    Solution other = answerOf(problem, pre, ipopt);
     if (other.eval.iterationNs < out.eval.iterationNs) {
       other.iterations = native.iterations;
       out = std::move(other);
@@ -189,9 +187,9 @@ Solution minimizeFixedTime(const Problem& problem, std::optional<double> budget,
     s.iterations = r.iterations;
     return s;
   }
-  Solution out = answerOf(problem, budget, pre, r);
+  Solution out = answerOf(problem, pre, r);
   if (options.backend == Backend::Native && r.atFloor) {
-    out = polishedByIpopt(problem, budget, options, pre, r, std::move(out));
+    out = polishedByIpopt(problem, options, pre, r, std::move(out));
   }
   return out;
 }

@@ -14,12 +14,6 @@ namespace {
 
 constexpr double kLpTolerance = 1e-9;
 
-struct Rows {
-  Eigen::MatrixXd Aeq, Ain;
-  Eigen::VectorXd beq, bin;
-  std::vector<std::string> eqText, inText;
-};
-
 void appendRow(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::RowVectorXd& row, double rhs) {
   A.conservativeResize(A.rows() + 1, row.size());
   b.conservativeResize(b.size() + 1);
@@ -35,7 +29,7 @@ void appendRow(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::RowVectorXd&
 // equalities with nonnegative coefficients (`total == 500`: every bw_d <= 500)
 // and from the single-dimension bounds kept. A single-dimension bound is
 // checked against the equalities' box only, never against itself.
-void dropImpliedRows(Rows& rows) {
+void dropImpliedRows(ConstraintRows& rows) {
   const Eigen::Index n = rows.Ain.cols(), m = rows.Ain.rows();
   if (m == 0) return;
   std::vector<bool> keep(m, false);
@@ -101,23 +95,22 @@ void dropImpliedRows(Rows& rows) {
     if (keep[i] && !implied(i)) rowsKept.push_back(i);
   }
   if (static_cast<Eigen::Index>(rowsKept.size()) == m) return;
-  Rows kept;
+  ConstraintRows kept;
   kept.Aeq = std::move(rows.Aeq);
   kept.beq = std::move(rows.beq);
-  kept.eqText = std::move(rows.eqText);
+  kept.eqSource = std::move(rows.eqSource);
   kept.Ain.resize(static_cast<Eigen::Index>(rowsKept.size()), n);
   kept.bin.resize(static_cast<Eigen::Index>(rowsKept.size()));
   for (std::size_t r = 0; r < rowsKept.size(); ++r) {
     kept.Ain.row(static_cast<Eigen::Index>(r)) = rows.Ain.row(rowsKept[r]);
     kept.bin(static_cast<Eigen::Index>(r)) = rows.bin(rowsKept[r]);
-    kept.inText.push_back(std::move(rows.inText[rowsKept[r]]));
+    kept.inSource.push_back(rows.inSource[rowsKept[r]]);
   }
   rows = std::move(kept);
 }
 
-// The constraints (and the cost budget) as rows scaled to unit size, `>=` turned
-// into `<=`, without the rows that others imply by their form (dropImpliedRows).
-Rows buildRows(const Problem& problem, std::optional<double> costBudget, double bwScale) {
+// The rows of constraintRows (see there), built in O(m log m).
+ConstraintRows buildRows(const Problem& problem, std::optional<double> costBudget) {
   const int n = problem.dims();
   auto scaleOf = [n](const std::vector<double>& coef) {
     double scale = 0;
@@ -130,15 +123,15 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
     ++(c.relation == Relation::Equal ? eqCount : inCount);
   }
   const bool budgetRow = costBudget && scaleOf(problem.costPerBandwidth) > 0;
-  Rows rows;
-  rows.eqText.reserve(static_cast<std::size_t>(eqCount));
-  rows.inText.reserve(static_cast<std::size_t>(inCount) + 1);
+  ConstraintRows rows;
+  rows.eqSource.reserve(static_cast<std::size_t>(eqCount));
+  rows.inSource.reserve(static_cast<std::size_t>(inCount) + 1);
   rows.Aeq.resize(eqCount, n);
   rows.beq.resize(eqCount);
   rows.Ain.resize(inCount + (budgetRow ? 1 : 0), n);
   rows.bin.resize(rows.Ain.rows());
   Eigen::Index eq = 0, in = 0;
-  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs, std::string text) {
+  auto add = [&](const std::vector<double>& coef, Relation rel, double rhs, int source) {
     const double scale = scaleOf(coef);
     if (scale == 0) return;
     const bool equal = rel == Relation::Equal;
@@ -148,29 +141,29 @@ Rows buildRows(const Problem& problem, std::optional<double> costBudget, double 
     Eigen::VectorXd& b = equal ? rows.beq : rows.bin;
     const Eigen::Index i = equal ? eq++ : in++;
     for (int d = 0; d < n; ++d) A(i, d) = sign * (coef[d] / scale);
-    b(i) = sign * (rhs / (scale * bwScale));
-    (equal ? rows.eqText : rows.inText).push_back(std::move(text));
+    b(i) = sign * (rhs / scale);
+    (equal ? rows.eqSource : rows.inSource).push_back(source);
   };
-  for (const auto& c : problem.constraints) add(c.coefficients, c.relation, c.rhs, c.text);
+  for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
+    const LinearConstraint& c = problem.constraints[i];
+    add(c.coefficients, c.relation, c.rhs, static_cast<int>(i));
+  }
   if (budgetRow) {
     // The budget bounds the whole cost; the NPUs' fixed part leaves the network the rest.
     add(problem.costPerBandwidth, Relation::LessEqual, *costBudget - problem.fixedCostUsd,
-        "cost <= " + text::formatNumber(*costBudget) +
-            (problem.fixedCostUsd > 0
-                 ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
-                 : std::string()));
+        kBudgetRow);
   }
   dropImpliedRows(rows);
   return rows;
 }
 
-lp::Result maximize(const Eigen::VectorXd& objective, const Rows& rows) {
+lp::Result maximize(const Eigen::VectorXd& objective, const ConstraintRows& rows) {
   lp::Result r = lp::minimize(-objective, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
   r.value = -r.value;
   return r;
 }
 
-bool feasible(const Rows& rows, int n) {
+bool feasible(const ConstraintRows& rows, int n) {
   return lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
                       kLpTolerance)
              .status != lp::Status::Infeasible;
@@ -179,10 +172,12 @@ bool feasible(const Rows& rows, int n) {
 // A smallest set of constraints that cannot hold together (deletion filter:
 // one LP per row). Past `deadline` the filter stops and the rows not yet
 // tried stay in: still a set that cannot hold together, if not the smallest.
-std::string conflictingConstraints(const Rows& all, int n, const Deadline& deadline) {
-  std::vector<bool> keepEq(all.eqText.size(), true), keepIn(all.inText.size(), true);
+std::string conflictingConstraints(const Problem& problem, std::optional<double> costBudget,
+                                   const ConstraintRows& all, const Deadline& deadline) {
+  const int n = problem.dims();
+  std::vector<bool> keepEq(all.eqSource.size(), true), keepIn(all.inSource.size(), true);
   auto subset = [&]() {
-    Rows r;
+    ConstraintRows r;
     auto pick = [n](const std::vector<bool>& keep, const Eigen::MatrixXd& A,
                     const Eigen::VectorXd& b, Eigen::MatrixXd& outA, Eigen::VectorXd& outB) {
       outA.resize(std::count(keep.begin(), keep.end(), true), n);
@@ -209,10 +204,10 @@ std::string conflictingConstraints(const Rows& all, int n, const Deadline& deadl
   std::string out;
   auto append = [&](const std::string& t) { out += (out.empty() ? "'" : ", '") + t + "'"; };
   for (std::size_t i = 0; i < keepEq.size(); ++i) {
-    if (keepEq[i]) append(all.eqText[i]);
+    if (keepEq[i]) append(rowText(problem, costBudget, all.eqSource[i]));
   }
   for (std::size_t i = 0; i < keepIn.size(); ++i) {
-    if (keepIn[i]) append(all.inText[i]);
+    if (keepIn[i]) append(rowText(problem, costBudget, all.inSource[i]));
   }
   return out;
 }
@@ -223,7 +218,7 @@ std::string joinNames(const Problem& problem, const std::vector<int>& dims) {
   return out;
 }
 
-bool satisfies(const Rows& rows, const Eigen::VectorXd& x) {
+bool satisfies(const ConstraintRows& rows, const Eigen::VectorXd& x) {
   const double tol = 1e-9;
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
     if (std::abs(rows.Aeq.row(i).dot(x) - rows.beq(i)) > tol * (1 + std::abs(rows.beq(i))))
@@ -252,8 +247,8 @@ namespace {
 // project writes a handful); more are kept as they are.
 constexpr Eigen::Index kRedundancyLpRows = 64;
 
-Rows dropRedundantRows(Rows rows) {
-  Rows out = std::move(rows);
+ConstraintRows dropRedundantRows(ConstraintRows rows) {
+  ConstraintRows out = std::move(rows);
   if (out.Ain.rows() > kRedundancyLpRows) return out;
   Eigen::MatrixXd othersA;
   Eigen::VectorXd othersB;
@@ -273,12 +268,12 @@ Rows dropRedundantRows(Rows rows) {
     if (value > b + 1e-9 * std::max({std::abs(b), std::abs(value), 1e-300})) continue;
     out.Ain.swap(othersA);
     out.bin.swap(othersB);
-    out.inText.erase(out.inText.begin() + i);
+    out.inSource.erase(out.inSource.begin() + i);
   }
   return out;
 }
 
-Rows scaledRows(Rows rows, double scale) {
+ConstraintRows scaledRows(ConstraintRows rows, double scale) {
   rows.beq /= scale;
   rows.bin /= scale;
   return rows;
@@ -286,7 +281,7 @@ Rows scaledRows(Rows rows, double scale) {
 
 // The scale of bandwidths the (non-redundant) rows suggest: the median of their
 // right-hand sides, in GB/s.
-double rowScale(const Rows& rows) {
+double rowScale(const ConstraintRows& rows) {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(rows.beq.size() + rows.bin.size()));
   for (int i = 0; i < rows.beq.size(); ++i) {
@@ -303,11 +298,12 @@ double rowScale(const Rows& rows) {
 // Every dimension that carries traffic must be able to have bandwidth: maximize
 // the smallest of their bandwidths (variables x and z, z <= x_d). Returns the
 // LP's point, or sets the verdict.
-std::optional<Eigen::VectorXd> bandwidthForUsedDims(const Problem& problem, const Rows& rows,
+std::optional<Eigen::VectorXd> bandwidthForUsedDims(const Problem& problem,
+                                                    const ConstraintRows& rows,
                                                     const std::vector<int>& usedList,
                                                     bool hasCostBudget, Presolved& out) {
   const int n = problem.dims();
-  Rows withZ;
+  ConstraintRows withZ;
   withZ.Aeq = Eigen::MatrixXd::Zero(rows.Aeq.rows(), n + 1);
   withZ.Aeq.leftCols(n) = rows.Aeq;
   withZ.beq = rows.beq;
@@ -363,7 +359,7 @@ std::optional<Eigen::VectorXd> bandwidthForUsedDims(const Problem& problem, cons
 // the constraints force to 0 is marked, to be left out of the variables (its
 // sign bound would have no interior). Updates the start
 // point with the LP's far corner.
-bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& rows,
+bool boundAndFix(const Problem& problem, const std::vector<bool>& used, ConstraintRows& rows,
                  Eigen::VectorXd& start, std::vector<std::optional<double>>& fixed,
                  Presolved& out) {
   const int n = problem.dims();
@@ -408,7 +404,7 @@ bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& ro
     Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
     row(d) = 1;
     appendRow(rows.Ain, rows.bin, row, cap);
-    rows.inText.push_back("artificial bound");
+    rows.inSource.push_back(kArtificialRow);
   }
   return true;
 }
@@ -416,7 +412,7 @@ bool boundAndFix(const Problem& problem, const std::vector<bool>& used, Rows& ro
 // A dimension an equality holds alone (`bw[0] == 500`) is a constant: fixed at
 // its value. (Left in, it has no barrier and, once the others are small, almost
 // no curvature: the Newton system then cannot place it to better than 1e-6.)
-void fixBySingleEqualities(const Rows& rows, std::vector<std::optional<double>>& fixed) {
+void fixBySingleEqualities(const ConstraintRows& rows, std::vector<std::optional<double>>& fixed) {
   for (int i = 0; i < rows.Aeq.rows(); ++i) {
     int only = -1, count = 0;
     for (int d = 0; d < rows.Aeq.cols(); ++d) {
@@ -766,8 +762,8 @@ namespace {
 // `rows` over `columns` only: the other dimensions' `known` values moved to the
 // right-hand side, at scale 1 / s, and rows left with no column dropped (they
 // hold already, up to the solver's tolerance).
-Rows restrictRows(const Rows& rows, const std::vector<int>& columns,
-                  const std::vector<std::optional<double>>& known, double s) {
+ConstraintRows restrictRows(const ConstraintRows& rows, const std::vector<int>& columns,
+                            const std::vector<std::optional<double>>& known, double s) {
   const auto m = static_cast<Eigen::Index>(columns.size());
   auto restrict = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
                       Eigen::VectorXd& outB) {
@@ -789,7 +785,7 @@ Rows restrictRows(const Rows& rows, const std::vector<int>& columns,
     outA.conservativeResize(kept, m);
     outB.conservativeResize(kept);
   };
-  Rows out;
+  ConstraintRows out;
   restrict(rows.Aeq, rows.beq, out.Aeq, out.beq);
   restrict(rows.Ain, rows.bin, out.Ain, out.bin);
   return out;
@@ -797,9 +793,9 @@ Rows restrictRows(const Rows& rows, const std::vector<int>& columns,
 
 // The rows over the dimensions that are not fixed (f.dims), the fixed ones moved
 // to the right-hand side, at scale 1 / s, without the equalities the others imply.
-void reduceRows(const Rows& rows, const std::vector<std::optional<double>>& fixed, double s,
-                StandardForm& f) {
-  Rows reduced = restrictRows(rows, f.dims, fixed, s);
+void reduceRows(const ConstraintRows& rows, const std::vector<std::optional<double>>& fixed,
+                double s, StandardForm& f) {
+  ConstraintRows reduced = restrictRows(rows, f.dims, fixed, s);
   f.Aeq = std::move(reduced.Aeq);
   f.beq = std::move(reduced.beq);
   f.Ain = std::move(reduced.Ain);
@@ -822,7 +818,7 @@ bool stopped(const Deadline& deadline, const Problem& problem, Presolved& out) {
 // The constraint rows without the rows the others imply, and `scale`, the
 // GB/s of one unit of their variables.
 struct EssentialRows {
-  Rows rows;
+  ConstraintRows rows;
   double scale = 1;
 };
 
@@ -832,7 +828,8 @@ std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional
                                            const Deadline& deadline, Presolved& out) {
   const int n = problem.dims();
   // 1. Rows in GB/s, each scaled to unit size, and feasibility.
-  Rows raw = buildRows(problem, costBudget, 1.0);
+  out.rows = buildRows(problem, costBudget);
+  const ConstraintRows& raw = out.rows;
   if (raw.Aeq.rows() + raw.Ain.rows() > kMaxConstraintRows) {
     out.status = SolveStatus::Error;
     out.message = "the constraints hold " + std::to_string(raw.Aeq.rows() + raw.Ain.rows()) +
@@ -841,17 +838,17 @@ std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional
     return std::nullopt;
   }
   const double scale0 = rowScale(raw);
-  Rows scaled = scaledRows(std::move(raw), scale0);
+  ConstraintRows scaled = scaledRows(raw, scale0);
   if (!feasible(scaled, n)) {
     out.status = SolveStatus::Infeasible;
-    out.message =
-        "the constraints cannot all hold together: " + conflictingConstraints(scaled, n, deadline) +
-        "; relax or remove one of them";
+    out.message = "the constraints cannot all hold together: " +
+                  conflictingConstraints(problem, costBudget, scaled, deadline) +
+                  "; relax or remove one of them";
     return std::nullopt;
   }
   if (stopped(deadline, problem, out)) return std::nullopt;
   // 2. Without the rows the others imply, and at the scale of the rows that matter.
-  Rows essential = dropRedundantRows(std::move(scaled));
+  ConstraintRows essential = dropRedundantRows(std::move(scaled));
   if (stopped(deadline, problem, out)) return std::nullopt;
   const double scale = scale0 * rowScale(essential);
   return EssentialRows{scaledRows(std::move(essential), scale / scale0), scale};
@@ -862,7 +859,7 @@ std::optional<EssentialRows> essentialRows(const Problem& problem, std::optional
 // prices), or any feasible one where that LP fails.
 void cheapestFeasiblePoint(const Eigen::VectorXd& cost, const EssentialRows& essential, int n,
                            Presolved& out) {
-  const Rows& rows = essential.rows;
+  const ConstraintRows& rows = essential.rows;
   lp::Result r = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);
   if (r.status != lp::Status::Optimal) {
     r = lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
@@ -938,6 +935,19 @@ void cheapestOfTheOthers(const Eigen::VectorXd& cost, int n, Presolved& out) {
 
 }  // namespace
 
+ConstraintRows constraintRows(const Problem& problem, std::optional<double> costBudget) {
+  return buildRows(problem, costBudget);
+}
+
+std::string rowText(const Problem& problem, std::optional<double> costBudget, int source) {
+  if (source >= 0) return problem.constraints[static_cast<std::size_t>(source)].text;
+  if (source == kArtificialRow || !costBudget) return "artificial bound";
+  return "cost <= " + text::formatNumber(*costBudget) +
+         (problem.fixedCostUsd > 0
+              ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
+              : std::string());
+}
+
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart, Deadline deadline) {
   Presolved out;
@@ -952,7 +962,7 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
   // 1 and 2. The rows that matter, at their scale, and feasibility.
   std::optional<EssentialRows> essential = essentialRows(problem, costBudget, deadline, out);
   if (!essential) return out;
-  Rows& rows = essential->rows;
+  ConstraintRows& rows = essential->rows;
 
   Eigen::VectorXd cost(n);
   for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
@@ -997,7 +1007,8 @@ namespace {
 // (`raise` false) or at least at `bw` (`raise` true): the LP in the idle
 // bandwidths and the increments y >= 0 of the used ones. Empty when the LP fails
 // or its answer breaks a constraint that `bw` kept.
-std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& problem, const Rows& rows,
+std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& problem,
+                                                           const ConstraintRows& rows,
                                                            const std::vector<double>& bw,
                                                            bool raise) {
   const int n = problem.dims();
@@ -1011,7 +1022,7 @@ std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& proble
   for (int d = 0; d < n; ++d) {
     if (used[d]) known[d] = bw[d];
   }
-  const Rows reduced = restrictRows(rows, columns, known, 1.0);
+  const ConstraintRows reduced = restrictRows(rows, columns, known, 1.0);
   Eigen::VectorXd price(m);
   for (int j = 0; j < m; ++j) price(j) = problem.costPerBandwidth[columns[j]];
   if (!(price.maxCoeff() > 0)) price.setOnes();  // no prices: least bandwidth
@@ -1034,15 +1045,33 @@ std::optional<std::vector<double>> cheapestWithUsedAtLeast(const Problem& proble
   return polished;
 }
 
+// The least-norm solution z of A z = r, robust to dependent rows (a complete
+// orthogonal decomposition), where fill(A, r) sets the count x n system. The
+// systems of the projection below are small but it runs once per solve, so
+// up to kSmallRows x kSmallDims they live in matrices of fixed capacity,
+// which the decomposition does not allocate.
+constexpr int kSmallRows = 32;
+constexpr int kSmallDims = 16;
+using SmallMatrix =
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kSmallRows, kSmallDims>;
+using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kSmallRows, 1>;
+
+template <class Matrix, class Vector, class Fill>
+Eigen::VectorXd leastNorm(Eigen::Index count, Eigen::Index n, const Fill& fill) {
+  Matrix A = Matrix::Zero(count, n);
+  Vector r(count);
+  fill(A, r);
+  return Eigen::CompleteOrthogonalDecomposition<Matrix>(A).solve(r);
+}
+
 }  // namespace
 
-std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+std::vector<double> polishIdleDimensions(const Problem& problem, const ConstraintRows& rows,
                                          std::vector<double> bw) {
   const int n = problem.dims();
   const std::vector<bool> used = problem.time.usedDims();
   const auto idle = std::count(used.begin(), used.end(), false);
   if (idle == 0 || idle == n) return bw;
-  const Rows rows = buildRows(problem, costBudget, 1.0);
   // First with the used dimensions free to grow: an interior point leaves an idle
   // dimension a little bandwidth that a used one could take (`total == B` with
   // 3.7e-9 of 40 GB/s on an idle switch made the optimum's cost 3.4e-9 above the
@@ -1057,9 +1086,14 @@ std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<d
 
 std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
                                            std::vector<double> bw) {
+  if (problem.dims() == 0) return bw;
+  return projectOntoConstraints(problem, buildRows(problem, costBudget), std::move(bw));
+}
+
+std::vector<double> projectOntoConstraints(const Problem& problem, const ConstraintRows& rows,
+                                           std::vector<double> bw) {
   const int n = problem.dims();
   if (n == 0) return bw;
-  const Rows rows = buildRows(problem, costBudget, 1.0);
   Eigen::Map<const Eigen::VectorXd> x0(bw.data(), n);
   auto size = [&](const auto& row, double b) {
     return std::max({std::abs(b), row.cwiseAbs().dot(x0.cwiseAbs()), 1e-300});
@@ -1093,24 +1127,26 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
   const double top = x0.cwiseAbs().maxCoeff();
   Eigen::VectorXd weight(n);
   for (int d = 0; d < n; ++d) weight(d) = std::max(std::abs(x0(d)), 1e-12 * top);
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(count, n);
-  Eigen::VectorXd residual(count);
-  for (Eigen::Index i = 0; i < me; ++i) {
-    A.row(i) = rows.Aeq.row(i).cwiseProduct(weight.transpose());
-    residual(i) = rows.Aeq.row(i).dot(x0) - rows.beq(i);
-  }
-  for (Eigen::Index t = 0; t < mt; ++t) {
-    const Eigen::Index i = tight[static_cast<std::size_t>(t)];
-    A.row(me + t) = rows.Ain.row(i).cwiseProduct(weight.transpose());
-    residual(me + t) = std::max(rows.Ain.row(i).dot(x0) - rows.bin(i), 0.0);
-  }
-  for (std::size_t z = 0; z < atZero.size(); ++z) {
-    const Eigen::Index row = me + mt + static_cast<Eigen::Index>(z);
-    A(row, atZero[z]) = weight(atZero[z]);
-    residual(row) = bw[atZero[z]];
-  }
-  const Eigen::VectorXd x =
-      x0 - weight.cwiseProduct(A.completeOrthogonalDecomposition().solve(residual));
+  auto fill = [&](auto& A, auto& residual) {
+    for (Eigen::Index i = 0; i < me; ++i) {
+      A.row(i) = rows.Aeq.row(i).cwiseProduct(weight.transpose());
+      residual(i) = rows.Aeq.row(i).dot(x0) - rows.beq(i);
+    }
+    for (Eigen::Index t = 0; t < mt; ++t) {
+      const Eigen::Index i = tight[static_cast<std::size_t>(t)];
+      A.row(me + t) = rows.Ain.row(i).cwiseProduct(weight.transpose());
+      residual(me + t) = std::max(rows.Ain.row(i).dot(x0) - rows.bin(i), 0.0);
+    }
+    for (std::size_t z = 0; z < atZero.size(); ++z) {
+      const Eigen::Index row = me + mt + static_cast<Eigen::Index>(z);
+      A(row, atZero[z]) = weight(atZero[z]);
+      residual(row) = bw[atZero[z]];
+    }
+  };
+  const Eigen::VectorXd dz = count <= kSmallRows && n <= kSmallDims
+                                 ? leastNorm<SmallMatrix, SmallVector>(count, n, fill)
+                                 : leastNorm<Eigen::MatrixXd, Eigen::VectorXd>(count, n, fill);
+  const Eigen::VectorXd x = x0 - weight.cwiseProduct(dz);
   if (!x.allFinite()) return bw;
   // Keep the projection only if it holds every row at least as well as before.
   auto worst = [&](const Eigen::VectorXd& v) {
@@ -1132,9 +1168,9 @@ std::vector<double> projectOntoConstraints(const Problem& problem, std::optional
 CostRange costRange(const Problem& problem) {
   CostRange out;
   const int n = problem.dims();
-  Rows raw = buildRows(problem, std::nullopt, 1.0);
+  ConstraintRows raw = buildRows(problem, std::nullopt);
   const double scale0 = rowScale(raw);
-  const Rows rows = scaledRows(std::move(raw), scale0);
+  const ConstraintRows rows = scaledRows(std::move(raw), scale0);
   Eigen::VectorXd cost(n);
   for (int d = 0; d < n; ++d) cost(d) = problem.costPerBandwidth[d];
   lp::Result lo = lp::minimize(cost, rows.Aeq, rows.beq, rows.Ain, rows.bin, kLpTolerance);

@@ -139,10 +139,29 @@ struct StandardForm {
   }
 };
 
+// The constraints and an optional cost budget as rows in GB/s, each scaled to
+// unit size, `>=` turned into `<=`, without the rows that others imply by
+// their form. Each row's source is the index of its constraint in
+// Problem::constraints, kBudgetRow or kArtificialRow (for messages: rowText).
+struct ConstraintRows {
+  Eigen::MatrixXd Aeq, Ain;
+  Eigen::VectorXd beq, bin;
+  std::vector<int> eqSource, inSource;
+};
+constexpr int kBudgetRow = -1;
+constexpr int kArtificialRow = -2;
+ConstraintRows constraintRows(const Problem& problem, std::optional<double> costBudget);
+// A row as messages name it: its constraint's text, "cost <= ...", or
+// "artificial bound".
+std::string rowText(const Problem& problem, std::optional<double> costBudget, int source);
+
 struct Presolved {
   SolveStatus status = SolveStatus::Error;  // Optimal means "ready to solve"
   std::string message;
   StandardForm form;
+  // The rows of the problem and its budget (constraintRows), for what is done
+  // with the answer (projectOntoConstraints, polishIdleDimensions).
+  ConstraintRows rows;
   // Set when no dimension carries traffic: any feasible point is optimal.
   std::optional<Eigen::VectorXd> trivialSolution;
 };
@@ -162,13 +181,15 @@ Presolved presolve(const Problem& problem, std::optional<double> costBudget,
 // (more bandwidth never slows a collective, so the time cannot grow), else with
 // them fixed at `bw` (exact LPs, so both backends agree to the last digit).
 // Returns `bw` unchanged when there are no such dimensions or both LPs fail.
-std::vector<double> polishIdleDimensions(const Problem& problem, std::optional<double> costBudget,
+std::vector<double> polishIdleDimensions(const Problem& problem, const ConstraintRows& rows,
                                          std::vector<double> bw);
 
 // The answer moved, by the least amount, onto the equality constraints and the
 // inequalities that are tight at it, so that they hold to rounding rather than to
 // the solver's tolerance. Returns `bw` unchanged if that would not improve them.
 std::vector<double> projectOntoConstraints(const Problem& problem, std::optional<double> costBudget,
+                                           std::vector<double> bw);
+std::vector<double> projectOntoConstraints(const Problem& problem, const ConstraintRows& rows,
                                            std::vector<double> bw);
 
 struct BackendResult {
