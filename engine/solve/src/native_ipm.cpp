@@ -39,6 +39,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "standard_form.hpp"
@@ -54,11 +55,42 @@ using Serial = StandardForm::Serial;
 using Vec = Eigen::VectorXd;
 using Mat = Eigen::MatrixXd;
 
-class InteriorPoint {
+// The interior point's dense vectors and matrices. Each solve sizes and
+// writes every one it reads, so their storage can outlive it: solveNative
+// keeps it per thread, and a front's or a search's thousands of solves of one
+// problem size allocate it once (under AddressSanitizer each allocation costs
+// about as much as a Newton step of a small problem).
+struct Workspace {
+  Vec auxWeight_;  // the objective's weight of each auxiliary variable (y: 0, s_g: w_g)
+  // Iterate: primal (x, t, s), slacks u, multipliers lambda (inequalities), nu (equalities).
+  // a: the auxiliary variables (y, then s) of StandardForm's linear rows.
+  Vec x_, t_, a_, u_, lambda_, nu_;
+  // Residuals at the iterate, and V/x^2 per edge.
+  Vec fval_, rf_, rp_, rdx_, rdt_, rda_, invX_;
+  std::vector<double> slope_;
+  // Serial terms: r / x^2 per term, sum r / x per collective; per collective the
+  // sum of the branch rows' multipliers; a per-collective workspace.
+  std::vector<double> serialSlope_;
+  Vec serialValue_, rowSum_, workK_;
+  // Newton system and its factorization.
+  Vec scale_, htt_;
+  std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights
+  Mat H_, HinvAt_, S_, B_, QinvB_;
+  Mat AinTScaled_;  // Ain' diag(scale) of the inequality rows
+  Eigen::LLT<Mat> hFactor_, qDense_;
+  Eigen::LDLT<Mat> sFactor_;
+  // Direction and its workspace.
+  Vec rho_, gx_, gt_, ga_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, da_, dnu_, g_, du_, dl_;
+  Vec trialX_, trialT_, trialU_;
+};
+
+class InteriorPoint : private Workspace {
  public:
   // `conservative`: the fallback mode (see solveNative).
-  InteriorPoint(const StandardForm& f, bool conservative, const SolveLimits& limits)
-      : f_(f),
+  InteriorPoint(const StandardForm& f, bool conservative, const SolveLimits& limits,
+                Workspace&& workspace)
+      : Workspace(std::move(workspace)),
+        f_(f),
         conservative_(conservative),
         maxIterations_(limits.iterations > 0 ? limits.iterations : kMaxIterations),
         seconds_(limits.seconds),
@@ -96,17 +128,20 @@ class InteriorPoint {
         std::fprintf(stderr, " <= %g\n", f.bin(i));
       }
     }
-    // Workspace, allocated once per solve.
-    slope_.resize(E_);
-    serialSlope_.resize(serial_.size());
+    // Workspace, sized once per solve.
+    slope_.assign(E_, 0.0);
+    serialSlope_.assign(serial_.size(), 0.0);
     serialValue_.resize(K_);
     rowSum_.resize(K_);
-    hxt_.resize(E_);
-    ratio_.resize(E_);
-    others_.resize(E_);
+    hxt_.assign(E_, 0.0);
+    ratio_.assign(E_, 0.0);
+    others_.assign(E_, 0.0);
     scale_.resize(m_);
     H_.resize(n_, n_);
   }
+
+  // The workspace, for the next solve (the object is done with).
+  Workspace release() { return std::move(static_cast<Workspace&>(*this)); }
 
   BackendResult run(const std::atomic<bool>* cancel) {
     const auto started = std::chrono::steady_clock::now();
@@ -831,23 +866,6 @@ class InteriorPoint {
   const std::vector<int>& serialBegin_;
   const std::vector<LinearRow>& rows_;
   std::vector<int> idle_;
-  Vec auxWeight_;  // the objective's weight of each auxiliary variable (y: 0, s_g: w_g)
-  // Iterate: primal (x, t, s), slacks u, multipliers lambda (inequalities), nu (equalities).
-  // a: the auxiliary variables (y, then s) of StandardForm's linear rows.
-  Vec x_, t_, a_, u_, lambda_, nu_;
-  // Residuals at the iterate, and V/x^2 per edge.
-  Vec fval_, rf_, rp_, rdx_, rdt_, rda_, invX_;
-  std::vector<double> slope_;
-  // Serial terms: r / x^2 per term, sum r / x per collective; per collective the
-  // sum of the branch rows' multipliers; a per-collective workspace.
-  std::vector<double> serialSlope_;
-  Vec serialValue_, rowSum_, workK_;
-  // Newton system and its factorization.
-  Vec scale_, htt_;
-  std::vector<double> hxt_, ratio_, others_;  // per edge: H_xt, H_xt / H_tt, sum of other weights
-  Mat H_, HinvAt_, S_, B_, QinvB_;
-  Mat AinTScaled_;  // Ain' diag(scale) of the inequality rows
-  Eigen::LLT<Mat> hFactor_, qDense_;
   bool denseQ_ = false;  // StandardForm's whole sums, their (t, s) block factored densely
   // The (t, y, s) block with pieces: sparse, its pattern analyzed once per solve.
   Eigen::SparseMatrix<double> Q_;
@@ -855,17 +873,27 @@ class InteriorPoint {
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> qFactor_;
   bool qAnalyzed_ = false;
   std::vector<Eigen::Index> qSlots_;  // each triplet's entry in Q_'s values
-  Eigen::LDLT<Mat> sFactor_;
-  // Direction and its workspace.
-  Vec rho_, gx_, gt_, ga_, gts_, rhsX_, r1_, r2_, cx_, cnu_, dx_, dt_, da_, dnu_, g_, du_, dl_;
-  Vec trialX_, trialT_, trialU_;
 };
+
+}  // namespace
+
+namespace {
+
+// One run of the interior point on this thread's workspace.
+BackendResult runInteriorPoint(const StandardForm& form, bool conservative,
+                               const SolveLimits& limits, const std::atomic<bool>* cancel) {
+  thread_local Workspace spare;
+  InteriorPoint ipm(form, conservative, limits, std::move(spare));
+  BackendResult result = ipm.run(cancel);
+  spare = ipm.release();
+  return result;
+}
 
 }  // namespace
 
 BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* cancel,
                           const SolveLimits& limits) {
-  BackendResult result = InteriorPoint(form, false, limits).run(cancel);
+  BackendResult result = runInteriorPoint(form, false, limits, cancel);
   if (result.limitHit || (result.status == SolveStatus::Optimal && !result.atFloor)) return result;
   // Mehrotra's aggressive steps can lose their way on degenerate or badly scaled
   // problems (a bottleneck fixed by an equality with slack everywhere else,
@@ -874,7 +902,7 @@ BackendResult solveNative(const StandardForm& form, const std::atomic<bool>* can
   // feasibility and complementarity in step.
   SolveLimits rest = limits;
   rest.seconds = std::max(0.0, limits.seconds - result.seconds);
-  BackendResult retry = InteriorPoint(form, true, rest).run(cancel);
+  BackendResult retry = runInteriorPoint(form, true, rest, cancel);
   retry.iterations += result.iterations;
   retry.seconds += result.seconds;
   if (result.status == SolveStatus::Optimal) {
