@@ -37,8 +37,16 @@ TimeModel TimeModel::fixedAt(std::span<const double> bw) const {
 }
 
 std::vector<double> TimeModel::Group::pieceValues(std::span<const double> times) const {
+  std::vector<double> values, sums;
+  pieceValues(times, values, sums);
+  return values;
+}
+
+void TimeModel::Group::pieceValues(std::span<const double> times, std::vector<double>& values,
+                                   std::vector<double>& sums) const {
   // The sums W_j . times, each from its previous piece's.
-  std::vector<double> sums(pieces.size(), 0.0), values(pieces.size(), 0.0);
+  sums.assign(pieces.size(), 0.0);
+  values.assign(pieces.size(), 0.0);
   for (std::size_t j = 0; j < pieces.size(); ++j) {
     const Piece& p = pieces[j];
     double sum = p.previous >= 0 ? sums[static_cast<std::size_t>(p.previous)] : 0.0;
@@ -46,7 +54,6 @@ std::vector<double> TimeModel::Group::pieceValues(std::span<const double> times)
     sums[j] = sum;
     values[j] = p.constantNs + sum;
   }
-  return values;
 }
 
 Evaluation TimeModel::evaluate(std::span<const double> bw) const {
@@ -69,10 +76,12 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
     surrogate[k] = at[k]->value(bw);
   }
   e.busyNs.assign(dims, 0.0);
+  std::vector<double> values, sums;
   for (const Group& g : groups) {
     auto groupTime = [&](const std::vector<double>& times) {
       double worst = g.pieces.empty() ? g.computeNs : -std::numeric_limits<double>::infinity();
-      for (const double v : g.pieceValues(times)) worst = std::max(worst, v);
+      g.pieceValues(times, values, sums);
+      for (const double v : values) worst = std::max(worst, v);
       return worst;
     };
     e.iterationNs += g.weight * groupTime(tau);
@@ -90,8 +99,7 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   if (e.finite) {
     for (const Group& g : groups) {
       for (const auto& [k, count] : g.occurrences) {
-        const std::vector<double> share = at[k]->attribute(bw, dims);
-        for (int d = 0; d < dims; ++d) e.communicationByDimNs[d] += g.weight * count * share[d];
+        at[k]->addAttribution(bw, g.weight * count, e.communicationByDimNs);
       }
     }
     double sum = 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 
 #include "lp.hpp"
 #include "text.hpp"
@@ -574,8 +575,11 @@ MergedCollectives mergeProportional(const TimeModel& time) {
   out.representative.resize(K);
   out.factor.assign(K, 1.0);
   std::vector<int>& kept = out.kept;
-  std::map<std::vector<long long>, int> directions;
+  // Each term's key in one array (keyBegin[k] to keyBegin[k + 1]): the part
+  // counts, and per part its dimension and sizes relative to the largest.
   std::vector<double> tops(K);
+  std::vector<long long> keys;
+  std::vector<std::size_t> keyBegin(K + 1, 0);
   for (int k = 0; k < K; ++k) {
     const TimeTerm& term = time.terms[k];
     double top = 0;
@@ -583,19 +587,40 @@ MergedCollectives mergeProportional(const TimeModel& time) {
       for (const DimTime& p : *parts) top = std::max({top, p.bytes, p.constantNs});
     }
     tops[k] = top;
-    std::vector<long long> key;
-    key.reserve(2 + 3 * (term.serial.size() + term.pipelined.size()));
     for (const auto* parts : {&term.serial, &term.pipelined}) {
-      key.push_back(-1 - static_cast<long long>(parts->size()));
+      keys.push_back(-1 - static_cast<long long>(parts->size()));
       for (const DimTime& p : *parts) {
-        key.push_back(p.dim);
-        key.push_back(std::llround(p.constantNs / top * 1e12));
-        key.push_back(std::llround(p.bytes / top * 1e12));
+        keys.push_back(p.dim);
+        keys.push_back(std::llround(p.constantNs / top * 1e12));
+        keys.push_back(std::llround(p.bytes / top * 1e12));
       }
     }
-    auto [it, inserted] = directions.try_emplace(key, static_cast<int>(kept.size()));
-    if (inserted) kept.push_back(k);
-    out.representative[k] = it->second;
+    keyBegin[k + 1] = keys.size();
+  }
+  auto key = [&](int k) {
+    return std::span<const long long>(keys.data() + keyBegin[k], keys.data() + keyBegin[k + 1]);
+  };
+  auto less = [&](int a, int b) {
+    const auto ka = key(a), kb = key(b);
+    return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
+  };
+  // Sorted by key, equal keys by index: the first of each run is the first
+  // collective of its direction, and directions are numbered in that order.
+  std::vector<int> order(K);
+  for (int k = 0; k < K; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), less);
+  std::vector<int> first(K);
+  for (int i = 0; i < K; ++i) {
+    const bool starts = i == 0 || less(order[i - 1], order[i]);
+    first[order[i]] = starts ? order[i] : first[order[i - 1]];
+  }
+  for (int k = 0; k < K; ++k) {
+    if (first[k] == k) {
+      out.representative[k] = static_cast<int>(kept.size());
+      kept.push_back(k);
+    } else {
+      out.representative[k] = out.representative[first[k]];
+    }
   }
   // The largest collective of each direction represents it, so every factor is
   // <= 1 and the shared epigraph variable keeps the scale of the collective that

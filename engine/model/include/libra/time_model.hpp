@@ -66,6 +66,9 @@ struct TimeModel {
     std::vector<Piece> pieces;
     // a_j + W_j . times of every piece, in order (times: one per collective).
     std::vector<double> pieceValues(std::span<const double> times) const;
+    // The same into `values`, with `sums` (the W_j . times) as its workspace.
+    void pieceValues(std::span<const double> times, std::vector<double>& values,
+                     std::vector<double>& sums) const;
     // How often each distinct collective runs in one iteration (for busy times).
     std::vector<std::pair<int, double>> occurrences;
   };
