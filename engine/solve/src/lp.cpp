@@ -2,17 +2,38 @@
 
 #include <cmath>
 #include <limits>
-#include <vector>
 
 namespace libra::lp {
 
 namespace {
 
+// Where a tableau lives: dynamic matrices, or (Capacity) matrices of fixed
+// capacity on the stack for the small LPs that the presolve runs by the
+// dozen per solve, so that these allocate nothing but their answer.
+struct Dynamic {
+  using Matrix = Eigen::MatrixXd;
+  using Indices = Eigen::VectorXi;
+  using Flags = Eigen::Matrix<bool, Eigen::Dynamic, 1>;
+};
+template <int Rows, int Cols>
+struct Capacity {
+  static constexpr int kRows = Rows;  // constraint rows
+  static constexpr int kCols = Cols;  // structural columns
+  using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, Rows + 1, Cols + 1>;
+  using Indices = Eigen::Matrix<int, Eigen::Dynamic, 1, 0, Rows, 1>;
+  using Flags = Eigen::Matrix<bool, Eigen::Dynamic, 1, 0, Cols, 1>;
+};
+using Small = Capacity<16, 64>;
+
 // Tableau T with rows 0..m-1 the constraints and row m the objective (reduced
 // costs); the last column is the right-hand side. basis[r] is the basic column of row r.
+enum class Outcome { Optimal, Unbounded, IterationLimit };
+constexpr int kIterationLimit = 10000;
+
+template <class Storage>
 struct Tableau {
-  Eigen::MatrixXd T;
-  std::vector<int> basis;
+  typename Storage::Matrix T;
+  typename Storage::Indices basis;
   int m = 0;
   int cols = 0;  // structural columns (excluding rhs)
   // The largest right-hand side: ratios within 1e-15 of it tie, and a step
@@ -34,8 +55,6 @@ struct Tableau {
   // A pivot below this share of its column's largest entry is avoided.
   static constexpr double kRelativePivot = 1e-6;
 
-  enum class Outcome { Optimal, Unbounded, IterationLimit };
-
   // Dantzig's entering column would be faster, but these problems are tiny:
   // Bland's rule (the first improving column) keeps the code simple. The
   // leaving row is the one with the least ratio; among rows that tie (a
@@ -50,7 +69,7 @@ struct Tableau {
   // grew the entries to 1e16 and missed the equations by 0.7). Bland's
   // guarantee needs its exact choices, so with this it is a heuristic; the
   // iteration limit and minimize()'s check of the answer catch what it misses.
-  Outcome run(const std::vector<bool>& allowed, double tol, int blandAfter) {
+  Outcome run(const typename Storage::Flags& allowed, double tol, int blandAfter) {
     int degenerate = 0;
     for (int iteration = 0; iteration < kIterationLimit; ++iteration) {
       const bool bland = degenerate >= blandAfter;
@@ -101,34 +120,35 @@ struct Tableau {
     }
     return Outcome::IterationLimit;
   }
-
-  static constexpr int kIterationLimit = 10000;
 };
 
 // The starting tableau of solveOnce: the rows with right-hand sides made
 // >= 0, a slack in the basis where it enters with +1, an artificial elsewhere.
 // Columns: x (n), slacks (mi), artificials (m).
+template <class Storage>
 struct StartingTableau {
-  Tableau tab;
+  Tableau<Storage> tab;
   // The largest right-hand side of a row that starts on an artificial, and of
   // any row: the phase-1 verdict is relative to these.
   double artificialScale = 0;
   double rhsScale = 0;
 };
 
-StartingTableau startingTableau(int n, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
-                                const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin) {
+template <class Storage>
+StartingTableau<Storage> startingTableau(int n, const Eigen::MatrixXd& Aeq,
+                                         const Eigen::VectorXd& beq, const Eigen::MatrixXd& Ain,
+                                         const Eigen::VectorXd& bin) {
   const int me = static_cast<int>(Aeq.rows());
   const int mi = static_cast<int>(Ain.rows());
   const int m = me + mi;
   const int slack0 = n;
   const int art0 = n + mi;
-  StartingTableau out;
-  Tableau& tab = out.tab;
+  StartingTableau<Storage> out;
+  Tableau<Storage>& tab = out.tab;
   tab.m = m;
   tab.cols = n + mi + m;
-  tab.T = Eigen::MatrixXd::Zero(m + 1, tab.cols + 1);
-  tab.basis.assign(m, -1);
+  tab.T = Storage::Matrix::Zero(m + 1, tab.cols + 1);
+  tab.basis = Storage::Indices::Constant(m, -1);
   for (int r = 0; r < m; ++r) {
     const bool eq = r < me;
     double b = eq ? beq(r) : bin(r - me);
@@ -159,7 +179,8 @@ StartingTableau startingTableau(int n, const Eigen::MatrixXd& Aeq, const Eigen::
 // After phase 1: pivots every artificial still basic out of the basis, on the
 // largest element of its row (the first one above tol may be 1e-9); rows
 // where that is impossible are redundant and keep theirs.
-void driveOutArtificials(Tableau& tab, int art0, double tol) {
+template <class Storage>
+void driveOutArtificials(Tableau<Storage>& tab, int art0, double tol) {
   for (int r = 0; r < tab.m; ++r) {
     if (tab.basis[r] < art0) continue;
     int best = -1;
@@ -174,6 +195,7 @@ void driveOutArtificials(Tableau& tab, int art0, double tol) {
 }
 
 // One two-phase solve; `allowance` is set to what its optimum may miss a row by.
+template <class Storage>
 Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eigen::VectorXd& beq,
                  const Eigen::MatrixXd& Ain, const Eigen::VectorXd& bin, double tol, int blandAfter,
                  double& allowance) {
@@ -183,8 +205,8 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
   // The phase-1 verdict is relative to the right-hand sides it is about: rows
   // with 5e-10 and 1 in one problem (bounds 1e12 apart after scaling) must not
   // have their small rows declared satisfied by an absolute tolerance.
-  StartingTableau start = startingTableau(n, Aeq, beq, Ain, bin);
-  Tableau& tab = start.tab;
+  StartingTableau<Storage> start = startingTableau<Storage>(n, Aeq, beq, Ain, bin);
+  Tableau<Storage>& tab = start.tab;
   const double artificialScale = start.artificialScale;
   const double rhsScale = start.rhsScale;
   // Phase 1: minimize the sum of artificials in the basis.
@@ -194,9 +216,9 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
   for (int r = 0; r < m; ++r) {
     if (tab.basis[r] >= art0) tab.T(m, tab.basis[r]) = 0;
   }
-  std::vector<bool> allowed(tab.cols, true);
+  typename Storage::Flags allowed = Storage::Flags::Constant(tab.cols, true);
   Result result;
-  if (tab.run(allowed, tol, blandAfter) == Tableau::Outcome::IterationLimit) {
+  if (tab.run(allowed, tol, blandAfter) == Outcome::IterationLimit) {
     result.status = Status::Failed;
     return result;
   }
@@ -215,9 +237,9 @@ Result solveOnce(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eig
     const int b = tab.basis[r];
     if (b < n && c(b) != 0) tab.T.row(m) -= c(b) * tab.T.row(r);
   }
-  const Tableau::Outcome outcome = tab.run(allowed, tol, blandAfter);
-  if (outcome != Tableau::Outcome::Optimal) {
-    result.status = outcome == Tableau::Outcome::Unbounded ? Status::Unbounded : Status::Failed;
+  const Outcome outcome = tab.run(allowed, tol, blandAfter);
+  if (outcome != Outcome::Optimal) {
+    result.status = outcome == Outcome::Unbounded ? Status::Unbounded : Status::Failed;
     return result;
   }
   result.status = Status::Optimal;
@@ -260,9 +282,12 @@ Result minimize(const Eigen::VectorXd& c, const Eigen::MatrixXd& Aeq, const Eige
   // never a wrong optimum.
   constexpr int kBlandAfter = 50;
   Result result;
-  for (const int blandAfter : {kBlandAfter, Tableau::kIterationLimit}) {
+  for (const int blandAfter : {kBlandAfter, kIterationLimit}) {
     double allowance = 0;
-    result = solveOnce(c, Aeq, beq, Ain, bin, tol, blandAfter, allowance);
+    const bool small = Aeq.rows() + Ain.rows() <= Small::kRows &&
+                       c.size() + Ain.rows() + Aeq.rows() + Ain.rows() <= Small::kCols;
+    result = small ? solveOnce<Small>(c, Aeq, beq, Ain, bin, tol, blandAfter, allowance)
+                   : solveOnce<Dynamic>(c, Aeq, beq, Ain, bin, tol, blandAfter, allowance);
     if (result.status == Status::Optimal && !(satisfies(result.x, Aeq, beq, true, allowance) &&
                                               satisfies(result.x, Ain, bin, false, allowance))) {
       result.status = Status::Failed;

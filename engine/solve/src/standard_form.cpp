@@ -580,6 +580,11 @@ MergedCollectives mergeProportional(const TimeModel& time) {
   std::vector<double> tops(K);
   std::vector<long long> keys;
   std::vector<std::size_t> keyBegin(K + 1, 0);
+  std::size_t keySize = 0;
+  for (const TimeTerm& term : time.terms)
+    keySize += 2 + 3 * (term.serial.size() + term.pipelined.size());
+  keys.reserve(keySize);
+  kept.reserve(K);
   for (int k = 0; k < K; ++k) {
     const TimeTerm& term = time.terms[k];
     double top = 0;
@@ -608,7 +613,8 @@ MergedCollectives mergeProportional(const TimeModel& time) {
   // collective of its direction, and directions are numbered in that order.
   std::vector<int> order(K);
   for (int k = 0; k < K; ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), less);
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return less(a, b) || (!less(b, a) && a < b); });
   std::vector<int> first(K);
   for (int i = 0; i < K; ++i) {
     const bool starts = i == 0 || less(order[i - 1], order[i]);
@@ -792,23 +798,26 @@ ConstraintRows restrictRows(const ConstraintRows& rows, const std::vector<int>& 
   const auto m = static_cast<Eigen::Index>(columns.size());
   auto restrict = [&](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, Eigen::MatrixXd& outA,
                       Eigen::VectorXd& outB) {
-    outA.resize(A.rows(), m);
-    outB.resize(A.rows());
+    auto any = [&](Eigen::Index i) {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        if (A(i, columns[j]) != 0) return true;
+      }
+      return false;
+    };
+    Eigen::Index count = 0;
+    for (Eigen::Index i = 0; i < A.rows(); ++i) count += any(i) ? 1 : 0;
+    outA.resize(count, m);
+    outB.resize(count);
     Eigen::Index kept = 0;
     for (Eigen::Index i = 0; i < A.rows(); ++i) {
+      if (!any(i)) continue;
       double rhs = b(i);
       for (std::size_t d = 0; d < known.size(); ++d) {
         if (known[d]) rhs -= A(i, static_cast<Eigen::Index>(d)) * *known[d];
       }
-      bool any = false;
-      for (Eigen::Index j = 0; j < m; ++j) {
-        outA(kept, j) = A(i, columns[j]);
-        any = any || outA(kept, j) != 0;
-      }
-      if (any) outB(kept++) = rhs / s;
+      for (Eigen::Index j = 0; j < m; ++j) outA(kept, j) = A(i, columns[j]);
+      outB(kept++) = rhs / s;
     }
-    outA.conservativeResize(kept, m);
-    outB.conservativeResize(kept);
   };
   ConstraintRows out;
   restrict(rows.Aeq, rows.beq, out.Aeq, out.beq);
