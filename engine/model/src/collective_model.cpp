@@ -31,23 +31,17 @@ double TimeTerm::value(std::span<const double> bw) const {
   return t + worst;
 }
 
-std::vector<double> TimeTerm::attribute(std::span<const double> bw, int dims) const {
-  std::vector<double> out(dims, 0.0);
-  addAttribution(bw, 1.0, out);
-  return out;
-}
-
-void TimeTerm::addAttribution(std::span<const double> bw, double weight,
-                              std::span<double> out) const {
+void TimeTerm::attribute(std::span<const double> bw, std::vector<double>& out) const {
+  std::fill(out.begin(), out.end(), 0.0);
   if (!std::isfinite(value(bw))) return;
-  for (const DimTime& p : serial) out[p.dim] += weight * p.at(bw);
+  for (const DimTime& p : serial) out[p.dim] += p.at(bw);
   double worst = 0;
   for (const DimTime& p : pipelined) worst = std::max(worst, p.at(bw));
   if (worst > 0) {
     int pacing = 0;
     for (const DimTime& p : pipelined) pacing += p.at(bw) >= worst * (1 - 1e-6) ? 1 : 0;
     for (const DimTime& p : pipelined) {
-      if (p.at(bw) >= worst * (1 - 1e-6)) out[p.dim] += weight * (worst / pacing);
+      if (p.at(bw) >= worst * (1 - 1e-6)) out[p.dim] += worst / pacing;
     }
   }
 }

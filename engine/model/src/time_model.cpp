@@ -97,9 +97,11 @@ Evaluation TimeModel::evaluate(std::span<const double> bw) const {
   e.communicationNs = e.iterationNs - e.computeNs;
   e.communicationByDimNs.assign(dims, 0.0);
   if (e.finite) {
+    std::vector<double> share(dims, 0.0);
     for (const Group& g : groups) {
       for (const auto& [k, count] : g.occurrences) {
-        at[k]->addAttribution(bw, g.weight * count, e.communicationByDimNs);
+        at[k]->attribute(bw, share);
+        for (int d = 0; d < dims; ++d) e.communicationByDimNs[d] += g.weight * count * share[d];
       }
     }
     double sum = 0;

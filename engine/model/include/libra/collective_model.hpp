@@ -92,10 +92,9 @@ struct TimeTerm {
   bool automatic() const { return schedule && schedule->automatic; }
   // The value split over the dimensions: serial parts go to their dimension, the
   // max to the part(s) that set it (shared equally on ties within 1e-6). Adds up
-  // to value(bw); zeros when the value is not finite.
-  std::vector<double> attribute(std::span<const double> bw, int dims) const;
-  // weight x attribute(bw, out.size()), added to `out`.
-  void addAttribution(std::span<const double> bw, double weight, std::span<double> out) const;
+  // to value(bw); zeros when the value is not finite. Written into `out`, one
+  // entry per dimension (its size: the dimensions), so that a caller reuses it.
+  void attribute(std::span<const double> bw, std::vector<double>& out) const;
   // True when a part moves bytes over `dim`.
   bool uses(int dim) const;
   bool empty() const { return serial.empty() && pipelined.empty(); }
