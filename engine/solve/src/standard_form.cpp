@@ -110,7 +110,7 @@ void dropImpliedRows(ConstraintRows& rows) {
   rows = std::move(kept);
 }
 
-// The rows of constraintRows (see there), built in O(m log m).
+// The rows of a problem and its budget (ConstraintRows), built in O(m log m).
 ConstraintRows buildRows(const Problem& problem, std::optional<double> costBudget) {
   const int n = problem.dims();
   auto scaleOf = [n](const std::vector<double>& coef) {
@@ -168,6 +168,17 @@ bool feasible(const ConstraintRows& rows, int n) {
   return lp::minimize(Eigen::VectorXd::Zero(n), rows.Aeq, rows.beq, rows.Ain, rows.bin,
                       kLpTolerance)
              .status != lp::Status::Infeasible;
+}
+
+// A row as messages name it (its ConstraintRows source): its constraint's
+// text, "cost <= ..." or "artificial bound".
+std::string rowText(const Problem& problem, std::optional<double> costBudget, int source) {
+  if (source >= 0) return problem.constraints[static_cast<std::size_t>(source)].text;
+  if (source == kArtificialRow || !costBudget) return "artificial bound";
+  return "cost <= " + text::formatNumber(*costBudget) +
+         (problem.fixedCostUsd > 0
+              ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
+              : std::string());
 }
 
 // A smallest set of constraints that cannot hold together (deletion filter:
@@ -968,19 +979,6 @@ void cheapestOfTheOthers(const Eigen::VectorXd& cost, int n, Presolved& out) {
 }
 
 }  // namespace
-
-ConstraintRows constraintRows(const Problem& problem, std::optional<double> costBudget) {
-  return buildRows(problem, costBudget);
-}
-
-std::string rowText(const Problem& problem, std::optional<double> costBudget, int source) {
-  if (source >= 0) return problem.constraints[static_cast<std::size_t>(source)].text;
-  if (source == kArtificialRow || !costBudget) return "artificial bound";
-  return "cost <= " + text::formatNumber(*costBudget) +
-         (problem.fixedCostUsd > 0
-              ? " (the NPUs alone cost " + text::formatNumber(problem.fixedCostUsd) + ")"
-              : std::string());
-}
 
 Presolved presolve(const Problem& problem, std::optional<double> costBudget,
                    const std::vector<double>* warmStart, Deadline deadline) {

@@ -142,7 +142,7 @@ struct StandardForm {
 // The constraints and an optional cost budget as rows in GB/s, each scaled to
 // unit size, `>=` turned into `<=`, without the rows that others imply by
 // their form. Each row's source is the index of its constraint in
-// Problem::constraints, kBudgetRow or kArtificialRow (for messages: rowText).
+// Problem::constraints, kBudgetRow or kArtificialRow (the messages name it).
 struct ConstraintRows {
   Eigen::MatrixXd Aeq, Ain;
   Eigen::VectorXd beq, bin;
@@ -150,17 +150,13 @@ struct ConstraintRows {
 };
 constexpr int kBudgetRow = -1;
 constexpr int kArtificialRow = -2;
-ConstraintRows constraintRows(const Problem& problem, std::optional<double> costBudget);
-// A row as messages name it: its constraint's text, "cost <= ...", or
-// "artificial bound".
-std::string rowText(const Problem& problem, std::optional<double> costBudget, int source);
 
 struct Presolved {
   SolveStatus status = SolveStatus::Error;  // Optimal means "ready to solve"
   std::string message;
   StandardForm form;
-  // The rows of the problem and its budget (constraintRows), for what is done
-  // with the answer (projectOntoConstraints, polishIdleDimensions).
+  // The rows of the problem and its budget, for what is done with the answer
+  // (projectOntoConstraints, polishIdleDimensions).
   ConstraintRows rows;
   // Set when no dimension carries traffic: any feasible point is optimal.
   std::optional<Eigen::VectorXd> trivialSolution;
