@@ -1,5 +1,5 @@
 // libra-studio: the live design-space explorer. Thin entry point; everything
-// lives in the libra_ui library.
+// lives in the GUI libraries under ui/.
 #include <QApplication>
 #include <QIcon>
 #include <QTimer>

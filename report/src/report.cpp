@@ -16,7 +16,7 @@ namespace libra::report {
 
 namespace {
 
-// The GUI's colours (ui/src/charts.cpp), so the report reads like the window.
+// The GUI's colours (ui/charts/charts.cpp), so the report reads like the window.
 constexpr const char* kFrontColor = "#1f77b4";
 constexpr const char* kOptimumColor = "#d62728";
 constexpr const char* kPerfPerCostColor = "#2ca02c";

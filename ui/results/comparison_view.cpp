@@ -23,8 +23,8 @@
 #include <libra/report/comparison_table.hpp>
 
 #include "document.hpp"
-#include "export.hpp"
 #include "format.hpp"
+#include "output_file.hpp"
 #include "project_edits.hpp"
 #include "scenario_results.hpp"
 #include "wrap_label.hpp"

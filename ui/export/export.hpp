@@ -9,13 +9,10 @@
 #include <QString>
 
 #include "charts.hpp"
+#include "output_file.hpp"
 #include "solver_controller.hpp"
 
 namespace libra::studio {
-
-enum class FigureFormat { Png, Svg, Pdf };
-// By the file's suffix: .png, .svg or .pdf; nullopt otherwise.
-std::optional<FigureFormat> figureFormatFor(const QString& path);
 
 inline constexpr QSize kFigureSize{1600, 1000};
 
@@ -43,9 +40,6 @@ QByteArray resultsCsv(const SolveResult& result);
 // What `libra solve --json` prints, plus "pareto" with `libra pareto --json`'s
 // object (libra::analysisJson with the front).
 QByteArray resultsJson(const SolveResult& result);
-
-// Writes atomically through the engine (libra::writeFileAtomically).
-bool writeFileAtomic(const QString& path, const QByteArray& bytes, QString* error);
 
 // The heading of a figure: project name, objective and network.
 QString figureHeading(const QString& projectName, const SolveResult& result);

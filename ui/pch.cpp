@@ -1,0 +1,1 @@
+// The source of the GUI modules' shared precompiled header (ui/CMakeLists.txt).
