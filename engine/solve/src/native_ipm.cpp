@@ -177,27 +177,10 @@ class InteriorPoint : private Workspace {
         break;
       }
       evaluate();
-      const double gap = lambda_.dot(u_);
-      // Residuals relative to the size of what they are made of: the primal ones
-      // against the iterate and right-hand sides (V/x - t + u cancels terms as
-      // large as t), the dual one against its largest term (lambda_e V/x^2; IPOPT
-      // scales its dual error alike), the gap against the objective.
-      const double primal = primalError();
-      // The dual residual per variable (the max-norm, as IPOPT measures it): a
-      // 2-norm over the auxiliary variables of thousands of overlap pieces
-      // grows with their square root and sat above the tolerance at 1e-11 each.
-      const double dual = std::max({rdx_.lpNorm<Eigen::Infinity>(), rdt_.lpNorm<Eigen::Infinity>(),
-                                    A_ ? rda_.lpNorm<Eigen::Infinity>() : 0.0}) /
-                          dualScale();
-      const double relativeGap = gap / std::max(1.0, std::abs(objective()));
-      if (trace_) {
-        std::fprintf(stderr, "ipm %3d gap %.3e primal %.3e dual %.3e x", iteration, relativeGap,
-                     primal, dual);
-        for (int d = 0; d < n_; ++d) std::fprintf(stderr, " %.6g", x_(d));
-        std::fprintf(stderr, "\n");
-      }
-      const double error = std::max({primal / kFeasibilityTolerance, dual / kFeasibilityTolerance,
-                                     relativeGap / kGapTolerance});
+      const Residuals r = residuals(iteration);
+      const double error =
+          std::max({r.primal / kFeasibilityTolerance, r.dual / kFeasibilityTolerance,
+                    r.relativeGap / kGapTolerance});
       stagnant = error < 0.9 * bestError ? 0 : stagnant + 1;
       if (error < bestError) {
         bestError = error;
@@ -217,11 +200,11 @@ class InteriorPoint : private Workspace {
           std::max(rf_.lpNorm<Eigen::Infinity>(), me_ ? rp_.lpNorm<Eigen::Infinity>() : 0.0);
       // Accepted below (bestError <= kFloor), so no message.
       if (bestError <= kFloor && stagnant >= kStallIterations) break;
-      if (!step(gap, worst)) {
+      if (!step(r.gap, worst)) {
         std::snprintf(why, sizeof why,
                       "the native solver stalled (relative residuals: primal %.2e, dual %.2e, "
                       "gap %.2e)",
-                      primal, dual, relativeGap);
+                      r.primal, r.dual, r.relativeGap);
         break;
       }
       if (iteration == maxIterations_) {
@@ -255,6 +238,33 @@ class InteriorPoint : private Workspace {
   // to rounding whatever this tolerance.
   static constexpr double kFeasibilityTolerance = 1e-9;
   static constexpr double kGapTolerance = 1e-11;
+
+  // The residuals of the iterate, relative to the size of what they are made of:
+  // the primal ones against the iterate and right-hand sides (V/x - t + u cancels
+  // terms as large as t), the dual one against its largest term (lambda_e V/x^2;
+  // IPOPT scales its dual error alike), the gap against the objective.
+  struct Residuals {
+    double gap, relativeGap, primal, dual;
+  };
+  Residuals residuals(int iteration) const {
+    Residuals r{};
+    r.gap = lambda_.dot(u_);
+    r.primal = primalError();
+    // The dual residual per variable (the max-norm, as IPOPT measures it): a
+    // 2-norm over the auxiliary variables of thousands of overlap pieces
+    // grows with their square root and sat above the tolerance at 1e-11 each.
+    r.dual = std::max({rdx_.lpNorm<Eigen::Infinity>(), rdt_.lpNorm<Eigen::Infinity>(),
+                       A_ ? rda_.lpNorm<Eigen::Infinity>() : 0.0}) /
+             dualScale();
+    r.relativeGap = r.gap / std::max(1.0, std::abs(objective()));
+    if (trace_) {
+      std::fprintf(stderr, "ipm %3d gap %.3e primal %.3e dual %.3e x", iteration, r.relativeGap,
+                   r.primal, r.dual);
+      for (int d = 0; d < n_; ++d) std::fprintf(stderr, " %.6g", x_(d));
+      std::fprintf(stderr, "\n");
+    }
+    return r;
+  }
 
   // The primal residual, relative to the size of what it is made of: every linear
   // row (equality, inequality, idle bound) against its own terms |b_i| and
@@ -561,13 +571,27 @@ class InteriorPoint : private Workspace {
   // Factors the reduced Newton matrix at the current point.
   bool factor() {
     scale_ = lambda_.cwiseQuotient(u_);  // lambda_i / u_i
+    const int rowsBegin = assembleCurvature();
+    if (separable_) {
+      eliminateEpigraph();
+    } else if (!eliminatePieces(rowsBegin)) {
+      return false;
+    }
+    return factorReduced();
+  }
+
+  // H_ (the x block: curvature, and the branch rows' outer products unless t is
+  // eliminated in closed form), htt_ and hxt_ at the current point. Returns the
+  // index of the first linear row (the overlap loop's pieces).
+  int assembleCurvature() {
     H_.setZero();
     htt_.setZero(K_);
     int i = 0;
     for (const Edge& e : edges_) {
       H_(e.d, e.d) +=
           lambda_(i) * 2.0 * slope_[i] * invX_(e.d);  // lambda d2f/dx2 = 2 lambda V / x^3
-      // Without pieces, the (d, k) coupling is eliminated below in closed form.
+      // Without pieces, the (d, k) coupling is eliminated in closed form
+      // (eliminateEpigraph).
       if (!separable_) H_(e.d, e.d) += scale_(i) * slope_[i] * slope_[i];
       htt_(e.k) += scale_(i);
       hxt_[i] = scale_(i) * slope_[i];  // scale * (df/dx) * (df/dt) = scale * (-slope) * (-1)
@@ -586,83 +610,96 @@ class InteriorPoint : private Workspace {
       H_.noalias() += AinTScaled_ * f_.Ain;
       i += mi_;
     }
-    if (separable_) {
-      // Eliminating t_k from the edges e of collective k (weights w_e = lambda/u,
-      // slopes a_e = V/x^2, W = sum w) adds M = diag(w a^2) - (w a)(w a)' / W.
-      // Formed directly, its diagonal w a^2 - (w a)^2 / W cancels catastrophically
-      // once one w reaches 1e10 near the optimum; written with the exact sum of
-      // the other weights, M_ee = w_e a_e^2 (W - w_e) / W, it does not. The
-      // off-diagonal part -v v' (v = w a / sqrt(W)) is accumulated in the upper
-      // triangle only and mirrored once.
-      for (int k = 0; k < K_; ++k) {
-        const int begin = edgeBegin_[k], end = edgeBegin_[k + 1];
-        const double inv = 1.0 / htt_(k);
-        for (int e = begin; e < end; ++e) ratio_[e] = hxt_[e] * inv;
-        if (end - begin < 2) continue;
-        double prefix = 0;
-        for (int e = begin; e < end; ++e) {
-          others_[e] = prefix;
-          prefix += scale_(e);
-        }
-        double suffix = 0;
-        for (int e = end - 1; e >= begin; --e) {
-          others_[e] += suffix;
-          suffix += scale_(e);
-        }
-        for (int a = begin; a < end; ++a) {
-          const int da = edges_[a].d;
-          H_(da, da) += scale_(a) * slope_[a] * slope_[a] * others_[a] * inv;
-          const double va = hxt_[a] * inv;  // w_a a_a / W
-          for (int b = a + 1; b < end; ++b) {
-            // Edges of a collective are in increasing d, so (da, db) is upper.
-            H_(da, edges_[b].d) -= va * hxt_[b];
-          }
+    return i;
+  }
+
+  // Eliminates t_k from the branch rows of each collective (no pieces).
+  void eliminateEpigraph() {
+    // Eliminating t_k from the edges e of collective k (weights w_e = lambda/u,
+    // slopes a_e = V/x^2, W = sum w) adds M = diag(w a^2) - (w a)(w a)' / W.
+    // Formed directly, its diagonal w a^2 - (w a)^2 / W cancels catastrophically
+    // once one w reaches 1e10 near the optimum; written with the exact sum of
+    // the other weights, M_ee = w_e a_e^2 (W - w_e) / W, it does not. The
+    // off-diagonal part -v v' (v = w a / sqrt(W)) is accumulated in the upper
+    // triangle only and mirrored once.
+    for (int k = 0; k < K_; ++k) {
+      const int begin = edgeBegin_[k], end = edgeBegin_[k + 1];
+      const double inv = 1.0 / htt_(k);
+      for (int e = begin; e < end; ++e) ratio_[e] = hxt_[e] * inv;
+      if (end - begin < 2) continue;
+      double prefix = 0;
+      for (int e = begin; e < end; ++e) {
+        others_[e] = prefix;
+        prefix += scale_(e);
+      }
+      double suffix = 0;
+      for (int e = end - 1; e >= begin; --e) {
+        others_[e] += suffix;
+        suffix += scale_(e);
+      }
+      for (int a = begin; a < end; ++a) {
+        const int da = edges_[a].d;
+        H_(da, da) += scale_(a) * slope_[a] * slope_[a] * others_[a] * inv;
+        const double va = hxt_[a] * inv;  // w_a a_a / W
+        for (int b = a + 1; b < end; ++b) {
+          // Edges of a collective are in increasing d, so (da, db) is upper.
+          H_(da, edges_[b].d) -= va * hxt_[b];
         }
       }
-      H_.triangularView<Eigen::StrictlyLower>() = H_.transpose();
-    } else {
-      const int nts = K_ + A_;
-      if (denseQ_) {
-        // Whole sums (no y): Q = diag(H_tt) + sum over the rows of w g g', dense.
-        Mat Q = Mat::Zero(nts, nts);
-        for (int k = 0; k < K_; ++k) Q(k, k) = htt_(k);
-        for (const LinearRow& r : rows_) {
-          const double w = scale_(i++);
-          for (const auto& [j1, c1] : r.terms) {
-            for (const auto& [j2, c2] : r.terms) Q(j1, j2) += w * c1 * c2;
-          }
-        }
-        qDense_.compute(Q);
-        if (qDense_.info() != Eigen::Success) return false;
-      } else if (!factorSparseQ(i)) {
-        return false;
-      }
-      B_ = Mat::Zero(nts, n_);
-      for (int e = 0; e < E_; ++e) B_(edges_[e].k, edges_[e].d) += hxt_[e];
-      // The serial slopes sigma_k are in every branch row of k: grad_x f_e =
-      // -(slope_e e_d + sigma_k), so sum_e w_e grad f_e grad f_e' adds
-      // sum_e w_e slope_e (e_d sigma' + sigma e_d') + W_k sigma sigma' to H and
-      // W_k sigma to B's row of t_k.
-      for (int k = 0; k < K_; ++k) {
-        const int begin = serialBegin_[k], end = serialBegin_[k + 1];
-        if (begin == end) continue;
-        const double W = htt_(k);
-        for (int a = begin; a < end; ++a) {
-          const int da = serial_[a].d;
-          B_(k, da) += W * serialSlope_[a];
-          for (int b = begin; b < end; ++b) {
-            H_(da, serial_[b].d) += W * serialSlope_[a] * serialSlope_[b];
-          }
-          for (int e = edgeBegin_[k]; e < edgeBegin_[k + 1]; ++e) {
-            const double c = hxt_[e] * serialSlope_[a];
-            H_(edges_[e].d, da) += c;
-            H_(da, edges_[e].d) += c;
-          }
-        }
-      }
-      QinvB_ = denseQ_ ? Mat(qDense_.solve(B_)) : Mat(qFactor_.solve(B_));
-      H_.noalias() -= B_.transpose() * QinvB_;
     }
+    H_.triangularView<Eigen::StrictlyLower>() = H_.transpose();
+  }
+
+  // Eliminates t and the pieces' auxiliary variables through their block Q (the
+  // pieces' rows start at index i): H_ -= B' Q^-1 B.
+  bool eliminatePieces(int i) {
+    const int nts = K_ + A_;
+    if (denseQ_) {
+      // Whole sums (no y): Q = diag(H_tt) + sum over the rows of w g g', dense.
+      Mat Q = Mat::Zero(nts, nts);
+      for (int k = 0; k < K_; ++k) Q(k, k) = htt_(k);
+      for (const LinearRow& r : rows_) {
+        const double w = scale_(i++);
+        for (const auto& [j1, c1] : r.terms) {
+          for (const auto& [j2, c2] : r.terms) Q(j1, j2) += w * c1 * c2;
+        }
+      }
+      qDense_.compute(Q);
+      if (qDense_.info() != Eigen::Success) return false;
+    } else if (!factorSparseQ(i)) {
+      return false;
+    }
+    B_ = Mat::Zero(nts, n_);
+    for (int e = 0; e < E_; ++e) B_(edges_[e].k, edges_[e].d) += hxt_[e];
+    // The serial slopes sigma_k are in every branch row of k: grad_x f_e =
+    // -(slope_e e_d + sigma_k), so sum_e w_e grad f_e grad f_e' adds
+    // sum_e w_e slope_e (e_d sigma' + sigma e_d') + W_k sigma sigma' to H and
+    // W_k sigma to B's row of t_k.
+    for (int k = 0; k < K_; ++k) {
+      const int begin = serialBegin_[k], end = serialBegin_[k + 1];
+      if (begin == end) continue;
+      const double W = htt_(k);
+      for (int a = begin; a < end; ++a) {
+        const int da = serial_[a].d;
+        B_(k, da) += W * serialSlope_[a];
+        for (int b = begin; b < end; ++b) {
+          H_(da, serial_[b].d) += W * serialSlope_[a] * serialSlope_[b];
+        }
+        for (int e = edgeBegin_[k]; e < edgeBegin_[k + 1]; ++e) {
+          const double c = hxt_[e] * serialSlope_[a];
+          H_(edges_[e].d, da) += c;
+          H_(da, edges_[e].d) += c;
+        }
+      }
+    }
+    QinvB_ = denseQ_ ? Mat(qDense_.solve(B_)) : Mat(qFactor_.solve(B_));
+    H_.noalias() -= B_.transpose() * QinvB_;
+    return true;
+  }
+
+  // Factors H_ (shifted where rounding makes it indefinite) and the Schur
+  // complement of the equality rows.
+  bool factorReduced() {
     // [H Aeq'; Aeq 0] by Schur complement: H is positive definite (every used
     // dimension has the curvature 2 lambda V / x^3 of its collectives, every idle
     // one the barrier term), so factor H, then S = Aeq H^-1 Aeq'. Near the optimum
