@@ -115,27 +115,6 @@ Objective parseCodesignObjective(const std::string& text) {
   throw InputError("--objective: '" + text + "' is not an objective; use time or perf-per-cost");
 }
 
-// "tp on node (8), pp on pod (8), dp on package (16) x pod (4)": where the
-// groups of each parallel axis lie.
-std::string placementText(const CodesignDesign& d) {
-  const Parallelism& p = d.execution.parallelism;
-  std::string out;
-  for (ParallelAxis a : kParallelAxes) {
-    const std::string axis(shortName(a));
-    const std::vector<int>* groups = &p.groupsOf(a);
-    std::string where;
-    for (std::size_t k = 0; k < groups->size() && k < d.network.dims.size(); ++k) {
-      if ((*groups)[k] < 2) continue;
-      const Dimension& dim = d.network.dims[k];
-      const bool whole = (*groups)[k] == dim.npus;
-      where += (where.empty() ? "" : " x ") + dim.name + " (" + std::to_string((*groups)[k]) +
-               (whole ? "" : " of " + std::to_string(dim.npus)) + ")";
-    }
-    if (!where.empty()) out += (out.empty() ? "" : "; ") + axis + " on " + where;
-  }
-  return out.empty() ? "one NPU" : out;
-}
-
 Json placementJson(const CodesignDesign& d) {
   const Parallelism& p = d.execution.parallelism;
   Json j;
@@ -184,7 +163,7 @@ Json designJson(const CodesignDesign& d) {
                     {"sequence_parallel", p.sequenceParallel},
                     {"placement", placementJson(d)},
                     {"label", e.label()}};
-  j["placement_text"] = placementText(d);
+  j["placement_text"] = placementText(d.network, d.execution.parallelism);
   j["bandwidth_gbps"] = d.solution.bandwidth;
   j["iteration_time_ns"] = number(d.solution.eval.iterationNs);
   j["compute_time_ns"] = number(d.solution.eval.computeNs);
@@ -255,42 +234,6 @@ Json runJson(const Run& run) {
   j["designs"] = std::move(designs);
   j["pareto"] = r.pareto;
   return j;
-}
-
-std::string csvText(const Run& run) {
-  std::ostringstream out;
-  out << "rank,pareto,shape,total_npus,npus,blocks,tp,pp,dp,ep,expert_tp,cp,virtual_stages,micro_"
-         "batch,zero,"
-         "recompute,sequence_parallel,placement,bandwidth_gbps,iteration_time_ns,time_to_train_s,"
-         "tokens_per_second,mfu,memory_per_npu_bytes,network_cost_usd,system_cost_usd\n";
-  const auto quote = [](const std::string& text) {
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  const auto optional = [](const std::optional<double>& v) {
-    return v ? formatExact(*v) : std::string();
-  };
-  for (std::size_t k = 0; k < run.result.designs.size(); ++k) {
-    const CodesignDesign& d = run.result.designs[k];
-    const Parallelism& p = d.execution.parallelism;
-    std::string npus, blocks, bw;
-    for (const Dimension& dim : d.network.dims) {
-      npus += (npus.empty() ? "" : "x") + std::to_string(dim.npus);
-      blocks += (blocks.empty() ? "" : ";") + std::string(toString(dim.block));
-    }
-    for (double b : d.solution.bandwidth) bw += (bw.empty() ? "" : ";") + formatExact(b);
-    out << k + 1 << ',' << (run.onFront(k) ? 1 : 0) << ',' << quote(d.label) << ',' << d.npus << ','
-        << npus << ',' << blocks << ',' << p.tp << ',' << p.pp << ',' << p.dp << ',' << p.ep << ','
-        << p.etp() << ',' << p.cp << ',' << d.execution.virtualStages << ','
-        << d.execution.microBatch << ',' << p.zero() << ',' << toString(d.execution.recomputation())
-        << ',' << (p.sequenceParallel ? 1 : 0) << ',' << quote(placementText(d)) << ',' << bw << ','
-        << formatExact(d.solution.eval.iterationNs) << ',' << optional(d.throughput.timeToTrainS)
-        << ',' << optional(d.throughput.tokensPerSecond) << ',' << optional(d.throughput.mfu) << ','
-        << (d.memory.use ? formatExact(d.memory.use->total()) : std::string()) << ','
-        << formatExact(d.networkCostUsd) << ',' << formatExact(d.systemCostUsd) << '\n';
-  }
-  return out.str();
 }
 
 void printRun(std::ostream& out, const Style& style, const Run& run) {
@@ -368,7 +311,8 @@ void printRun(std::ostream& out, const Style& style, const Run& run) {
     for (const std::string& e : d.equivalentShapes) {
       equivalent += (equivalent.empty() ? "" : "; ") + e;
     }
-    where.addRow({std::to_string(k + 1), placementText(d), equivalent.empty() ? "-" : equivalent});
+    where.addRow({std::to_string(k + 1), placementText(d.network, d.execution.parallelism),
+                  equivalent.empty() ? "-" : equivalent});
   }
   where.print(out, style);
 }
@@ -476,7 +420,7 @@ void report(const CodesignArgs& args, const Run& run, Context& context) {
     context.err << "libra: codesign interrupted: reporting the " << result.designs.size()
                 << " designs found so far" << std::endl;
   }
-  if (!args.csv.empty()) writeFileAtomically(args.csv, csvText(run));
+  if (!args.csv.empty()) writeFileAtomically(args.csv, codesignCsv(run.result));
   if (!args.saveScenarios.empty() && !result.designs.empty()) {
     saveProject(scenariosProject(run.options, result), args.saveScenarios);
   }

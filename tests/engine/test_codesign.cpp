@@ -259,6 +259,118 @@ TEST(Codesign, PointsAreTheSolvedDesignsAndOpenAsTheirProjects) {
   EXPECT_EQ(capped.pointsLeftOut + 5, capped.evaluated);
 }
 
+// CSV rows as fields: quoted fields may hold commas and doubled quotes.
+std::vector<std::vector<std::string>> csvRows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+      rows.emplace_back();
+    } else {
+      field += c;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+std::size_t columnOf(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  EXPECT_NE(it, header.end()) << name;
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+// The Design Space tab's CSV has a row per design solved, as solved (the
+// numbers read back exactly), and marks as on the front only designs that no
+// other solved design beats in both cost and time; `libra codesign --csv` has a
+// row per design listed, ranked, with the front's marked.
+TEST(Codesign, CsvWritersListTheDesignsAsSolved) {
+  const Preset p = smallTransformer();
+  CodesignOptions o = optionsFor(p, Objective::Performance);
+  o.prune = false;
+  o.keepPoints = 1000000;
+  o.choices.searchPlacements = false;
+  const CodesignResult r = runCodesign(o);
+  ASSERT_FALSE(r.points.empty());
+
+  const auto space = csvRows(designSpaceCsv(r));
+  ASSERT_EQ(space.size(), r.points.size() + 1);
+  const std::vector<std::string>& header = space.front();
+  const std::size_t front = columnOf(header, "pareto"), shape = columnOf(header, "shape"),
+                    tp = columnOf(header, "tp"), time = columnOf(header, "iteration_time_ns"),
+                    cost = columnOf(header, "cost_usd"), bw = columnOf(header, "bandwidth_gbps");
+  std::size_t marked = 0;
+  for (std::size_t k = 0; k < r.points.size(); ++k) {
+    const CodesignPoint& q = r.points[k];
+    const std::vector<std::string>& row = space[k + 1];
+    ASSERT_EQ(row.size(), header.size()) << k;
+    EXPECT_EQ(row[shape], q.label);
+    EXPECT_EQ(std::stoi(row[tp]), q.execution.parallelism.tp);
+    EXPECT_EQ(std::stod(row[time]), q.iterationNs);
+    EXPECT_EQ(std::stod(row[cost]), q.costUsd);
+    EXPECT_EQ(std::stod(row[bw].substr(0, row[bw].find(';'))), q.bandwidth.front());
+    if (row[front] != "1") continue;
+    ++marked;
+    for (const CodesignPoint& other : r.points) {
+      EXPECT_FALSE(other.costUsd < q.costUsd && other.iterationNs < q.iterationNs)
+          << q.label << " is marked on the front but " << other.label << " beats it";
+    }
+  }
+  EXPECT_GE(marked, r.pareto.size());
+
+  const auto listed = csvRows(codesignCsv(r));
+  ASSERT_EQ(listed.size(), r.designs.size() + 1);
+  const std::size_t rank = columnOf(listed.front(), "rank"),
+                    onFront = columnOf(listed.front(), "pareto");
+  for (std::size_t k = 0; k < r.designs.size(); ++k) {
+    EXPECT_EQ(listed[k + 1][rank], std::to_string(k + 1));
+    const bool isFront =
+        std::find(r.pareto.begin(), r.pareto.end(), static_cast<int>(k)) != r.pareto.end();
+    EXPECT_EQ(listed[k + 1][onFront], isFront ? "1" : "0");
+  }
+}
+
+// Where each axis's groups lie, by dimension name; parts of a dimension say so.
+TEST(Codesign, PlacementTextNamesTheDimensionsOfEachAxis) {
+  Network n;
+  n.dims.resize(2);
+  n.dims[0].name = "node";
+  n.dims[0].npus = 8;
+  n.dims[1].name = "pod";
+  n.dims[1].npus = 16;
+  Parallelism par;
+  par.tp = 8;
+  par.dp = 16;
+  par.pp = 1;
+  par.tpGroups = {8, 1};
+  par.dpGroups = {1, 16};
+  EXPECT_EQ(placementText(n, par), "TP on node (8); DP on pod (16)");
+  par.tp = 4;
+  par.dp = 32;
+  par.tpGroups = {4, 1};
+  par.dpGroups = {2, 16};
+  EXPECT_EQ(placementText(n, par), "TP on node (4 of 8); DP on node (2 of 8) x pod (16)");
+  EXPECT_EQ(placementText(n, Parallelism{}), "one NPU");
+}
+
 }  // namespace
 }  // namespace libra::testing
 

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -1974,6 +1975,25 @@ class ExplorerTest : public QObject {
     const QString status = window_->findChild<QLabel*>(QStringLiteral("designStatus"))->text();
     QVERIFY2(status.contains(QStringLiteral("designs solved")), qPrintable(status));
     test::saveScreenshot(window_.get(), QStringLiteral("design-space"));
+    // Export: every design solved as CSV (a row each), the chart as drawn.
+    QVERIFY(window_->findChild<QPushButton*>(QStringLiteral("designExport"))->isEnabled());
+    QTemporaryDir dir;
+    const QString csv = dir.filePath(QStringLiteral("space.csv"));
+    QVERIFY2(view->exportTo(csv, &why), qPrintable(why));
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
+    QCOMPARE(static_cast<std::size_t>(lines.size()), r->points.size() + 1);
+    QVERIFY(lines.front().startsWith("pareto,shape,"));
+    const QString png = dir.filePath(QStringLiteral("space.png"));
+    QVERIFY2(view->exportTo(png, &why), qPrintable(why));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    test::saveScreenshot(image, QStringLiteral("design-space-export"));
+    QCOMPARE(image.width(), qRound(1.5 * view->findChild<QChartView*>()->width()));
+    QVERIFY(view->exportTo(dir.filePath(QStringLiteral("space.svg")), &why));
+    QVERIFY(!view->exportTo(dir.filePath(QStringLiteral("space.txt")), &why));
+    QVERIFY2(why.contains(QStringLiteral(".csv")), qPrintable(why));
     // The filter keeps the designs whose shape or execution names it.
     auto* filter = window_->findChild<QLineEdit*>(QStringLiteral("designFilter"));
     filter->setText(QStringLiteral("Switch"));
@@ -2006,6 +2026,8 @@ class ExplorerTest : public QObject {
     window_->findChild<QSpinBox*>(QStringLiteral("designMaxDims"))->setValue(4);
     window_->findChild<QCheckBox*>(QStringLiteral("designAllPlacements"))->setChecked(true);
     QVERIFY2(view->start(&why), qPrintable(why));
+    QVERIFY(!view->exportTo(csv, &why));  // nothing to write while it runs
+    QVERIFY(!window_->findChild<QPushButton*>(QStringLiteral("designExport"))->isEnabled());
     QTest::qWait(50);
     view->cancel();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);

@@ -1,19 +1,14 @@
 #include "export.hpp"
 
 #include <QApplication>
-#include <QBuffer>
 #include <QChart>
 #include <QChartView>
-#include <QFileInfo>
-#include <QImage>
 #include <QLegend>
 #include <QLineSeries>
-#include <QPageSize>
 #include <QPainter>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 #include <libra/project_io.hpp>
 
+#include "figure.hpp"
 #include "format.hpp"
 #include "results_view.hpp"
 
@@ -71,62 +66,6 @@ void prepareFigureView(ResultsView& view, const SolveResult& result, const QStri
   }
 }
 
-// Renders `view` as `format` into `out`; false, with `error`, when the PNG
-// encoder fails.
-bool renderFigure(ResultsView& view, const QString& heading, const QString& path,
-                  FigureFormat format, QSize size, QIODevice& out, QString* error) {
-  switch (format) {
-    case FigureFormat::Png: {
-      const qreal ratio = 1.5;  // crisp enough for slides without huge files
-      QImage image(size * ratio, QImage::Format_ARGB32_Premultiplied);
-      image.setDevicePixelRatio(ratio);
-      image.fill(Qt::white);
-      QPainter painter(&image);
-      view.render(&painter);
-      painter.end();
-      if (!image.save(&out, "PNG")) {
-        if (error) *error = QObject::tr("%1: the PNG encoder failed").arg(path);
-        return false;
-      }
-      break;
-    }
-    case FigureFormat::Svg: {
-      QSvgGenerator svg;
-      svg.setOutputDevice(&out);
-      svg.setSize(size);
-      svg.setViewBox(QRect(QPoint(0, 0), size));
-      // Font sizes in the SVG are pixels of the view box; at the generator's
-      // default 72 dpi a 9 pt label laid out at 12 px on a 96 dpi screen was
-      // written as font-size="9" (issue 28 item 2).
-      svg.setResolution(view.logicalDpiY());
-      svg.setTitle(heading);
-      svg.setDescription(QObject::tr("Libra Studio results"));
-      QPainter painter(&svg);
-      view.render(&painter);
-      painter.end();
-      break;
-    }
-    case FigureFormat::Pdf: {
-      QPdfWriter pdf(&out);
-      pdf.setTitle(heading);
-      pdf.setCreator(QStringLiteral("Libra Studio"));
-      pdf.setPageSize(QPageSize(QPageSize::A4));
-      pdf.setPageOrientation(QPageLayout::Landscape);
-      pdf.setPageMargins(QMarginsF(10, 10, 10, 10), QPageLayout::Millimeter);
-      pdf.setResolution(150);
-      QPainter painter(&pdf);
-      const QRect page = painter.viewport();
-      const double scale = std::min(page.width() / static_cast<double>(size.width()),
-                                    page.height() / static_cast<double>(size.height()));
-      painter.scale(scale, scale);
-      view.render(&painter);
-      painter.end();
-      break;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 bool exportFigure(const SolveResult& result, const QString& heading, const QString& path,
@@ -135,10 +74,12 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
   prepareFigureView(view, result, heading, format, shown, size);
 
   QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (!renderFigure(view, heading, path, format, size, buffer, error)) return false;
-  buffer.close();
+  const FigurePage page{size, heading, QObject::tr("Libra Studio results"), view.logicalDpiY()};
+  if (!drawFigure(
+          format, page, [&](QPainter& painter) { view.render(&painter); }, bytes, error)) {
+    if (error) *error = path + QStringLiteral(": ") + *error;
+    return false;
+  }
   view.hide();
   return writeFileAtomic(path, bytes, error);
 }

@@ -1,19 +1,15 @@
 #include "comparison_view.hpp"
 
-#include <QBuffer>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QImage>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPainter>
-#include <QPdfWriter>
 #include <QPushButton>
 #include <QShowEvent>
-#include <QSvgGenerator>
 #include <QTableWidget>
 #include <QTextDocument>
 #include <QVBoxLayout>
@@ -23,6 +19,7 @@
 #include <libra/report/comparison_table.hpp>
 
 #include "document.hpp"
+#include "figure.hpp"
 #include "format.hpp"
 #include "output_file.hpp"
 #include "project_edits.hpp"
@@ -292,43 +289,12 @@ bool ComparisonView::exportTo(const QString& path, QString* error) const {
   doc.setTextWidth(width);
   const QSize size = doc.size().toSize() + QSize(2, 2);
   QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (*format == FigureFormat::Png) {
-    const qreal ratio = 1.5;
-    QImage image(size * ratio, QImage::Format_ARGB32_Premultiplied);
-    image.setDevicePixelRatio(ratio);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    doc.drawContents(&painter);
-    painter.end();
-    image.save(&buffer, "PNG");
-  } else if (*format == FigureFormat::Svg) {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setResolution(logicalDpiY());
-    svg.setTitle(tr("Comparison of the scenarios"));
-    QPainter painter(&svg);
-    doc.drawContents(&painter);
-    painter.end();
-  } else {
-    QPdfWriter pdf(&buffer);
-    pdf.setTitle(tr("Comparison of the scenarios"));
-    pdf.setCreator(QStringLiteral("Libra Studio"));
-    pdf.setPageSize(QPageSize(QPageSize::A4));
-    pdf.setPageOrientation(QPageLayout::Landscape);
-    pdf.setPageMargins(QMarginsF(10, 10, 10, 10), QPageLayout::Millimeter);
-    QPainter painter(&pdf);
-    const QRect page = painter.viewport();
-    const double scale = std::min(page.width() / static_cast<double>(size.width()),
-                                  page.height() / static_cast<double>(size.height()));
-    painter.scale(scale, scale);
-    doc.drawContents(&painter);
-    painter.end();
+  const FigurePage page{size, tr("Comparison of the scenarios"), QString(), logicalDpiY()};
+  if (!drawFigure(
+          *format, page, [&](QPainter& painter) { doc.drawContents(&painter); }, bytes, error)) {
+    if (error) *error = path + QStringLiteral(": ") + *error;
+    return false;
   }
-  buffer.close();
   return writeFileAtomic(path, bytes, error);
 }
 

@@ -4,6 +4,8 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -11,6 +13,8 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMessageBox>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -26,6 +30,7 @@
 
 #include "charts.hpp"
 #include "document.hpp"
+#include "figure.hpp"
 #include "format.hpp"
 #include "libra/error.hpp"
 
@@ -55,11 +60,6 @@ bool drawable(const QPointF& at) {
   return at.x() > 0 && at.y() > 0 && std::isfinite(at.x()) && std::isfinite(at.y());
 }
 
-bool sameTimeAndCost(const CodesignPoint& p, const CodesignDesign& d) {
-  const double t = d.solution.eval.iterationNs;
-  return std::abs(p.iterationNs - t) <= 1e-12 * t && p.costUsd == d.costUsd;
-}
-
 }  // namespace
 
 DesignSpaceView::DesignSpaceView(Document* document, QWidget* parent)
@@ -72,6 +72,7 @@ DesignSpaceView::DesignSpaceView(Document* document, QWidget* parent)
     result_ = watcher_.result();
     run_->setEnabled(true);
     stop_->setEnabled(false);
+    export_->setEnabled(result_ != nullptr);
     progress_->setValue(progress_->maximum());
     showResult();
     Q_EMIT finished();
@@ -131,6 +132,10 @@ void DesignSpaceView::createInputs() {
   stop_ = new QPushButton(tr("Cancel"));
   stop_->setObjectName(QStringLiteral("designCancel"));
   stop_->setEnabled(false);
+  export_ = new QPushButton(tr("Export…"));
+  export_->setObjectName(QStringLiteral("designExport"));
+  export_->setToolTip(tr("Write every design solved as CSV, or the chart as PNG, SVG or PDF"));
+  export_->setEnabled(false);
   progress_ = new QProgressBar;
   progress_->setObjectName(QStringLiteral("designProgress"));
   progress_->setFormat(tr("%v of %m shapes"));
@@ -177,6 +182,7 @@ void DesignSpaceView::layOut() {
   buttons->addWidget(run_);
   buttons->addWidget(stop_);
   buttons->addWidget(progress_, 1);
+  buttons->addWidget(export_);
   auto* show = new QHBoxLayout;
   show->addWidget(new QLabel(tr("Colour by")));
   show->addWidget(colourBy_);
@@ -201,6 +207,7 @@ void DesignSpaceView::connectInputs() {
     if (!start(&why)) status_->setText(why);
   });
   connect(stop_, &QPushButton::clicked, this, &DesignSpaceView::cancel);
+  connect(export_, &QPushButton::clicked, this, &DesignSpaceView::chooseExport);
   connect(colourBy_, &QComboBox::currentIndexChanged, this, &DesignSpaceView::showResult);
   connect(filter_, &QLineEdit::textChanged, this, &DesignSpaceView::showResult);
 }
@@ -270,6 +277,7 @@ bool DesignSpaceView::start(QString* error) {
   total_ = 0;
   run_->setEnabled(false);
   stop_->setEnabled(true);
+  export_->setEnabled(false);
   progress_->setValue(0);
   status_->setText(tr("Searching…"));
   poll_->start();
@@ -478,6 +486,44 @@ bool DesignSpaceView::openPoint(std::size_t k, QString* error) {
   Q_EMIT openDesign(toQString(p.label + ", " + p.execution.label()),
                     static_cast<const Scenario&>(project));
   return true;
+}
+
+bool DesignSpaceView::exportTo(const QString& path, QString* error) const {
+  if (!result_ || running()) {
+    if (error) *error = tr("Run a search first: there is no design space to write.");
+    return false;
+  }
+  if (QFileInfo(path).suffix().toLower() == QStringLiteral("csv")) {
+    return writeFileAtomic(path, QByteArray::fromStdString(designSpaceCsv(*result_)), error);
+  }
+  const auto format = figureFormatFor(path);
+  if (!format) {
+    if (error) *error = tr("%1: use .csv, .png, .svg or .pdf").arg(path);
+    return false;
+  }
+  QByteArray bytes;
+  const FigurePage page{view_->size(), tr("Design space"), QString(), logicalDpiY()};
+  if (!drawFigure(
+          *format, page,
+          [&](QPainter& painter) {
+            // The widget as shown (QGraphicsView::render would draw the scene into the
+            // painter's device rectangle, which a high-DPI image scales twice).
+            view_->QWidget::render(&painter);
+          },
+          bytes, error)) {
+    if (error) *error = path + QStringLiteral(": ") + *error;
+    return false;
+  }
+  return writeFileAtomic(path, bytes, error);
+}
+
+void DesignSpaceView::chooseExport() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export Design Space"), QStringLiteral("design-space.csv"),
+      tr("Designs (*.csv);;PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportTo(path, &error)) QMessageBox::warning(this, tr("Export Failed"), error);
 }
 
 }  // namespace libra::studio

@@ -51,6 +51,10 @@ class DesignSpaceView : public QWidget {
   std::size_t frontPointCount() const { return frontCount_; }
   // Emits openDesign for result()->points[k] (what a click on it does).
   bool openPoint(std::size_t k, QString* error = nullptr);
+  // Writes the last search by the path's suffix: .csv every design solved
+  // (libra::designSpaceCsv), .png/.svg/.pdf the chart as shown. False, with
+  // `error`, when there is nothing to write or the file cannot be written.
+  bool exportTo(const QString& path, QString* error = nullptr) const;
 
  Q_SIGNALS:
   void finished();
@@ -71,6 +75,7 @@ class DesignSpaceView : public QWidget {
   void addAxes(QChart* chart, bool days, const QRectF& range);
   QString statusText() const;
   void pointClicked(const QPointF& at);
+  void chooseExport();
   QString groupOf(const CodesignPoint& p) const;
 
   Document* document_;
@@ -83,6 +88,7 @@ class DesignSpaceView : public QWidget {
   QCheckBox* exhaustive_;
   QPushButton* run_;
   QPushButton* stop_;
+  QPushButton* export_;
   QProgressBar* progress_;
   QLabel* status_;
   QComboBox* colourBy_;

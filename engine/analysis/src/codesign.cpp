@@ -24,6 +24,11 @@ double CodesignDesign::timeToTrainS() const {
                                  : std::numeric_limits<double>::quiet_NaN();
 }
 
+bool sameTimeAndCost(const CodesignPoint& point, const CodesignDesign& design) {
+  const double t = design.solution.eval.iterationNs;
+  return std::abs(point.iterationNs - t) <= 1e-12 * t && point.costUsd == design.costUsd;
+}
+
 namespace {
 
 std::vector<std::string> constraintsOf(const SweepOptions& o) {

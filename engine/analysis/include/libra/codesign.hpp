@@ -84,6 +84,10 @@ struct CodesignDesign {
   double timeToTrainS() const;  // from throughput, else NaN
 };
 
+// Whether a solved point has `design`'s time (to 1e-12 of it) and cost: how a
+// plot of the points finds the front's designs among them.
+bool sameTimeAndCost(const CodesignPoint& point, const CodesignDesign& design);
+
 struct CodesignResult {
   std::vector<CodesignDesign> designs;  // best first by the objective
   std::vector<int> pareto;              // indices into designs: the front, cheapest first
@@ -118,6 +122,17 @@ CodesignOptions codesignOptionsOf(const Project& project);
 // `--save-scenarios` writes and the GUI opens.
 Project designProject(const CodesignOptions& options, const Network& network,
                       const Execution& execution);
+
+// "TP on node (8); PP on pod (8); DP on package (16) x pod (4 of 8)": where the
+// groups of each parallel axis lie on `network`; "one NPU" when no group spans two.
+std::string placementText(const Network& network, const Parallelism& parallelism);
+
+// The designs listed (result.designs, best first), one CSV row each, with their
+// rank and whether they are on the front (`libra codesign --csv`).
+std::string codesignCsv(const CodesignResult& result);
+// Every design solved (result.points), one CSV row each, with whether it has the
+// time and cost of a design on the front: what the GUI's Design Space tab draws.
+std::string designSpaceCsv(const CodesignResult& result);
 
 // Runs the co-design on `jobs` threads (options.shapes.jobs; 0 = every core).
 // `progress(done, total)` counts shapes, on the calling thread. *cancel stops
