@@ -220,16 +220,21 @@ TEST(Codesign, EquivalentShapesAreListedOnce) {
 namespace libra::testing {
 namespace {
 
+// The small transformer's search without pruning, every design solved kept.
+CodesignOptions everyDesignKept() {
+  CodesignOptions o = optionsFor(smallTransformer(), Objective::Performance);
+  o.prune = false;
+  o.keepPoints = 1000000;
+  o.choices.searchPlacements = false;
+  return o;
+}
+
 // The design-space plot's points: without pruning every design solved is a
 // point; each listed design is one of them; a point opened as a project
 // (designProject, what the GUI opens and --save-scenarios writes) solves to
 // the point's own iteration time and cost; and the cap counts what it leaves out.
 TEST(Codesign, PointsAreTheSolvedDesignsAndOpenAsTheirProjects) {
-  const Preset p = smallTransformer();
-  CodesignOptions o = optionsFor(p, Objective::Performance);
-  o.prune = false;
-  o.keepPoints = 1000000;
-  o.choices.searchPlacements = false;
+  CodesignOptions o = everyDesignKept();
   const CodesignResult r = runCodesign(o);
   ASSERT_FALSE(r.designs.empty());
   EXPECT_EQ(static_cast<std::int64_t>(r.points.size()), r.evaluated);
@@ -303,11 +308,7 @@ std::size_t columnOf(const std::vector<std::string>& header, const std::string& 
 // other solved design beats in both cost and time; `libra codesign --csv` has a
 // row per design listed, ranked, with the front's marked.
 TEST(Codesign, CsvWritersListTheDesignsAsSolved) {
-  const Preset p = smallTransformer();
-  CodesignOptions o = optionsFor(p, Objective::Performance);
-  o.prune = false;
-  o.keepPoints = 1000000;
-  o.choices.searchPlacements = false;
+  CodesignOptions o = everyDesignKept();
   const CodesignResult r = runCodesign(o);
   ASSERT_FALSE(r.points.empty());
 

@@ -68,4 +68,14 @@ bool drawFigure(FigureFormat format, const FigurePage& page,
   return true;
 }
 
+bool writeFigure(const QString& path, FigureFormat format, const FigurePage& page,
+                 const std::function<void(QPainter&)>& draw, QString* error) {
+  QByteArray bytes;
+  if (!drawFigure(format, page, draw, bytes, error)) {
+    if (error) *error = path + QStringLiteral(": ") + *error;
+    return false;
+  }
+  return writeFileAtomic(path, bytes, error);
+}
+
 }  // namespace libra::studio

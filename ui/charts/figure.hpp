@@ -28,5 +28,8 @@ struct FigurePage {
 // is scaled to fit. False, with `error`, when the PNG encoder fails.
 bool drawFigure(FigureFormat format, const FigurePage& page,
                 const std::function<void(QPainter&)>& draw, QByteArray& out, QString* error);
+// drawFigure, then the bytes written to `path` atomically; an error names the path.
+bool writeFigure(const QString& path, FigureFormat format, const FigurePage& page,
+                 const std::function<void(QPainter&)>& draw, QString* error);
 
 }  // namespace libra::studio

@@ -73,15 +73,9 @@ bool exportFigure(const SolveResult& result, const QString& heading, const QStri
   ResultsView view;
   prepareFigureView(view, result, heading, format, shown, size);
 
-  QByteArray bytes;
   const FigurePage page{size, heading, QObject::tr("Libra Studio results"), view.logicalDpiY()};
-  if (!drawFigure(
-          format, page, [&](QPainter& painter) { view.render(&painter); }, bytes, error)) {
-    if (error) *error = path + QStringLiteral(": ") + *error;
-    return false;
-  }
-  view.hide();
-  return writeFileAtomic(path, bytes, error);
+  return writeFigure(
+      path, format, page, [&](QPainter& painter) { view.render(&painter); }, error);
 }
 
 QByteArray resultsJson(const SolveResult& result) {

@@ -288,14 +288,9 @@ bool ComparisonView::exportTo(const QString& path, QString* error) const {
   doc.setHtml(tableHtml());
   doc.setTextWidth(width);
   const QSize size = doc.size().toSize() + QSize(2, 2);
-  QByteArray bytes;
   const FigurePage page{size, tr("Comparison of the scenarios"), QString(), logicalDpiY()};
-  if (!drawFigure(
-          *format, page, [&](QPainter& painter) { doc.drawContents(&painter); }, bytes, error)) {
-    if (error) *error = path + QStringLiteral(": ") + *error;
-    return false;
-  }
-  return writeFileAtomic(path, bytes, error);
+  return writeFigure(
+      path, *format, page, [&](QPainter& painter) { doc.drawContents(&painter); }, error);
 }
 
 void ComparisonView::chooseExport() {

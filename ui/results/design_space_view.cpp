@@ -501,20 +501,11 @@ bool DesignSpaceView::exportTo(const QString& path, QString* error) const {
     if (error) *error = tr("%1: use .csv, .png, .svg or .pdf").arg(path);
     return false;
   }
-  QByteArray bytes;
   const FigurePage page{view_->size(), tr("Design space"), QString(), logicalDpiY()};
-  if (!drawFigure(
-          *format, page,
-          [&](QPainter& painter) {
-            // The widget as shown (QGraphicsView::render would draw the scene into the
-            // painter's device rectangle, which a high-DPI image scales twice).
-            view_->QWidget::render(&painter);
-          },
-          bytes, error)) {
-    if (error) *error = path + QStringLiteral(": ") + *error;
-    return false;
-  }
-  return writeFileAtomic(path, bytes, error);
+  // The widget as shown (QGraphicsView::render would draw the scene into the
+  // painter's device rectangle, which a high-DPI image scales twice).
+  return writeFigure(
+      path, *format, page, [&](QPainter& painter) { view_->QWidget::render(&painter); }, error);
 }
 
 void DesignSpaceView::chooseExport() {
