@@ -191,10 +191,6 @@ struct Run {
     if (interrupted || result.cancelled) return "stopped";
     return result.designs.empty() ? "error" : "done";
   }
-  bool onFront(std::size_t k) const {
-    return std::find(result.pareto.begin(), result.pareto.end(), static_cast<int>(k)) !=
-           result.pareto.end();
-  }
 };
 
 Json runJson(const Run& run) {
@@ -292,8 +288,9 @@ void printRun(std::ostream& out, const Style& style, const Run& run) {
   table.addColumn("memory");
   for (std::size_t k = 0; k < r.designs.size(); ++k) {
     const CodesignDesign& d = r.designs[k];
-    table.addRow({std::to_string(k + 1), run.onFront(k) ? "*" : "", d.label, d.execution.label(),
-                  bandwidthText(d.solution.bandwidth), formatDuration(d.solution.eval.iterationNs),
+    table.addRow({std::to_string(k + 1), run.result.onFront(k) ? "*" : "", d.label,
+                  d.execution.label(), bandwidthText(d.solution.bandwidth),
+                  formatDuration(d.solution.eval.iterationNs),
                   d.throughput.timeToTrainS ? formatLongDuration(*d.throughput.timeToTrainS) : "-",
                   formatUsd(d.costUsd),
                   d.throughput.mfu ? formatFixed(100 * *d.throughput.mfu, 1) + " %" : "-",

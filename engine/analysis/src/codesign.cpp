@@ -24,6 +24,10 @@ double CodesignDesign::timeToTrainS() const {
                                  : std::numeric_limits<double>::quiet_NaN();
 }
 
+bool CodesignResult::onFront(std::size_t k) const {
+  return std::find(pareto.begin(), pareto.end(), static_cast<int>(k)) != pareto.end();
+}
+
 bool sameTimeAndCost(const CodesignPoint& point, const CodesignDesign& design) {
   const double t = design.solution.eval.iterationNs;
   return std::abs(point.iterationNs - t) <= 1e-12 * t && point.costUsd == design.costUsd;

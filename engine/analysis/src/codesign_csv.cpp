@@ -47,11 +47,6 @@ std::string designFields(const std::string& label, std::int64_t totalNpus, const
   return out;
 }
 
-bool listedOnFront(const CodesignResult& result, std::size_t design) {
-  return std::find(result.pareto.begin(), result.pareto.end(), static_cast<int>(design)) !=
-         result.pareto.end();
-}
-
 // Whether a solved point has the time and cost of a design on the front.
 bool solvedOnFront(const CodesignResult& result, const CodesignPoint& point) {
   return std::any_of(result.pareto.begin(), result.pareto.end(), [&](int k) {
@@ -88,7 +83,7 @@ std::string codesignCsv(const CodesignResult& result) {
     const auto optional = [](const std::optional<double>& v) {
       return v ? csvNumber(*v) : std::string();
     };
-    out += std::to_string(k + 1) + (listedOnFront(result, k) ? ",1," : ",0,") +
+    out += std::to_string(k + 1) + (result.onFront(k) ? ",1," : ",0,") +
            designFields(d.label, d.npus, d.network, d.execution, d.solution.bandwidth,
                         d.solution.eval.iterationNs, d.timeToTrainS()) +
            "," + optional(d.throughput.tokensPerSecond) + "," + optional(d.throughput.mfu) + "," +

@@ -105,6 +105,8 @@ struct CodesignResult {
   double wallSeconds = 0;
   std::vector<CodesignPoint> points;  // with keepPoints: the designs solved, in no order
   std::int64_t pointsLeftOut = 0;     // solved beyond keepPoints
+  // Whether designs[k] is on the front.
+  bool onFront(std::size_t k) const;
 };
 
 // The co-design of a project's first workload as the project poses it: its
